@@ -1,0 +1,192 @@
+"""Type rules of the builtin functions (their Python bodies are in
+`cardc.engine.builtins`).  Each rule checks one call and returns (IR, type).
+
+Builtins are generic: lists, players in turn order, zones, attachments,
+modifiers, arithmetic helpers, and a grid.  No game's nouns belong here.
+"""
+from __future__ import annotations
+
+from cardc.compiler import types as T
+
+
+def _call(name, irs, kwargs=None):
+    return ["call", name, irs, kwargs or {}]
+
+
+def _fixed(params, result):
+    """A builtin with fixed parameter types."""
+    def rule(c, node, scope):
+        if node.kwargs:
+            c.error(node, f"`{node.name}` takes no named arguments")
+        if len(node.args) != len(params):
+            c.error(node, f"`{node.name}` takes {len(params)} argument"
+                    f"{'s' if len(params) != 1 else ''}, got {len(node.args)}")
+            return ["lit", None], T.ANY
+        irs = [c.expect(a, c.expr(a, scope), t, f"argument {i + 1} of `{node.name}`")
+               for i, (a, t) in enumerate(zip(node.args, params))]
+        return _call(node.name, irs), result
+    return rule
+
+
+def _one_list(result_of):
+    """A builtin over one list; `result_of(element_type)` gives its type."""
+    def rule(c, node, scope):
+        if len(node.args) != 1 or node.kwargs:
+            c.error(node, f"`{node.name}` takes one list")
+            return ["lit", None], T.ANY
+        ir, t = c.as_list(node.args[0], scope)
+        res = result_of(T.elem(t))
+        if res is None:
+            c.error(node.args[0], f"`{node.name}` needs a list of numbers, "
+                    f"but this is {T.plain(t)}")
+            return ["lit", None], T.ANY
+        return _call(node.name, [ir]), res
+    return rule
+
+
+def _max_min(c, node, scope):
+    if len(node.args) == 1:
+        ir, t = c.as_list(node.args[0], scope)
+        if T.elem(t) not in (T.INT, T.ANY):
+            c.error(node.args[0], f"`{node.name}` needs numbers, but this is {T.plain(t)}")
+        return _call(node.name + "_list", [ir]), T.INT
+    irs = [c.expect(a, c.expr(a, scope), T.INT, f"an argument of `{node.name}`") for a in node.args]
+    if len(irs) < 2:
+        c.error(node, f"`{node.name}` takes a list or two or more numbers")
+    return _call(node.name, irs), T.INT
+
+
+def _list_to_same(c, node, scope):
+    if len(node.args) != 1:
+        c.error(node, f"`{node.name}` takes one list")
+        return ["lit", None], T.ANY
+    ir, t = c.as_list(node.args[0], scope)
+    if t == T.ZONE:
+        t = "list:card"
+    return _call(node.name, [ir]), t
+
+
+def _sort_by(c, node, scope):
+    if len(node.args) != 2:
+        c.error(node, "`sort_by` takes a list and the name of a one-argument function")
+        return ["lit", None], T.ANY
+    ir, t = c.as_list(node.args[0], scope)
+    fn = node.args[1]
+    fname = getattr(fn, "name", None)
+    sig = c.d.functions.get(fname) if fname else None
+    if sig is None or len(sig.params) != 1:
+        c.error(fn, "the second argument of `sort_by` must name a function of one argument "
+                "(from rules.yaml), e.g. `sort_by(parts, size)`")
+        return ["lit", None], T.ANY
+    ptype = list(sig.params.values())[0]
+    if not T.fits(T.elem(t), ptype):
+        c.error(node.args[0], f"`{fname}` takes {T.plain(ptype)}, but the list holds {T.plain(T.elem(t))}")
+    desc = node.kwargs.get("desc")
+    desc_ir = c.condition(desc, scope) if desc is not None else ["lit", False]
+    return _call("sort_by", [ir, ["lit", fname], desc_ir]), t
+
+
+def _first_last(c, node, scope):
+    if len(node.args) != 1:
+        c.error(node, f"`{node.name}` takes one list")
+        return ["lit", None], T.ANY
+    ir, t = c.as_list(node.args[0], scope)
+    return _call(node.name, [ir]), T.elem(t)
+
+
+def _index_of(c, node, scope):
+    if len(node.args) != 2:
+        c.error(node, "`index_of` takes a list and an item")
+        return ["lit", None], T.ANY
+    ir, t = c.as_list(node.args[0], scope)
+    x = c.expect(node.args[1], c.expr(node.args[1], scope), T.elem(t), "the item")
+    return _call("index_of", [ir, x]), T.INT
+
+
+def _modified(c, node, scope):
+    if len(node.args) != 2 or not hasattr(node.args[0], "parts") or \
+            not all(isinstance(p, str) for p in node.args[0].parts):
+        c.error(node, "`modified` takes a modifier name in quotes and a base value, "
+                "e.g. `modified(\"hire_cost\", c.cost, card=c)`")
+        return ["lit", None], T.ANY
+    name = "".join(node.args[0].parts)
+    if name not in c.d.modifiers:
+        from cardc.diagnostics import did_you_mean
+        c.error(node.args[0], f"unknown modifier `{name}`; declare it under `modifiers:` in game.yaml",
+                did_you_mean(name, sorted(c.d.modifiers)))
+        return ["lit", None], T.ANY
+    base = c.expect(node.args[1], c.expr(node.args[1], scope), T.INT, "the base value")
+    declared = c.d.modifiers[name]
+    kw = {}
+    for k, v in node.kwargs.items():
+        if k not in declared:
+            c.error(v, f"modifier `{name}` has no argument `{k}` (it has: {', '.join(declared) or 'none'})")
+            continue
+        kw[k] = c.expect(v, c.expr(v, scope), declared[k], f"argument `{k}`")
+    for k in declared:
+        if k not in kw:
+            kw[k] = ["lit", None]
+    return ["call", "modified", [["lit", name], base], kw], T.INT
+
+
+def _has_reaction(c, node, scope):
+    rule = _fixed([T.CARD, T.STR], T.BOOL)
+    return rule(c, node, scope)
+
+
+def _cards_at(c, node, scope):
+    if len(node.args) != 2:
+        c.error(node, "`cards_at` takes a zone (or list of cards) and a cell")
+        return ["lit", None], T.ANY
+    ir, t = c.as_list(node.args[0], scope)
+    cell = c.expect(node.args[1], c.expr(node.args[1], scope), T.CELL, "the cell")
+    return _call("cards_at", [ir, cell]), "list:card"
+
+
+def _connected(c, node, scope):
+    if len(node.args) != 2:
+        c.error(node, "`connected` takes a list of cards and a start card")
+        return ["lit", None], T.ANY
+    ir, t = c.as_list(node.args[0], scope)
+    start = c.expect(node.args[1], c.expr(node.args[1], scope), T.CARD, "the start card")
+    return _call("connected", [ir, start]), "list:card"
+
+
+BUILTINS = {
+    "count": _one_list(lambda e: T.INT),
+    "sum": _one_list(lambda e: T.INT if e in (T.INT, T.ANY) else None),
+    "any": _one_list(lambda e: T.BOOL),
+    "all": _one_list(lambda e: T.BOOL),
+    "max": _max_min,
+    "min": _max_min,
+    "top": _first_last,
+    "bottom": _first_last,
+    "first": _first_last,
+    "last": _first_last,
+    "reversed": _list_to_same,
+    "unique": _list_to_same,
+    "shuffled_order": _list_to_same,
+    "sort_by": _sort_by,
+    "index_of": _index_of,
+    "rivals": _fixed([T.PLAYER], "list:player"),
+    "next_player": _fixed([T.PLAYER], T.PLAYER),
+    "players_from": _fixed([T.PLAYER], "list:player"),
+    "zone_of": _fixed([T.CARD], T.ZONE),
+    "owner_of": _fixed([T.CARD], T.PLAYER),
+    "host": _fixed([T.CARD], T.CARD),
+    "attachments": _fixed([T.CARD], "list:card"),
+    "playable": _fixed([T.CARD], T.BOOL),
+    "has_reaction": _has_reaction,
+    "visible_to": _fixed([T.CARD, T.PLAYER], T.BOOL),
+    "modified": _modified,
+    "round_up": _fixed([T.INT, T.INT], T.INT),
+    "abs": _fixed([T.INT], T.INT),
+    "cell": _fixed([T.CARD], T.CELL),
+    "cells": _fixed([], "list:cell"),
+    "neighbors": _fixed([T.CELL], "list:cell"),
+    "distance": _fixed([T.CELL, T.CELL], T.INT),
+    "column": _fixed([T.CELL], T.INT),
+    "row": _fixed([T.CELL], T.INT),
+    "connected": _connected,
+    "cards_at": _cards_at,
+}

@@ -1,0 +1,72 @@
+"""What a game declares: the names the checker resolves effect text against.
+
+Built from game.yaml and rules.yaml before any effect is compiled, so that
+the order of definitions never matters to a designer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cardc.compiler import types as T
+
+# Names of printed card data every card has, whatever the game declares.
+CARD_BUILTIN_FIELDS = {"id": T.STR, "name": T.STR, "kind": T.STR, "text": T.STR}
+PLAYER_BUILTINS = {"seat": T.INT, "name": T.STR}
+GAME_BUILTINS = {"turn": T.INT, "round": T.INT, "turn_player": T.PLAYER,
+                 "first_player": T.PLAYER, "player_count": T.INT}
+EVENT_BUILTINS = {"cancelled": T.BOOL, "responder": T.PLAYER, "response": T.CARD,
+                  "tag": T.STR}
+
+
+@dataclass
+class Counter:
+    name: str
+    type: str
+    start: object = None
+    per_player: bool = False
+
+
+@dataclass
+class ZoneDecl:
+    id: str
+    owner: str               # "shared" | "player"
+    visibility: str
+    active: bool = False
+    limit: str | int | None = None
+    overflow: str | None = None
+
+
+@dataclass
+class Signature:
+    name: str
+    params: dict             # name -> type
+    returns: str | None = None
+
+
+@dataclass
+class Decls:
+    params: dict = field(default_factory=dict)            # name -> value
+    kinds: dict = field(default_factory=dict)
+    card_fields: dict = field(default_factory=dict)       # name -> type
+    zones: dict = field(default_factory=dict)             # id -> ZoneDecl
+    game_counters: dict = field(default_factory=dict)     # name -> Counter
+    player_counters: dict = field(default_factory=dict)
+    card_counters: dict = field(default_factory=dict)
+    events: dict = field(default_factory=dict)            # name -> {arg: type}
+    windows: dict = field(default_factory=dict)           # tag -> {"from": zone, "fields": {}}
+    modifiers: dict = field(default_factory=dict)         # name -> {arg: type}
+    functions: dict = field(default_factory=dict)         # name -> Signature
+    procs: dict = field(default_factory=dict)             # name -> Signature
+    card_ids: set = field(default_factory=set)
+    has_grid: bool = False
+
+    def shared_zones(self):
+        return {z for z, d in self.zones.items() if d.owner == "shared"}
+
+    def player_zones(self):
+        return {z for z, d in self.zones.items() if d.owner == "player"}
+
+    def all_names(self):
+        """Every bare name an expression may use, for did-you-mean hints."""
+        return (set(self.params) | self.shared_zones() | set(self.functions)
+                | set(self.procs) | {"me", "this", "event", "players", "game", "value"})

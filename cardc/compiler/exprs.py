@@ -1,0 +1,345 @@
+"""Check and lower expressions: typed nodes in, bundle IR (JSON lists) out.
+
+Every expression is checked against the game's declarations and given a
+type; the result is a small JSON tree (`["bin", "+", a, b]`) that the engine
+turns into Python closures once, at load.  Errors are collected, never
+raised, so one `cardc check` run reports every problem; a broken expression
+lowers to `["lit", null]` of type `any` so checking can go on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cardc.compiler import types as T
+from cardc.compiler.decls import (CARD_BUILTIN_FIELDS, EVENT_BUILTINS, GAME_BUILTINS,
+                                  PLAYER_BUILTINS, Decls)
+from cardc.diagnostics import Loc, did_you_mean
+from cardc.dsl import nodes as n
+
+BAD = (["lit", None], T.ANY)
+
+
+@dataclass
+class Where:
+    """Where one effect text sits, to turn node offsets into file locations."""
+    text: object             # LocStr (knows its file position) or plain str
+    file: str
+    label: str               # e.g. "card `poach` effect"
+    line: int = 1
+    col: int = 1
+
+    def loc(self, pos: int, end: int | None = None) -> Loc:
+        position = getattr(self.text, "position", None)
+        if position is not None:
+            line, col = position(pos)
+            end_col = None
+            if end is not None and end > pos:
+                end_line, ec = position(end)
+                end_col = ec if end_line == line else None
+            return Loc(self.file, line, col, end_col)
+        return Loc(self.file, self.line, self.col + pos)
+
+
+class Scope:
+    """Local names and their types; a child scope sees its parent's names."""
+
+    def __init__(self, names: dict | None = None, parent: "Scope | None" = None):
+        self.names = dict(names or {})
+        self.parent = parent
+
+    def get(self, name):
+        scope = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+    def child(self, names=None):
+        return Scope(names, self)
+
+    def all(self):
+        out = {}
+        scope = self
+        while scope is not None:
+            out = {**scope.names, **out}
+            scope = scope.parent
+        return out
+
+
+class ExprCompiler:
+    def __init__(self, decls: Decls, where: Where, diags):
+        self.d = decls
+        self.where = where
+        self.diags = diags
+
+    # ------------------------------------------------------------ reporting
+    def error(self, node, message, hint=None):
+        self.diags.error(self.where.loc(node.pos, node.end or None), message, hint)
+
+    def expect(self, node, ir_type, wanted, what):
+        ir, t = ir_type
+        if wanted == "list:card" and t == T.ZONE:
+            return ["cards", ir]
+        if not T.fits(t, wanted):
+            self.error(node, f"{what} must be {T.plain(wanted)}, but this is {T.plain(t)}")
+        return ir
+
+    # ------------------------------------------------------------ entry
+    def expr(self, node, scope: Scope):
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            self.error(node, "this is a statement, not a value")
+            return BAD
+        return method(node, scope)
+
+    def as_list(self, node, scope, what="this"):
+        ir, t = self.expr(node, scope)
+        if t == T.ZONE:
+            return ["cards", ir], "list:card"
+        if t == T.ANY:
+            return ir, T.ANY
+        if not t.startswith("list:"):
+            self.error(node, f"{what} must be a list or a zone, but this is {T.plain(t)}")
+            return ir, "list:any"
+        return ir, t
+
+    def condition(self, node, scope, what="a condition"):
+        ir, t = self.expr(node, scope)
+        if t not in (T.BOOL, T.ANY):
+            self.error(node, f"{what} must be true/false, but this is {T.plain(t)}",
+                       hint="compare it, e.g. `count(x) > 0` or `x != none`")
+        return ir
+
+    # ------------------------------------------------------------ leaves
+    def _Lit(self, node, scope):
+        v = node.value
+        if v is None:
+            return ["lit", None], T.NONE
+        if isinstance(v, bool):
+            return ["lit", v], T.BOOL
+        return ["lit", v], T.INT
+
+    def _Str(self, node, scope):
+        parts = []
+        for part in node.parts:
+            if isinstance(part, str):
+                parts.append(part)
+            else:
+                ir, t = self.expr(part, scope)
+                parts.append(["fmt", ir, t])
+        if all(isinstance(p, str) for p in parts):
+            return ["lit", "".join(parts)], T.STR
+        return ["str", parts], T.STR
+
+    def _Name(self, node, scope):
+        name = node.name
+        t = scope.get(name)
+        if t is not None:
+            return ["var", name], t
+        if name == "players":
+            return ["players"], "list:player"
+        if name == "game":
+            return ["game"], T.GAME
+        if name in self.d.params:
+            value = self.d.params[name]
+            return ["lit", value], (T.STR if isinstance(value, str) else
+                                    T.BOOL if isinstance(value, bool) else T.INT)
+        zone = self.d.zones.get(name)
+        if zone is not None:
+            if zone.owner == "player":
+                self.error(node, f"`{name}` is a zone every player has; say whose, e.g. `me.{name}`")
+                return BAD
+            return ["zone", name], T.ZONE
+        if name in self.d.functions:
+            return ["lit", name], "fn:" + name
+        if name in ("me", "this", "event", "value"):
+            where = {"me": "there is no acting player here",
+                     "this": "only a card's own text has `this`",
+                     "event": "only a reaction has `event`",
+                     "value": "only a modifier has `value`"}[name]
+            self.error(node, f"`{name}` is not available here: {where}")
+            return BAD
+        candidates = set(scope.all()) | self.d.all_names()
+        hint = did_you_mean(name, sorted(candidates))
+        self.error(node, f"unknown name `{name}`", hint)
+        return BAD
+
+    # ------------------------------------------------------------ fields
+    def _Attr(self, node, scope):
+        obj_ir, t = self.expr(node.obj, scope)
+        name = node.name
+        if t == T.ANY:
+            return ["lit", None], T.ANY
+        if t == T.PLAYER:
+            if name in self.d.player_counters:
+                return ["pctr", name, obj_ir], self.d.player_counters[name].type
+            if name in self.d.zones:
+                if self.d.zones[name].owner != "player":
+                    self.error(node, f"`{name}` is a shared zone: write `{name}`, not `x.{name}`")
+                    return BAD
+                return ["pzone", name, obj_ir], T.ZONE
+            if name in PLAYER_BUILTINS:
+                return ["pattr", name, obj_ir], PLAYER_BUILTINS[name]
+            options = set(self.d.player_counters) | self.d.player_zones() | set(PLAYER_BUILTINS)
+            return self._unknown(node, name, "a player", options)
+        if t == T.CARD:
+            if name in CARD_BUILTIN_FIELDS:
+                return ["field", name, obj_ir], CARD_BUILTIN_FIELDS[name]
+            if name in self.d.card_fields:
+                return ["field", name, obj_ir], self.d.card_fields[name]
+            if name in self.d.card_counters:
+                c = self.d.card_counters[name]
+                if c.per_player:
+                    return ["cctr", name, obj_ir], "perplayer:" + c.type
+                return ["cctr", name, obj_ir], c.type
+            if name == "owner":
+                return ["call", "owner_of", [obj_ir], {}], T.PLAYER
+            options = set(CARD_BUILTIN_FIELDS) | set(self.d.card_fields) | set(self.d.card_counters) | {"owner"}
+            return self._unknown(node, name, "a card", options)
+        if t == T.GAME:
+            if name in self.d.game_counters:
+                return ["gctr", name], self.d.game_counters[name].type
+            if name in GAME_BUILTINS:
+                return ["gattr", name], GAME_BUILTINS[name]
+            return self._unknown(node, name, "the game", set(self.d.game_counters) | set(GAME_BUILTINS))
+        if T.is_event(t):
+            tag = t[6:]
+            fields = self.d.windows.get(tag, {}).get("fields", {})
+            if name in fields:
+                return ["eattr", name, obj_ir], fields[name]
+            if name in EVENT_BUILTINS:
+                return ["eattr", name, obj_ir], EVENT_BUILTINS[name]
+            return self._unknown(node, name, f"a `{tag}` event", set(fields) | set(EVENT_BUILTINS))
+        self.error(node, f"{T.plain(t)} has no fields (`.{name}`)")
+        return BAD
+
+    def _unknown(self, node, name, what, options):
+        self.error(node, f"{what} has no field `{name}`", did_you_mean(name, sorted(options)))
+        return BAD
+
+    def _Index(self, node, scope):
+        obj_ir, t = self.expr(node.obj, scope)
+        if t.startswith("perplayer:"):
+            p = self.expect(node.index, self.expr(node.index, scope), T.PLAYER, "the index")
+            if obj_ir[0] == "cctr":
+                return ["cpp", obj_ir[1], obj_ir[2], p], t.split(":", 1)[1]
+        if t == T.ZONE or t.startswith("list:") or t == T.ANY:
+            if t == T.ZONE:
+                obj_ir, t = ["cards", obj_ir], "list:card"
+            i = self.expect(node.index, self.expr(node.index, scope), T.INT, "a list index")
+            return ["index", obj_ir, i], T.elem(t)
+        self.error(node, f"{T.plain(t)} cannot be indexed with [ ]")
+        return BAD
+
+    # ------------------------------------------------------------ operators
+    def _BinOp(self, node, scope):
+        lir, lt = self.expr(node.left, scope)
+        rir, rt = self.expr(node.right, scope)
+        if node.op == "+" and (T.is_list(lt) or T.is_list(rt)) and T.ANY not in (lt, rt):
+            if lt == T.ZONE:
+                lir, lt = ["cards", lir], "list:card"
+            if rt == T.ZONE:
+                rir, rt = ["cards", rir], "list:card"
+            joined = T.join(lt, rt)
+            if not joined:
+                self.error(node, f"cannot join {T.plain(lt)} and {T.plain(rt)}")
+                return BAD
+            return ["bin", "+", lir, rir], joined
+        if node.op == "+" and lt == T.STR and rt == T.STR:
+            return ["bin", "+", lir, rir], T.STR
+        for sub, t in ((node.left, lt), (node.right, rt)):
+            if t not in (T.INT, T.ANY):
+                self.error(sub, f"`{node.op}` needs numbers, but this is {T.plain(t)}")
+                return BAD
+        return ["bin", node.op, lir, rir], T.INT
+
+    def _Neg(self, node, scope):
+        ir = self.expect(node.value, self.expr(node.value, scope), T.INT, "a negated value")
+        return ["neg", ir], T.INT
+
+    def _Compare(self, node, scope):
+        lir, lt = self.expr(node.left, scope)
+        if node.op in ("in", "not in"):
+            rir, rt = self.as_list(node.right, scope, "the right side of `in`")
+            if not T.fits(lt, T.elem(rt)) and lt != T.NONE:
+                self.error(node.left, f"{T.plain(lt)} can never be in {T.plain(rt)}")
+            return ["cmp", node.op, lir, rir], T.BOOL
+        rir, rt = self.expr(node.right, scope)
+        if node.op in ("==", "!="):
+            if not (T.fits(lt, rt) or T.fits(rt, lt)):
+                self.error(node, f"comparing {T.plain(lt)} with {T.plain(rt)} is always "
+                           f"{'false' if node.op == '==' else 'true'}")
+            return ["cmp", node.op, lir, rir], T.BOOL
+        for sub, t in ((node.left, lt), (node.right, rt)):
+            if t not in (T.INT, T.ANY):
+                self.error(sub, f"`{node.op}` compares numbers, but this is {T.plain(t)}")
+        return ["cmp", node.op, lir, rir], T.BOOL
+
+    def _BoolOp(self, node, scope):
+        irs = [self.condition(v, scope, f"each side of `{node.op}`") for v in node.values]
+        return [node.op, irs], T.BOOL
+
+    def _Not(self, node, scope):
+        return ["not", self.condition(node.value, scope, "the value after `not`")], T.BOOL
+
+    def _IfExpr(self, node, scope):
+        c = self.condition(node.cond, scope)
+        a, at = self.expr(node.then, scope)
+        b, bt = self.expr(node.other, scope)
+        t = T.join(at, bt)
+        if not t:
+            self.error(node, f"both sides of `if … else` must have one type: {T.plain(at)} vs {T.plain(bt)}")
+            t = T.ANY
+        return ["if", c, a, b], t
+
+    def _ListLit(self, node, scope):
+        irs, t = [], T.NONE
+        for item in node.items:
+            ir, it = self.expr(item, scope)
+            joined = T.join(t, it)
+            if not joined:
+                self.error(item, f"a list holds one type: {T.plain(it)} among {T.plain(t)}s")
+                joined = T.ANY
+            t = joined
+            irs.append(ir)
+        return ["list", irs], T.list_of(t if t != T.NONE else T.ANY)
+
+    def _ListComp(self, node, scope):
+        it_ir, it_t = self.as_list(node.iter, scope, "the list after `in`")
+        inner = scope.child({node.var: T.elem(it_t)})
+        elt, elt_t = self.expr(node.elt, inner)
+        cond = self.condition(node.cond, inner, "the filter after `if`") if node.cond else None
+        return ["comp", elt, node.var, it_ir, cond], T.list_of(elt_t)
+
+    # ------------------------------------------------------------ calls
+    def _Call(self, node, scope):
+        from cardc.compiler.builtins import BUILTINS
+        name = node.name
+        if name in self.d.functions:
+            sig = self.d.functions[name]
+            args = self._args(node, scope, sig)
+            return ["fn", name, args], sig.returns or T.ANY
+        if name in self.d.procs:
+            self.error(node, f"`{name}` is a procedure: call it as a statement on its own line, "
+                       "not inside an expression")
+            return BAD
+        builtin = BUILTINS.get(name)
+        if builtin is None:
+            options = set(BUILTINS) | set(self.d.functions) | set(self.d.procs)
+            self.error(node, f"unknown function `{name}`", did_you_mean(name, sorted(options)))
+            return BAD
+        return builtin(self, node, scope)
+
+    def _args(self, node, scope, sig):
+        """Positional arguments of a function or proc call, checked against its params."""
+        params = list(sig.params.items())
+        if node.kwargs:
+            self.error(node, f"`{sig.name}` takes its arguments by position")
+        if len(node.args) != len(params):
+            self.error(node, f"`{sig.name}` takes {len(params)} argument"
+                       f"{'s' if len(params) != 1 else ''} ({', '.join(p for p, _ in params)}), "
+                       f"got {len(node.args)}")
+            return [["lit", None]] * len(params)
+        return [self.expect(a, self.expr(a, scope), t, f"argument `{p}` of `{sig.name}`")
+                for a, (p, t) in zip(node.args, params)]

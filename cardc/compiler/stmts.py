@@ -1,0 +1,415 @@
+"""Check and lower statement blocks into flat op lists with jumps.
+
+A block becomes `{"ops": [...], "src": [[line, col], ...], "file": ...}`.
+Control flow is lowered to jumps so that the engine can keep its place in a
+block as a plain number (the frame's `pc`): that is what lets a game be saved
+in the middle of an effect, inside a choice or a reaction window, and resumed.
+"""
+from __future__ import annotations
+
+from cardc.compiler import types as T
+from cardc.compiler.exprs import BAD, ExprCompiler, Scope, Where
+from cardc.dsl import nodes as n
+from cardc.dsl.parser import DslError, parse_block, parse_expr
+
+
+class BlockCompiler(ExprCompiler):
+    def __init__(self, decls, where: Where, diags, flags=()):
+        super().__init__(decls, where, diags)
+        self.ops: list = []
+        self.src: list = []
+        self.loops: list = []        # stack of lists of break-jump op indexes
+        self.slots = 0
+        self.flags = set(flags)
+
+    # ------------------------------------------------------------ emitting
+    def emit(self, node, op) -> int:
+        self.ops.append(op)
+        loc = self.where.loc(node.pos) if node is not None else None
+        self.src.append([loc.line, loc.col] if loc else [0, 0])
+        return len(self.ops) - 1
+
+    def slot(self) -> str:
+        self.slots += 1
+        return f"${self.slots}"
+
+    def here(self) -> int:
+        return len(self.ops)
+
+    def code(self, label, params=()):
+        return {"label": label, "file": self.where.file, "params": list(params),
+                "ops": self.ops, "src": self.src}
+
+    # ------------------------------------------------------------ blocks
+    def block(self, stmts, scope: Scope):
+        for stmt in stmts:
+            method = getattr(self, "_s_" + type(stmt).__name__, None)
+            if method is None:
+                self.error(stmt, "this cannot stand as a statement")
+                continue
+            method(stmt, scope)
+
+    def _s_Pass(self, s, scope):
+        pass
+
+    def _s_Let(self, s, scope):
+        ir, t = self.rhs(s.value, scope, s.name)
+        if s.name in self.d.params or s.name in ("me", "this", "event", "players", "game"):
+            self.error(s, f"`{s.name}` is a reserved name or a param; choose another local name")
+        old = scope.names.get(s.name)
+        if old is not None and T.join(old, t) in ("", None):
+            self.error(s, f"`{s.name}` was {T.plain(old)}; a local keeps one type")
+        scope.names[s.name] = t if t != T.NONE else T.ANY
+        if ir is not None:
+            self.emit(s, ["let", s.name, ir])
+
+    def rhs(self, value, scope, var):
+        """A right-hand side: an expression, or a choice that binds `var`."""
+        if isinstance(value, n.Choose):
+            return self.choose(value, scope, var)
+        if isinstance(value, n.Random):
+            items, t = self.as_list(value.iter, scope)
+            where = self._where(value.var, t, value.where, scope)
+            self.emit(value, ["random", var, items, value.var, where])
+            return None, T.elem(t)
+        if isinstance(value, n.Ask):
+            p = self.expect(value.player, self.expr(value.player, scope), T.PLAYER, "who is asked")
+            prompt, _ = self.expr(value.prompt, scope)
+            self.emit(value, ["ask", var, p, prompt])
+            return None, T.BOOL
+        if isinstance(value, n.Window):
+            return self.window(value, scope, var)
+        return self.expr(value, scope)
+
+    def _where(self, var, list_type, where, scope):
+        if where is None:
+            return None
+        return self.condition(where, scope.child({var: T.elem(list_type)}), "the `where` filter")
+
+    def choose(self, c: n.Choose, scope, var):
+        items, t = self.as_list(c.iter, scope)
+        where = self._where(c.var, t, c.where, scope)
+        by = self._by(c.by, scope)
+        prompt = self.expr(c.prompt, scope)[0] if c.prompt else None
+        self.emit(c, ["choose", var, items, c.var, where, by, c.optional, prompt, T.elem(t)])
+        return None, T.elem(t)
+
+    def _by(self, by, scope):
+        if by is None:
+            if scope.get("me") is None:
+                self.error_at_block("there is no acting player here: say `by <player>`")
+            return ["var", "me"]
+        return self.expect(by, self.expr(by, scope), T.PLAYER, "the chooser after `by`")
+
+    def error_at_block(self, message):
+        self.diags.error(self.where.loc(0), message)
+
+    def window(self, w: n.Window, scope, var):
+        decl = self.d.windows.get(w.tag)
+        if decl is None:
+            from cardc.diagnostics import did_you_mean
+            self.error(w, f"unknown window `{w.tag}`; declare it under `windows:` in game.yaml",
+                       did_you_mean(w.tag, sorted(self.d.windows)))
+            return None, T.ANY
+        players, pt = self.expr(w.players, scope)
+        if pt == T.PLAYER:
+            players = ["list", [players]]
+        elif not T.fits(pt, "list:player"):
+            self.error(w.players, f"a window is for a player or a list of players, not {T.plain(pt)}")
+        fields = {}
+        declared = decl.get("fields", {})
+        for name, value in w.fields.items():
+            if name not in declared:
+                from cardc.diagnostics import did_you_mean
+                self.error(value, f"window `{w.tag}` has no field `{name}`",
+                           did_you_mean(name, sorted(declared)))
+                continue
+            fields[name] = self.expect(value, self.expr(value, scope), declared[name], f"field `{name}`")
+        for name in declared:
+            fields.setdefault(name, ["lit", None])
+        self.emit(w, ["window", var, w.tag, players, fields])
+        return None, "event:" + w.tag
+
+    def _s_Assign(self, s, scope):
+        target = s.target
+        if isinstance(target, n.Name):
+            t = scope.get(target.name)
+            if t is None:
+                if target.name in self.d.params:
+                    self.error(target, f"`{target.name}` is a param (a fixed number); "
+                               "params cannot change during play")
+                else:
+                    self.error(target, f"unknown local `{target.name}`; declare it first with `let`")
+                return
+            if s.op != "=":
+                if t not in (T.INT, T.ANY):
+                    self.error(s, f"`{s.op}` needs a number, but `{target.name}` is {T.plain(t)}")
+                val = self.expect(s.value, self.expr(s.value, scope), T.INT, "the amount")
+                self.emit(s, ["let", target.name, ["bin", s.op[0], ["var", target.name], val]])
+                return
+            ir, vt = self.rhs(s.value, scope, target.name)
+            if ir is not None:
+                if not T.fits(vt, t) and t != T.ANY:
+                    self.error(s.value, f"`{target.name}` holds {T.plain(t)}, not {T.plain(vt)}")
+                self.emit(s, ["let", target.name, ir])
+            return
+        tir, tt = self.expr(target, scope)
+        if not tir or tir[0] not in ("gctr", "pctr", "cctr", "cpp"):
+            if tir and tir[0] == "gattr" and target.name in ("turn_player", "first_player"):
+                pass
+            else:
+                self.error(target, "only counters (player, game or card) and locals can be set")
+                return
+        if isinstance(s.value, (n.Choose, n.Random, n.Ask, n.Window)):
+            tmp = self.slot()
+            vir, vt = self.rhs(s.value, scope, tmp)
+            vir = ["var", tmp]
+        else:
+            vir, vt = self.expr(s.value, scope)
+        if s.op != "=":
+            if tt not in (T.INT, T.ANY):
+                self.error(s, f"`{s.op}` needs a number counter, but this is {T.plain(tt)}")
+            if vt not in (T.INT, T.ANY):
+                self.error(s.value, f"the amount must be a number, not {T.plain(vt)}")
+        elif not T.fits(vt, tt):
+            self.error(s.value, f"this counter holds {T.plain(tt)}, not {T.plain(vt)}")
+        self.emit(s, ["set", tir, s.op, vir])
+
+    def _s_ExprStmt(self, s, scope):
+        e = s.expr
+        if isinstance(e, n.Call) and e.name in self.d.procs:
+            sig = self.d.procs[e.name]
+            args = self._args(e, scope, sig)
+            self.emit(s, ["call", e.name, args])
+            return
+        if isinstance(e, n.Call) and e.name in self.d.functions:
+            self.error(s, f"`{e.name}` is a function: it computes a value and does nothing on its own line",
+                       "use it in an expression, e.g. `let x = …`")
+            return
+        if isinstance(e, n.Call):
+            from cardc.compiler.builtins import BUILTINS
+            from cardc.diagnostics import did_you_mean
+            if e.name in BUILTINS:
+                self.error(s, f"`{e.name}` computes a value and does nothing on its own line")
+            else:
+                self.error(e, f"unknown procedure `{e.name}`",
+                           did_you_mean(e.name, sorted(set(self.d.procs) | set(self.d.functions))))
+            return
+        self.error(s, "this value does nothing on its own line",
+                   "did you mean `let x = …`, or to call a procedure?")
+
+    def _s_Move(self, s, scope):
+        cir, ct = self.expr(s.cards, scope)
+        is_list = ct != T.CARD
+        if ct == T.ZONE:
+            cir = ["cards", cir]
+        elif ct not in (T.CARD, T.ANY) and not T.fits(ct, "list:card"):
+            self.error(s.cards, f"`move` moves a card or a list of cards, not {T.plain(ct)}")
+        zir = self.expect(s.zone, self.expr(s.zone, scope), T.ZONE, "the destination")
+        self.emit(s, ["move", cir, zir, s.place, is_list])
+
+    def _s_Shuffle(self, s, scope):
+        self.emit(s, ["shuffle", self.expect(s.zone, self.expr(s.zone, scope), T.ZONE, "what is shuffled")])
+
+    def _s_Attach(self, s, scope):
+        c = self.expect(s.card, self.expr(s.card, scope), T.CARD, "the attached card")
+        h = self.expect(s.host, self.expr(s.host, scope), T.CARD, "the host card")
+        self.emit(s, ["attach", c, h])
+
+    def _s_Detach(self, s, scope):
+        self.emit(s, ["detach", self.expect(s.card, self.expr(s.card, scope), T.CARD, "the card")])
+
+    def _s_Reveal(self, s, scope):
+        cir, ct = self.expr(s.cards, scope)
+        if ct == T.CARD:
+            cir = ["list", [cir]]
+        elif ct == T.ZONE:
+            cir = ["cards", cir]
+        elif not T.fits(ct, "list:card"):
+            self.error(s.cards, f"`reveal` shows cards, not {T.plain(ct)}")
+        pir, pt = self.expr(s.to, scope)
+        if pt == T.PLAYER:
+            pir = ["list", [pir]]
+        elif not T.fits(pt, "list:player"):
+            self.error(s.to, f"`reveal … to` needs a player or players, not {T.plain(pt)}")
+        self.emit(s, ["reveal", cir, pir])
+
+    def _s_Break(self, s, scope):
+        if not self.loops:
+            self.error(s, "`break` outside a loop")
+            return
+        self.loops[-1].append(self.emit(s, ["jump", None]))
+
+    def _s_Return(self, s, scope):
+        if s.value is not None:
+            self.error(s.value, "procedures do not return values; use a function in rules.yaml")
+        self.emit(s, ["return"])
+
+    def _s_Log(self, s, scope):
+        self.emit(s, ["log", self.expr(s.message, scope)[0]])
+
+    def _s_Resolve(self, s, scope):
+        self.emit(s, ["resolve", self.expect(s.card, self.expr(s.card, scope), T.CARD, "what is resolved")])
+
+    def _s_Trigger(self, s, scope):
+        decl = self.d.events.get(s.event)
+        if decl is None:
+            from cardc.diagnostics import did_you_mean
+            self.error(s, f"unknown event `{s.event}`; declare it under `events:` in game.yaml",
+                       did_you_mean(s.event, sorted(self.d.events)))
+            return
+        args = {}
+        for k, v in s.args.items():
+            if k not in decl:
+                self.error(v, f"event `{s.event}` has no argument `{k}`")
+                continue
+            args[k] = self.expect(v, self.expr(v, scope), decl[k], f"argument `{k}`")
+        for k in decl:
+            args.setdefault(k, ["lit", None])
+        self.emit(s, ["trigger", s.event, args])
+
+    def _s_EndGame(self, s, scope):
+        w = None
+        if s.winners is not None:
+            w, wt = self.expr(s.winners, scope)
+            if wt == T.PLAYER:
+                w = ["list", [w]]
+            elif not T.fits(wt, "list:player"):
+                self.error(s.winners, f"winners must be players, not {T.plain(wt)}")
+        self.emit(s, ["end", w])
+
+    def _s_Assert(self, s, scope):
+        self.emit(s, ["assert", self.condition(s.cond, scope), self.expr(s.message, scope)[0]])
+
+    def _s_Cancel(self, s, scope):
+        ir, t = self.expr(s.event, scope)
+        if not (T.is_event(t) or t == T.ANY):
+            self.error(s.event, f"`cancel` cancels a window's event, not {T.plain(t)}")
+        self.emit(s, ["cancel", ir])
+
+    # ------------------------------------------------------------ control flow
+    def _s_If(self, s, scope):
+        ends = []
+        for cond, body in s.branches:
+            c = self.condition(cond, scope)
+            jf = self.emit(cond, ["jf", c, None])
+            self.block(body, scope.child())
+            ends.append(self.emit(None, ["jump", None]))
+            self.ops[jf][2] = self.here()
+        if s.other:
+            self.block(s.other, scope.child())
+        for j in ends:
+            self.ops[j][1] = self.here()
+
+    def _loop(self, s, scope, head_pc, names, body, exit_patch):
+        self.loops.append([])
+        self.block(body, scope.child(names))
+        self.emit(None, ["jump", head_pc])
+        end = self.here()
+        for j in self.loops.pop():
+            self.ops[j][1] = end
+        exit_patch(end)
+
+    def _s_For(self, s, scope):
+        items, t = self.as_list(s.iter, scope, "the list after `in`")
+        slot = self.slot()
+        self.emit(s, ["iter", slot, items])
+        head = self.emit(s, ["next", slot, s.var, None])
+        self._loop(s, scope, head, {s.var: T.elem(t)}, s.body,
+                   lambda end: self.ops[head].__setitem__(3, end))
+
+    def _s_Repeat(self, s, scope):
+        count = self.expect(s.count, self.expr(s.count, scope), T.INT, "the number of repeats")
+        slot = self.slot()
+        self.emit(s, ["repeat", slot, count])
+        head = self.emit(s, ["countdown", slot, None])
+        self._loop(s, scope, head, {}, s.body, lambda end: self.ops[head].__setitem__(2, end))
+
+    def _s_While(self, s, scope):
+        slot = self.slot()
+        self.emit(s, ["let", slot, ["lit", 0]])
+        head = self.emit(s, ["guard", slot])
+        jf = self.emit(s, ["jf", self.condition(s.cond, scope), None])
+        self._loop(s, scope, head, {}, s.body, lambda end: self.ops[jf].__setitem__(2, end))
+
+    def _s_Phase(self, s, scope):
+        for hook in ("enter_" + s.name,):
+            if hook in self.d.events:
+                self.emit(s, ["trigger", hook, {k: ["lit", None] for k in self.d.events[hook]}])
+        self.emit(s, ["phase", s.name])
+        self.block(s.body, scope.child())
+        if "exit_" + s.name in self.d.events:
+            self.emit(s, ["trigger", "exit_" + s.name,
+                          {k: ["lit", None] for k in self.d.events["exit_" + s.name]}])
+
+    def _s_Menu(self, s, scope):
+        by = self._by(s.by, scope)
+        prompt = self.expr(s.prompt, scope)[0] if s.prompt else None
+        menu = self.emit(s, ["menu", by, prompt, None, None])
+        ends: list = []
+        items = self._menu_items(s.items, scope, ends)
+        if not items:
+            self.error(s, "a menu needs at least one `option`")
+        end = self.here()
+        for j in ends:
+            self.ops[j][1] = end
+        self.ops[menu][3] = items
+        self.ops[menu][4] = end
+
+    def _menu_items(self, items, scope, ends):
+        out = []
+        for item in items:
+            if isinstance(item, n.MenuOption):
+                label = self.expr(item.label, scope)[0]
+                cond = self.condition(item.cond, scope, "an option's condition") if item.cond else None
+                reason = self.expr(item.reason, scope)[0] if item.reason else None
+                pc = self.here()
+                self.block(item.body, scope.child())
+                ends.append(self.emit(None, ["jump", None]))
+                out.append(["opt", label, cond, reason, pc])
+            elif isinstance(item, n.MenuFor):
+                lst, t = self.as_list(item.iter, scope, "the list after `in`")
+                inner = scope.child({item.var: T.elem(t)})
+                out.append(["for", item.var, lst, self._menu_items(item.items, inner, ends)])
+            elif isinstance(item, n.MenuIf):
+                cond = self.condition(item.cond, scope)
+                out.append(["if", cond, self._menu_items(item.items, scope.child(), ends)])
+        return out
+
+
+# ---------------------------------------------------------------- entry points
+
+def _parse_error(where: Where, diags, exc: DslError):
+    loc = where.loc(exc.offset, exc.offset + exc.length)
+    diags.error(loc, exc.message, exc.hint)
+
+
+def compile_block(text, where: Where, decls, diags, names: dict, params=()) -> dict | None:
+    """Parse, check and lower one block of statements."""
+    try:
+        stmts = parse_block(text)
+    except DslError as exc:
+        _parse_error(where, diags, exc)
+        return None
+    bc = BlockCompiler(decls, where, diags)
+    bc.block(stmts, Scope(names))
+    return bc.code(where.label, params)
+
+
+def compile_expr(text, where: Where, decls, diags, names: dict, want: str | None = None):
+    """Parse, check and lower one expression; `want` is the type it must have."""
+    if isinstance(text, bool) or isinstance(text, int):
+        text = str(text).lower() if isinstance(text, bool) else str(text)
+    try:
+        node = parse_expr(text)
+    except DslError as exc:
+        _parse_error(where, diags, exc)
+        return None
+    ec = ExprCompiler(decls, where, diags)
+    ir_t = ec.expr(node, Scope(names))
+    if want is None:
+        return ir_t[0]
+    if want == T.BOOL and ir_t[1] not in (T.BOOL, T.ANY):
+        ec.error(node, f"this must be true/false, but it is {T.plain(ir_t[1])}")
+        return ir_t[0]
+    return ec.expect(node, ir_t, want, "this expression")

@@ -1,0 +1,87 @@
+"""The types the checker knows, as plain strings.
+
+Scalars: int, bool, str, player, card, zone, cell, none, any, game.
+Compound: `list:T`, `event:TAG` (the event of a reaction window),
+`perplayer:T` (a card counter held per player, indexed by a player),
+`fn:NAME` (a function passed by name, e.g. to sort_by).
+"""
+from __future__ import annotations
+
+INT, BOOL, STR, PLAYER, CARD, ZONE, CELL, NONE, ANY, GAME = (
+    "int", "bool", "str", "player", "card", "zone", "cell", "none", "any", "game")
+
+NULLABLE = {PLAYER, CARD, CELL, STR, ANY}
+DECLARABLE = {"int": INT, "bool": BOOL, "str": STR, "player": PLAYER, "card": CARD,
+              "zone": ZONE, "cell": CELL, "list[card]": "list:card",
+              "list[player]": "list:player", "list[int]": "list:int",
+              "list[cell]": "list:cell", "list[str]": "list:str"}
+
+
+def list_of(t: str) -> str:
+    return "list:" + t
+
+
+def is_list(t: str) -> bool:
+    return t.startswith("list:") or t == ZONE or t == ANY
+
+
+def elem(t: str) -> str:
+    if t == ZONE:
+        return CARD
+    if t.startswith("list:"):
+        return t[5:]
+    return ANY
+
+
+def is_event(t: str) -> bool:
+    return t.startswith("event:")
+
+
+def fits(actual: str, wanted: str) -> bool:
+    """Can a value of type `actual` be used where `wanted` is expected?"""
+    if actual == wanted or ANY in (actual, wanted):
+        return True
+    if actual == NONE:
+        return wanted in NULLABLE or wanted.startswith("event:") or wanted.startswith("list:")
+    if wanted == "event" and actual.startswith("event:"):
+        return True
+    if actual == ZONE and wanted == "list:card":
+        return True
+    if actual.startswith("list:") and wanted.startswith("list:"):
+        return fits(elem(actual), elem(wanted))
+    return False
+
+
+def join(a: str, b: str) -> str:
+    """The type of `x if c else y`, or of a list literal's items."""
+    if a == b:
+        return a
+    if a == NONE:
+        return b
+    if b == NONE:
+        return a
+    if ANY in (a, b):
+        return ANY
+    if {a, b} == {ZONE, "list:card"}:
+        return "list:card"
+    if a.startswith("list:") and b.startswith("list:"):
+        return list_of(join(elem(a), elem(b)))
+    return ""
+
+
+def plain(t: str) -> str:
+    """A type in designer's words for error messages."""
+    words = {INT: "a number", BOOL: "true/false", STR: "text", PLAYER: "a player",
+             CARD: "a card", ZONE: "a zone", CELL: "a cell", NONE: "none",
+             GAME: "the game", ANY: "anything"}
+    if t in words:
+        return words[t]
+    if t.startswith("list:"):
+        return "a list of " + plain(elem(t)).removeprefix("a ").removeprefix("an ") + "s"
+    if t.startswith("event:"):
+        return f"a `{t[6:]}` window event"
+    if t.startswith("perplayer:"):
+        return "a value per player (index it with a player)"
+    if t.startswith("fn:"):
+        return f"the function `{t[3:]}`"
+    return t

@@ -1,0 +1,197 @@
+"""Bodies of the builtin functions of the effect language.
+
+Each takes (st, env, *args).  They are generic: lists, seats in turn order,
+zones and attachments, modifiers, integer helpers, and a grid of cells named
+like "A1" (column letter, row number).  Their type rules live in
+`cardc.compiler.builtins`.
+"""
+from __future__ import annotations
+
+from cardc.engine.errors import EngineFault
+
+
+def _max_list(st, env, xs):
+    return max(xs) if xs else 0
+
+
+def _min_list(st, env, xs):
+    return min(xs) if xs else 0
+
+
+def _sort_by(st, env, xs, fname, desc):
+    fn = st.game.functions[fname]
+    param = st.game.fn_params[fname][0]
+    return sorted(xs, key=lambda x: fn(st, {param: x}), reverse=bool(desc))
+
+
+def _unique(st, env, xs):
+    seen, out = set(), []
+    for x in xs:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+def _index_of(st, env, xs, x):
+    try:
+        return xs.index(x)
+    except ValueError:
+        return -1
+
+
+def _rivals(st, env, p):
+    n = st.n
+    return [(p + k) % n for k in range(1, n)]
+
+
+def _players_from(st, env, p):
+    n = st.n
+    return [(p + k) % n for k in range(n)]
+
+
+def _zone_of(st, env, c):
+    return st.zone_of(c)
+
+
+def _owner_of(st, env, c):
+    if c is None:
+        return None
+    slot = st.zone_of(c)
+    return st.game.slot_owner(st, slot)
+
+
+def _host(st, env, c):
+    return st.host.get(c)
+
+
+def _attachments(st, env, c):
+    return list(st.under.get(c, ()))
+
+
+def _playable(st, env, c):
+    req = st.game.requires[st.game.card_def[c]]
+    if req is None:
+        return True
+    return bool(req(st, {"me": env.get("me"), "this": c}))
+
+
+def _has_reaction(st, env, c, tag):
+    return st.game.reaction_tag[st.game.card_def[c]] == tag
+
+
+def _visible_to(st, env, c, p):
+    return st.visible(c, p)
+
+
+def _modified(st, env, name, base, **args):
+    return st.game.apply_modifiers(st, name, base, args)
+
+
+def _round_up(st, env, x, m):
+    if m <= 0:
+        raise EngineFault("round_up needs a positive multiple")
+    return -(-x // m) * m
+
+
+# ----- the grid: cells are "A1".."L9" (column letter(s), row number)
+
+def _split(cell):
+    i = 0
+    while i < len(cell) and cell[i].isalpha():
+        i += 1
+    return cell[:i], int(cell[i:])
+
+
+def _column(st, env, cell):
+    letters, _ = _split(cell)
+    return st.game.grid_columns.index(letters) + 1
+
+
+def _row(st, env, cell):
+    return _split(cell)[1]
+
+
+def _cell(st, env, c):
+    return st.game.card_field["cell"][c]
+
+
+def _cells(st, env):
+    return list(st.game.grid_cells)
+
+
+def _neighbors(st, env, cell):
+    return st.game.grid_neighbors[cell]
+
+
+def _distance(st, env, a, b):
+    return abs(_column(st, env, a) - _column(st, env, b)) + abs(_row(st, env, a) - _row(st, env, b))
+
+
+def _cards_at(st, env, cards, cell):
+    cells = st.game.card_field["cell"]
+    return [c for c in cards if cells[c] == cell]
+
+
+def _connected(st, env, cards, start):
+    """The cards of `cards` joined to `start` through orthogonal neighbours."""
+    cells = st.game.card_field["cell"]
+    by_cell = {}
+    for c in cards:
+        by_cell.setdefault(cells[c], []).append(c)
+    if start is None:
+        return []
+    seen_cells = {cells[start]}
+    todo = [cells[start]]
+    while todo:
+        here = todo.pop()
+        for nb in st.game.grid_neighbors.get(here, ()):
+            if nb in by_cell and nb not in seen_cells:
+                seen_cells.add(nb)
+                todo.append(nb)
+    out = [c for c in cards if cells[c] in seen_cells]
+    if start not in out:
+        out.insert(0, start)
+    return out
+
+
+IMPL = {
+    "count": lambda st, env, xs: len(xs),
+    "sum": lambda st, env, xs: sum(xs),
+    "any": lambda st, env, xs: any(xs),
+    "all": lambda st, env, xs: all(xs),
+    "max": lambda st, env, *xs: max(xs),
+    "min": lambda st, env, *xs: min(xs),
+    "max_list": _max_list,
+    "min_list": _min_list,
+    "top": lambda st, env, xs: xs[0] if xs else None,
+    "first": lambda st, env, xs: xs[0] if xs else None,
+    "bottom": lambda st, env, xs: xs[-1] if xs else None,
+    "last": lambda st, env, xs: xs[-1] if xs else None,
+    "reversed": lambda st, env, xs: list(reversed(xs)),
+    "unique": _unique,
+    "shuffled_order": lambda st, env, xs: st.shuffled(list(xs)),
+    "sort_by": _sort_by,
+    "index_of": _index_of,
+    "rivals": _rivals,
+    "next_player": lambda st, env, p: (p + 1) % st.n,
+    "players_from": _players_from,
+    "zone_of": _zone_of,
+    "owner_of": _owner_of,
+    "host": _host,
+    "attachments": _attachments,
+    "playable": _playable,
+    "has_reaction": _has_reaction,
+    "visible_to": _visible_to,
+    "modified": _modified,
+    "round_up": _round_up,
+    "abs": lambda st, env, x: abs(x),
+    "cell": _cell,
+    "cells": _cells,
+    "neighbors": _neighbors,
+    "distance": _distance,
+    "column": _column,
+    "row": _row,
+    "connected": _connected,
+    "cards_at": _cards_at,
+}

@@ -1,0 +1,304 @@
+"""Turn expression IR from the bundle into Python closures, once, at load.
+
+A closure has the signature `f(st, env)`: `st` is the game state, `env` the
+locals of the running frame (`me`, `this`, `event`, lets, loop variables).
+Nothing here walks a tree while the game runs: that is what makes the
+interpreter fast enough for bulk simulation.
+"""
+from __future__ import annotations
+
+from cardc.engine.builtins import IMPL
+from cardc.engine.errors import EngineFault
+
+
+def fmt(value, typ, st):
+    """A value as text in a log line or an option label."""
+    if value is None:
+        return "none"
+    if typ == "card":
+        return st.game.card_name[value]
+    if typ == "player":
+        return st.player_name(value)
+    if typ == "zone":
+        return st.game.slot_name(st, value)
+    if typ.startswith("list:"):
+        inner = typ[5:]
+        return ", ".join(fmt(v, inner, st) for v in value) or "nothing"
+    if typ == "bool":
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _div(a, b):
+    if b == 0:
+        raise EngineFault("division by zero")
+    return a // b
+
+
+def _mod(a, b):
+    if b == 0:
+        raise EngineFault("modulo by zero")
+    return a % b
+
+
+_BIN = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": _div, "%": _mod,
+}
+_CMP = {
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+
+
+class ExprBuilder:
+    """Compiles IR lists into closures for one game."""
+
+    def __init__(self, game):
+        self.game = game
+
+    def build(self, ir):
+        if ir is None:
+            return None
+        return getattr(self, "_" + ir[0])(ir)
+
+    # ----- leaves
+    def _lit(self, ir):
+        v = ir[1]
+        return lambda st, env: v
+
+    def _var(self, ir):
+        name = ir[1]
+
+        def var(st, env):
+            try:
+                return env[name]
+            except KeyError:
+                raise EngineFault(f"local `{name}` has no value here") from None
+        return var
+
+    def _players(self, ir):
+        return lambda st, env: list(range(st.n))
+
+    def _game(self, ir):
+        return lambda st, env: None
+
+    def _zone(self, ir):
+        slot = self.game.shared_slot[ir[1]]
+        return lambda st, env: slot
+
+    def _pzone(self, ir):
+        base, index = self.game.player_zone_base(ir[1])
+        p = self.build(ir[2])
+
+        def pzone(st, env):
+            who = p(st, env)
+            if who is None:
+                raise EngineFault(f"`{ir[1]}` of none: no player here")
+            return base + index * st.n + who
+        return pzone
+
+    def _cards(self, ir):
+        z = self.build(ir[1])
+        return lambda st, env: st.zones[z(st, env)]
+
+    # ----- counters and fields
+    def _gctr(self, ir):
+        name = ir[1]
+        return lambda st, env: st.g[name]
+
+    def _gattr(self, ir):
+        name = ir[1]
+        if name == "player_count":
+            return lambda st, env: st.n
+        return lambda st, env: getattr(st, name)
+
+    def _pctr(self, ir):
+        name, p = ir[1], self.build(ir[2])
+
+        def pctr(st, env):
+            who = p(st, env)
+            if who is None:
+                raise EngineFault(f"`{name}` of none: no player here")
+            return st.pc[name][who]
+        return pctr
+
+    def _pattr(self, ir):
+        name, p = ir[1], self.build(ir[2])
+        if name == "seat":
+            return p
+        return lambda st, env: st.player_name(p(st, env))
+
+    def _cctr(self, ir):
+        name, c = ir[1], self.build(ir[2])
+
+        def cctr(st, env):
+            card = c(st, env)
+            if card is None:
+                raise EngineFault(f"`{name}` of none: no card here")
+            return st.cc[name][card]
+        return cctr
+
+    def _cpp(self, ir):
+        name, c, p = ir[1], self.build(ir[2]), self.build(ir[3])
+
+        def cpp(st, env):
+            card, who = c(st, env), p(st, env)
+            if card is None or who is None:
+                raise EngineFault(f"`{name}` of none")
+            return st.cc[name][card * st.n + who]
+        return cpp
+
+    def _field(self, ir):
+        values = self.game.card_field[ir[1]]
+        c = self.build(ir[2])
+        name = ir[1]
+
+        def field(st, env):
+            card = c(st, env)
+            if card is None:
+                raise EngineFault(f"`.{name}` of none: no card here")
+            return values[card]
+        return field
+
+    def _eattr(self, ir):
+        name, e = ir[1], self.build(ir[2])
+        return lambda st, env: st.events[e(st, env)][name]
+
+    # ----- calls
+    def _call(self, ir):
+        name = ir[1]
+        args = [self.build(a) for a in ir[2]]
+        kwargs = {k: self.build(v) for k, v in ir[3].items()}
+        impl = IMPL[name]
+        if name == "count":
+            a = args[0]
+            return lambda st, env: len(a(st, env))
+        if kwargs:
+            return lambda st, env: impl(st, env, *[a(st, env) for a in args],
+                                        **{k: v(st, env) for k, v in kwargs.items()})
+        if len(args) == 1:
+            a = args[0]
+            return lambda st, env: impl(st, env, a(st, env))
+        if len(args) == 2:
+            a, b = args
+            return lambda st, env: impl(st, env, a(st, env), b(st, env))
+        return lambda st, env: impl(st, env, *[a(st, env) for a in args])
+
+    def _fn(self, ir):
+        name = ir[1]
+        args = [self.build(a) for a in ir[2]]
+        game = self.game
+        params = game.fn_params[name]
+
+        def fn(st, env):
+            inner = {p: a(st, env) for p, a in zip(params, args)}
+            return game.functions[name](st, inner)
+        return fn
+
+    # ----- operators
+    def _bin(self, ir):
+        f, a, b = _BIN[ir[1]], self.build(ir[2]), self.build(ir[3])
+        if ir[1] == "+":
+            return lambda st, env: a(st, env) + b(st, env)
+        if ir[1] == "-":
+            return lambda st, env: a(st, env) - b(st, env)
+        return lambda st, env: f(a(st, env), b(st, env))
+
+    def _cmp(self, ir):
+        op, a, b = ir[1], self.build(ir[2]), self.build(ir[3])
+        if op == "==":
+            return lambda st, env: a(st, env) == b(st, env)
+        if op == "!=":
+            return lambda st, env: a(st, env) != b(st, env)
+        if op == ">":
+            return lambda st, env: a(st, env) > b(st, env)
+        if op == "<":
+            return lambda st, env: a(st, env) < b(st, env)
+        f = _CMP[op]
+
+        def cmp(st, env):
+            x, y = a(st, env), b(st, env)
+            if op in ("<=", ">=") and (x is None or y is None):
+                raise EngineFault("comparing none with a number")
+            return f(x, y)
+        return cmp
+
+    def _and(self, ir):
+        parts = [self.build(v) for v in ir[1]]
+        if len(parts) == 2:
+            a, b = parts
+            return lambda st, env: a(st, env) and b(st, env)
+        return lambda st, env: all(p(st, env) for p in parts)
+
+    def _or(self, ir):
+        parts = [self.build(v) for v in ir[1]]
+        if len(parts) == 2:
+            a, b = parts
+            return lambda st, env: a(st, env) or b(st, env)
+        return lambda st, env: any(p(st, env) for p in parts)
+
+    def _not(self, ir):
+        a = self.build(ir[1])
+        return lambda st, env: not a(st, env)
+
+    def _neg(self, ir):
+        a = self.build(ir[1])
+        return lambda st, env: -a(st, env)
+
+    def _if(self, ir):
+        c, a, b = self.build(ir[1]), self.build(ir[2]), self.build(ir[3])
+        return lambda st, env: a(st, env) if c(st, env) else b(st, env)
+
+    def _list(self, ir):
+        items = [self.build(v) for v in ir[1]]
+        return lambda st, env: [i(st, env) for i in items]
+
+    def _comp(self, ir):
+        elt, var, it, cond = self.build(ir[1]), ir[2], self.build(ir[3]), self.build(ir[4])
+
+        def comp(st, env):
+            out = []
+            old = env.get(var, _MISSING)
+            for x in list(it(st, env)):
+                env[var] = x
+                if cond is None or cond(st, env):
+                    out.append(elt(st, env))
+            if old is _MISSING:
+                env.pop(var, None)
+            else:
+                env[var] = old
+            return out
+        return comp
+
+    def _index(self, ir):
+        a, i = self.build(ir[1]), self.build(ir[2])
+
+        def index(st, env):
+            xs, k = a(st, env), i(st, env)
+            if not -len(xs) <= k < len(xs):
+                raise EngineFault(f"index {k} is outside a list of {len(xs)}")
+            return xs[k]
+        return index
+
+    def _str(self, ir):
+        parts = []
+        for p in ir[1]:
+            if isinstance(p, str):
+                parts.append((p, None, None))
+            else:
+                parts.append((None, self.build(p[1]), p[2]))
+
+        def string(st, env):
+            return "".join(text if f is None else fmt(f(st, env), typ, st)
+                           for text, f, typ in parts)
+        return string
+
+    def _fmt(self, ir):
+        f, typ = self.build(ir[1]), ir[2]
+        return lambda st, env: fmt(f(st, env), typ, st)
+
+
+_MISSING = object()

@@ -1,0 +1,26 @@
+"""A tiny deterministic random generator whose whole state is one integer.
+
+SplitMix64: the same seed gives the same numbers on every machine and
+Python version, and a state that is a single int makes `clone()` and JSON
+saving free.  Quality is ample for shuffling cards.
+"""
+MASK = (1 << 64) - 1
+
+
+def seed_state(seed: int) -> int:
+    return (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & MASK
+
+
+def step(s: int) -> tuple[int, int]:
+    """Advance the state; return (new state, a 64-bit random number)."""
+    s = (s + 0x9E3779B97F4A7C15) & MASK
+    z = s
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return s, z ^ (z >> 31)
+
+
+def below(s: int, n: int) -> tuple[int, int]:
+    """(new state, a number in range(n))."""
+    s, z = step(s)
+    return s, (z * n) >> 64

@@ -1,0 +1,1 @@
+"""The loading stage: YAML with locations, schema checks, a game's folder."""

@@ -1,0 +1,205 @@
+"""A game's print layout: print/defaults.yaml with the game's layout.yaml over it.
+
+The bundle carries the designer's layout.yaml as data (`bundle["layout"]`);
+this module merges it over the shared defaults, checks it against
+grammar/layout.schema.json, and resolves it into frozen dataclasses so the
+drawing code never looks up a missing key. Boxes are millimetres from the
+top-left of the trim; a box a deck does not set is scaled from the size it
+was drawn for, so a mini-card deck needs only `size`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Mapping
+
+import jsonschema
+import yaml
+
+from cardc.paths import GRAMMAR, PRINT
+
+from .errors import RenderError
+
+BOX_NAMES = ("name", "corner", "type", "panel", "text", "flavour", "footer")
+TEXT_BOXES = ("name", "corner", "type", "text", "flavour", "footer")
+
+
+@dataclass(frozen=True)
+class Box:
+    """A rectangle on a card, mm from the top-left corner of the trim."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    def scaled(self, sx: float, sy: float) -> Box:
+        return Box(self.x * sx, self.y * sy, self.w * sx, self.h * sy)
+
+
+@dataclass(frozen=True)
+class TextStyle:
+    face: str = "regular"
+    size: float = 9.0
+    min: float = 6.0
+    align: str = "left"
+    lines: int | None = None
+
+
+@dataclass(frozen=True)
+class Back:
+    title: str
+    subtitle: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class Deck:
+    """Cards printed together: one size, one frame, one back."""
+
+    id: str
+    title: str
+    kinds: tuple[str, ...]
+    style: str  # "card" or "tile"
+    width: float
+    height: float
+    gap: float
+    boxes: Mapping[str, Box]
+    styles: Mapping[str, TextStyle]
+    corner: str | None
+    type_line: str | None
+    footer: str | None
+    back: Back
+
+
+@dataclass(frozen=True)
+class Icon:
+    label: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class Board:
+    cell: float
+    colour: str
+    line_colour: str
+
+
+@dataclass(frozen=True)
+class Tracker:
+    id: str
+    title: str
+    rows: str  # a kind id, or "players"
+    spaces: int | str  # a count, or a param name
+    first: int = 1
+    labels: Mapping[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Layout:
+    title: str
+    decks: tuple[Deck, ...]
+    icons: Mapping[str, Icon]
+    board: Board
+    trackers: tuple[Tracker, ...]
+
+    def deck_of(self, kind: str) -> Deck:
+        """The deck a kind prints in; the last deck is the catch-all."""
+        for deck in self.decks:
+            if kind in deck.kinds:
+                return deck
+        return self.decks[-1]
+
+
+@lru_cache(maxsize=1)
+def _schema() -> dict:
+    return json.loads((GRAMMAR / "layout.schema.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _defaults() -> dict:
+    return yaml.safe_load((PRINT / "defaults.yaml").read_text(encoding="utf-8"))
+
+
+def _check(data: dict, where: str) -> None:
+    errors = sorted(jsonschema.Draft202012Validator(_schema()).iter_errors(data), key=lambda e: list(e.path))
+    if errors:
+        first = errors[0]
+        path = "/".join(str(p) for p in first.path) or "(top)"
+        raise RenderError(f"{where}: layout {path}: {first.message}")
+
+
+def _frame_levels(*levels: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge frame dicts (defaults, game card, deck) into one deck's settings.
+
+    Scalars: the last level wins. `styles` and `back` merge per key. Boxes
+    are taken from the last level that sets them and scaled from the card
+    size in force at that level to the final size."""
+    merged: dict[str, Any] = {"styles": {}, "back": {}}
+    size = None
+    boxes: dict[str, tuple[dict, dict]] = {}  # name -> (box, size it was drawn for)
+    for level in levels:
+        size = level.get("size", size)
+        for name, box in (level.get("boxes") or {}).items():
+            boxes[name] = (box, size)
+        for name, style in (level.get("styles") or {}).items():
+            merged["styles"][name] = {**merged["styles"].get(name, {}), **style}
+        merged["back"].update(level.get("back") or {})
+        for key in ("gap", "corner", "type_line", "footer", "id", "title", "kinds", "style"):
+            if key in level:
+                merged[key] = level[key]
+    merged["size"] = size
+    merged["boxes"] = {
+        name: Box(**box).scaled(size["width"] / drawn["width"], size["height"] / drawn["height"])
+        for name, (box, drawn) in boxes.items()
+    }
+    return merged
+
+
+def _deck(settings: dict, title: str) -> Deck:
+    back = settings["back"]
+    return Deck(
+        id=settings.get("id", "cards"),
+        title=settings.get("title", settings.get("id", "Cards").replace("_", " ").title()),
+        kinds=tuple(settings.get("kinds", ())),
+        style=settings.get("style", "card"),
+        width=float(settings["size"]["width"]),
+        height=float(settings["size"]["height"]),
+        gap=float(settings.get("gap", 0)),
+        boxes=settings["boxes"],
+        styles={name: TextStyle(**settings["styles"].get(name, {})) for name in TEXT_BOXES},
+        corner=settings.get("corner"),
+        type_line=settings.get("type_line"),
+        footer=settings.get("footer"),
+        back=Back(back.get("title") or title, back.get("subtitle", ""), back.get("colour", "#2f3e4e")),
+    )
+
+
+def load_layout(bundle: Mapping[str, Any]) -> Layout:
+    """Resolve the bundle's layout over print/defaults.yaml."""
+    defaults = _defaults()
+    game = bundle.get("layout") or {}
+    _check(defaults, "print/defaults.yaml")
+    _check(game, f"content/{bundle.get('game', '?')}/layout.yaml")
+    title = game.get("title") or bundle.get("name") or bundle.get("game", "")
+    base = [defaults["card"], game.get("card") or {}]
+    decks = [_deck(_frame_levels(*base, entry), title) for entry in game.get("decks") or []]
+    ids = [deck.id for deck in decks]
+    if len(set(ids)) != len(ids):
+        raise RenderError(f"layout: deck ids repeat: {ids}")
+    decks.append(_deck(_frame_levels(*base, {"id": "cards", "title": "Cards"}), title))
+    board = {**defaults.get("board", {}), **(game.get("board") or {})}
+    icons = {**defaults.get("icons", {}), **(game.get("icons") or {})}
+    trackers = [
+        Tracker(**{**t, "labels": {int(k): v for k, v in (t.get("labels") or {}).items()}})
+        for t in (game.get("trackers") or defaults.get("trackers") or [])
+    ]
+    return Layout(
+        title=title,
+        decks=tuple(decks),
+        icons={name: Icon(**icon) for name, icon in icons.items()},
+        board=Board(**board),
+        trackers=tuple(trackers),
+    )

@@ -1,0 +1,228 @@
+"""`cardc print`: from a bundle to the PDFs in generated/<game>/.
+
+Everything is rendered in memory first and written only when every page
+succeeded, each file atomically: a card that fails (text too long, a glyph
+the font lacks) leaves the previous PDFs exactly as they were.
+
+Files written (in `out_dir`, normally generated/<game>/):
+  cards.pdf             card fronts, each sheet followed by its backs (duplex)
+  cards-backs.pdf       the backs alone, with --backs separate
+  components.pdf        tile sheets, the board, trackers (single-sided)
+  guide.pdf             the cutting guide and the duplex calibration page
+  errata.pdf            only this (and errata-backs.pdf), with --cards ID,...
+  proof.pdf             only this, with --proof: one face per card definition
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from reportlab.pdfgen.canvas import Canvas
+
+from cardc.diagnostics import did_you_mean
+
+from .atomic import write_atomic
+from .cards import Face, Prepared, prepare, prepare_back
+from .components import board_pages, cell_names, tracker_pages
+from .errors import RenderError
+from .fonts import Fonts, load_fonts
+from .guide import guide_pages
+from .layout import Deck, Layout, load_layout
+from .sheets import PAPERS, Placement, calibration_pages, impose, plan_grid, proof_pages
+
+BACKS = ("long-edge", "short-edge", "separate", "none")
+MAX_BLEED = 3.175  # 1/8 in
+DEFAULT_COLOUR = "#607d8b"
+
+DeckGroup = tuple[Deck, list[Prepared]]
+
+
+@dataclass(frozen=True)
+class PrintOptions:
+    paper: str = "a4"  # a4 | letter | common
+    bleed: float = 0.0  # mm, 0 to 1/8 in
+    backs: str = "long-edge"  # long-edge | short-edge | separate | none
+    offset: tuple[float, float] = (0.0, 0.0)  # mm added to everything on back pages
+    cards: tuple[str, ...] = ()  # only these card ids (an errata sheet)
+    proof: bool = False  # one face per card definition, for reviewing text
+
+    def check(self) -> None:
+        if self.paper not in PAPERS:
+            raise RenderError(f"--paper must be one of {', '.join(PAPERS)}, not {self.paper!r}")
+        if self.backs not in BACKS:
+            raise RenderError(f"--backs must be one of {', '.join(BACKS)}, not {self.backs!r}")
+        if not 0 <= self.bleed <= MAX_BLEED + 1e-9:
+            raise RenderError(f"--bleed must be between 0 and 3.175 mm (1/8 in), not {self.bleed:g}")
+
+    @property
+    def flip(self) -> str:
+        """The edge backs are mirrored for; separate backs are fed back like long-edge duplex."""
+        return "long-edge" if self.backs in ("separate", "none") else self.backs
+
+
+@dataclass
+class Rendered:
+    """PDF bytes by file name, and where every card landed (for tests and export)."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    placements: dict[str, list[Placement]] = field(default_factory=dict)
+
+
+class Pdf:
+    """A ReportLab canvas drawing into memory."""
+
+    def __init__(self, title: str) -> None:
+        self.buffer = io.BytesIO()
+        # invariant=1: no timestamps or random ids, so the same bundle gives the same bytes.
+        self.canvas = Canvas(self.buffer, pageCompression=1, invariant=1)
+        self.canvas.setTitle(title)
+        self.canvas.setCreator("cardc")
+
+    def finish(self) -> bytes:
+        self.canvas.save()
+        return self.buffer.getvalue()
+
+
+def build_faces(bundle: Mapping[str, Any], layout: Layout) -> dict[str, Face]:
+    """Every card definition of the bundle as a Face, by card id."""
+    kinds = bundle.get("kinds") or {}
+    faces = {}
+    for card in bundle.get("cards", []):
+        kind = kinds.get(card["kind"], {})
+        faces[card["id"]] = Face(
+            card_id=card["id"],
+            name=card.get("name") or card["id"],
+            kind=card["kind"],
+            kind_label=kind.get("label") or card["kind"].replace("_", " ").title(),
+            colour=kind.get("colour") or DEFAULT_COLOUR,
+            text=card.get("text") or "",
+            flavour=card.get("flavour") or "",
+            fields=card.get("fields") or {},
+            deck=layout.deck_of(card["kind"]),
+            count=int(card.get("count", 1)),
+        )
+    return faces
+
+
+def instance_ids(bundle: Mapping[str, Any]) -> list[str]:
+    """The card id of every physical card, in bundle order (shared cards and
+    per-player cards for the most players, as the bundle expands them)."""
+    if bundle.get("instances"):
+        return [inst["card"] for inst in bundle["instances"]]
+    seats = int((bundle.get("players") or {}).get("max", 1))
+    return [card["id"] for card in bundle.get("cards", [])
+            for _ in range(int(card.get("count", 1)) * (seats if card.get("per_player") else 1))]
+
+
+def grid_tiles(bundle: Mapping[str, Any], layout: Layout) -> list[Face]:
+    """One tile per board cell, for a game with a grid but no tile cards."""
+    columns, rows = cell_names(bundle["grid"])
+    deck = next((d for d in layout.decks if d.style == "tile"), None)
+    if deck is None:
+        side = max(layout.board.cell - 2, 10)
+        deck = dataclasses.replace(layout.decks[-1], id="tiles", title="Tiles", style="tile", width=side, height=side)
+    return [Face(f"{c}{r}", f"{c}{r}", "tile", "Tile", "#c8b99a", "", "", {}, deck) for c in columns for r in rows]
+
+
+def select_ids(bundle: Mapping[str, Any], faces: Mapping[str, Face], wanted: Sequence[str]) -> list[str]:
+    """Card ids of the instances to print: all, or those of `wanted`."""
+    for card_id in wanted:
+        if card_id not in faces:
+            hint = did_you_mean(card_id, faces)
+            raise RenderError(f"--cards: no card `{card_id}` in {bundle.get('game')}" + (f"; {hint}" if hint else ""))
+    ids = instance_ids(bundle)
+    return [i for i in ids if i in set(wanted)] if wanted else ids
+
+
+def group_by_deck(ids: Sequence[str], prepared: Mapping[str, Prepared], layout: Layout) -> list[DeckGroup]:
+    """Cards grouped by deck in layout order, keeping bundle order within a deck."""
+    groups: dict[str, list[Prepared]] = {d.id: [] for d in layout.decks}
+    for card_id in ids:
+        groups[prepared[card_id].face.deck.id].append(prepared[card_id])
+    return [(cards[0].face.deck, cards) for cards in groups.values() if cards]
+
+
+def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, fonts: Fonts,
+                   options: PrintOptions) -> list[Placement]:
+    placements: list[Placement] = []
+    for deck, cards in groups:
+        grid = plan_grid(PAPERS[options.paper], deck.width, deck.height, deck.gap)
+        placements += impose(fronts.canvas, backs.canvas if backs else None, cards, prepare_back(deck, fonts),
+                             grid, fonts, options.bleed, options.flip, options.offset)
+    return placements
+
+
+def _sheets(name: str, title: str, options: PrintOptions) -> tuple[Pdf, Pdf | None]:
+    """The fronts PDF and where backs go: the same PDF (duplex), their own, or nowhere."""
+    fronts = Pdf(f"{title}: {name}")
+    backs = {"none": None, "separate": Pdf(f"{title}: {name} backs")}.get(options.backs, fronts)
+    return fronts, backs
+
+
+def _write_sheets(name: str, fronts: Pdf, backs: Pdf | None, placements: list[Placement], rendered: Rendered) -> None:
+    rendered.files[f"{name}.pdf"] = fronts.finish()
+    if backs is not None and backs is not fronts:
+        rendered.files[f"{name}-backs.pdf"] = backs.finish()
+        rendered.placements[f"{name}-backs.pdf"] = [p for p in placements if p.side == "back"]
+        placements = [p for p in placements if p.side == "front"]
+    rendered.placements[f"{name}.pdf"] = placements
+
+
+def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
+    """Render every file of `cardc print` into memory."""
+    options.check()
+    fonts = load_fonts()
+    layout = load_layout(bundle)
+    params = bundle.get("params") or {}
+    faces = build_faces(bundle, layout)
+    ids = select_ids(bundle, faces, options.cards)
+    needed = list(faces) if options.proof else list(dict.fromkeys(ids))
+    prepared = {card_id: prepare(faces[card_id], layout, fonts, params) for card_id in needed}
+    rendered = Rendered()
+    title = layout.title
+    if options.proof:
+        pdf = Pdf(f"{title}: proof")
+        counts = Counter(instance_ids(bundle))
+        proof_pages(pdf.canvas, list(prepared.values()), fonts, PAPERS[options.paper], title,
+                    lambda p: f"{p.face.card_id} · ×{counts.get(p.face.card_id, 0)} · {p.face.deck.id}")
+        rendered.files["proof.pdf"] = pdf.finish()
+        return rendered
+    groups = group_by_deck(ids, prepared, layout)
+    if options.cards:
+        fronts, backs = _sheets("errata", title, options)
+        _write_sheets("errata", fronts, backs, _impose_groups(groups, fronts, backs, fonts, options), rendered)
+        return rendered
+    card_groups = [g for g in groups if g[0].style != "tile"]
+    tile_groups = [g for g in groups if g[0].style == "tile"]
+    if not tile_groups and bundle.get("grid"):
+        tiles = [prepare(face, layout, fonts, params) for face in grid_tiles(bundle, layout)]
+        tile_groups = [(tiles[0].face.deck, tiles)]
+    if card_groups:
+        fronts, backs = _sheets("cards", title, options)
+        _write_sheets("cards", fronts, backs, _impose_groups(card_groups, fronts, backs, fonts, options), rendered)
+    if tile_groups or bundle.get("grid") or layout.trackers:
+        # Single-sided: a tile's back is the blank paper, the same on every tile.
+        sheet = Pdf(f"{title}: components")
+        placements = _impose_groups(tile_groups, sheet, None, fonts, options)
+        if bundle.get("grid"):
+            board_pages(sheet.canvas, fonts, bundle["grid"], layout.board, PAPERS[options.paper], title)
+        tracker_pages(sheet.canvas, fonts, layout.trackers, bundle, PAPERS[options.paper], title)
+        _write_sheets("components", sheet, None, placements, rendered)
+    guide = Pdf(f"{title}: cutting guide")
+    guide_pages(guide.canvas, fonts, card_groups + tile_groups, options, title)
+    if options.backs != "none":
+        calibration_pages(guide.canvas, fonts, PAPERS[options.paper], options.flip, options.offset)
+    rendered.files["guide.pdf"] = guide.finish()
+    return rendered
+
+
+def print_game(bundle: Mapping[str, Any], out_dir: Path, options: PrintOptions) -> list[Path]:
+    """Render the game's print files and write them atomically into out_dir
+    (normally generated/<game>/). Returns the paths written."""
+    rendered = render_game(bundle, options)
+    return [write_atomic(Path(out_dir) / name, data) for name, data in rendered.files.items()]

@@ -1,0 +1,302 @@
+"""Imposition: where cards sit on a sheet, front and back.
+
+Cards print at real size in a centred grid (3 x 3 poker cards on A4, Letter
+or their common area) at least 1/4 in from every page edge, where home
+printers cannot print. Crop marks extend the cut lines into the margin only,
+starting past the bleed, so a cut never shows a mark.
+
+Duplex: the back of the card in slot (row, col) must land behind its front
+once the sheet is turned over. Turning a portrait sheet on its long edge
+mirrors it left-right (columns reverse); on its short edge, top-bottom (rows
+reverse). `--offset` then shifts every back-page drawing to compensate for
+a printer whose second side lands off, in the back page's own coordinates;
+the calibration page measures that shift.
+
+All geometry here is millimetres with the origin at the page's bottom-left,
+as in PDF; drawing converts to points.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from reportlab.lib.colors import HexColor, black
+from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
+
+from .cards import Prepared, PreparedBack, Sides, draw_back, draw_front
+from .errors import RenderError
+from .fonts import Fonts
+
+PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4), "common": (210.0, 279.4)}
+MARGIN = 6.35  # 1/4 in: nothing of a card closer to the page edge
+MARK_GAP = 1.0  # between the bleed edge and the start of a crop mark
+MARK_LENGTH = 5.0
+EPS = 1e-6
+
+
+@dataclass(frozen=True)
+class Rect:
+    """mm, bottom-left origin."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @property
+    def right(self) -> float:
+        return self.x + self.w
+
+    @property
+    def top(self) -> float:
+        return self.y + self.h
+
+    def points(self) -> list[float]:
+        """[x0, y0, x1, y1] in points, as PDF page boxes want."""
+        return [self.x * mm, self.y * mm, self.right * mm, self.top * mm]
+
+    def grown(self, d: float) -> Rect:
+        return Rect(self.x - d, self.y - d, self.w + 2 * d, self.h + 2 * d)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The card slots of one sheet, in reading order (top row first)."""
+
+    page_w: float
+    page_h: float
+    cols: int
+    rows: int
+    gap: float
+    slots: tuple[Rect, ...]
+    bbox: Rect  # the trim of the whole grid
+
+    @property
+    def per_page(self) -> int:
+        return len(self.slots)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one card went: for tests, the TTS exporter and the cutting guide."""
+
+    page: int  # 0-based index in its PDF
+    rect: Rect
+    card_id: str
+    side: str  # "front" or "back"
+
+
+def plan_grid(paper: tuple[float, float], card_w: float, card_h: float, gap: float = 0.0) -> Grid:
+    """As many cards as fit inside the 1/4 in margin, centred."""
+    page_w, page_h = paper
+    cols = int((page_w - 2 * MARGIN + gap + EPS) // (card_w + gap))
+    rows = int((page_h - 2 * MARGIN + gap + EPS) // (card_h + gap))
+    if cols < 1 or rows < 1:
+        raise RenderError(f"a {card_w:g} x {card_h:g} mm card does not fit on a {page_w:g} x {page_h:g} mm page")
+    grid_w = cols * card_w + (cols - 1) * gap
+    grid_h = rows * card_h + (rows - 1) * gap
+    x0, y0 = (page_w - grid_w) / 2, (page_h - grid_h) / 2
+    slots = tuple(
+        Rect(x0 + c * (card_w + gap), y0 + grid_h - (r + 1) * card_h - r * gap, card_w, card_h)
+        for r in range(rows) for c in range(cols)
+    )
+    return Grid(page_w, page_h, cols, rows, gap, slots, Rect(x0, y0, grid_w, grid_h))
+
+
+def back_rect(grid: Grid, front: Rect, flip: str, offset: tuple[float, float] = (0.0, 0.0)) -> Rect:
+    """Where the back of the card at `front` goes on the back page.
+
+    long-edge: mirrored left-right; short-edge: mirrored top-bottom. The
+    offset is then added (mm, in back-page coordinates)."""
+    x, y = front.x, front.y
+    if flip == "short-edge":
+        y = grid.page_h - front.y - front.h
+    else:  # long-edge, and separate sheets fed back through the printer the same way
+        x = grid.page_w - front.x - front.w
+    return Rect(x + offset[0], y + offset[1], front.w, front.h)
+
+
+def front_of_back(grid: Grid, back: Rect, flip: str, offset: tuple[float, float] = (0.0, 0.0)) -> Rect:
+    """The inverse of back_rect: the front position a back page's rect lands behind."""
+    unshifted = Rect(back.x - offset[0], back.y - offset[1], back.w, back.h)
+    return back_rect(grid, unshifted, flip)
+
+
+def bleed_sides(rect: Rect, bbox: Rect, bleed: float, gap: float) -> Sides:
+    """How far a card's background may run past each side of its trim:
+    the full bleed on the outside of the grid, at most half the gap inside
+    (neighbours share a cut line when the gap is 0)."""
+    inner = min(bleed, gap / 2)
+
+    def side(on_edge: bool) -> float:
+        return bleed if on_edge else inner
+
+    return Sides(
+        left=side(abs(rect.x - bbox.x) < EPS),
+        bottom=side(abs(rect.y - bbox.y) < EPS),
+        right=side(abs(rect.right - bbox.right) < EPS),
+        top=side(abs(rect.top - bbox.top) < EPS),
+    )
+
+
+def start_page(canvas: Canvas, size: tuple[float, float], trim: Rect | None = None, bleed: float = 0.0) -> None:
+    """Set the size and PDF page boxes of the page about to be drawn.
+
+    TrimBox is the finished area (the grid of cards), BleedBox the trim
+    plus the bleed, clipped to the page."""
+    canvas.setPageSize((size[0] * mm, size[1] * mm))
+    if trim is None:
+        canvas.setTrimBox(None)
+        canvas.setBleedBox(None)
+        return
+    page = Rect(0, 0, size[0], size[1])
+    grown = trim.grown(bleed)
+    clipped = Rect(max(grown.x, page.x), max(grown.y, page.y), 0, 0)
+    clipped = Rect(clipped.x, clipped.y, min(grown.right, page.right) - clipped.x, min(grown.top, page.top) - clipped.y)
+    canvas.setTrimBox(trim.points())
+    canvas.setBleedBox(clipped.points())
+
+
+def draw_crop_marks(canvas: Canvas, grid: Grid, bleed: float) -> None:
+    """Short lines continuing every cut line, in the margin outside the bleed."""
+    box = grid.bbox
+    xs = sorted({round(v, 4) for s in grid.slots for v in (s.x, s.right)})
+    ys = sorted({round(v, 4) for s in grid.slots for v in (s.y, s.top)})
+    canvas.setStrokeColor(black)
+    canvas.setLineWidth(0.3)
+    start = bleed + MARK_GAP
+
+    def mark(a: float, b: float, fixed: float, vertical: bool) -> None:
+        if abs(b - a) < 1.0:  # no room for a visible mark
+            return
+        if vertical:
+            canvas.line(fixed * mm, a * mm, fixed * mm, b * mm)
+        else:
+            canvas.line(a * mm, fixed * mm, b * mm, fixed * mm)
+
+    for x in xs:
+        mark(box.y - start, max(box.y - start - MARK_LENGTH, 0.5), x, True)
+        mark(box.top + start, min(box.top + start + MARK_LENGTH, grid.page_h - 0.5), x, True)
+    for y in ys:
+        mark(box.x - start, max(box.x - start - MARK_LENGTH, 0.5), y, False)
+        mark(box.right + start, min(box.right + start + MARK_LENGTH, grid.page_w - 0.5), y, False)
+
+
+def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared], back: PreparedBack, grid: Grid,
+           fonts: Fonts, bleed: float, flip: str, offset: tuple[float, float]) -> list[Placement]:
+    """Draw cards onto sheets: a front page per `grid.per_page` cards, each
+    followed by its back page (duplex: `backs` is `fronts`), or matched by
+    one in a separate PDF (`backs` is another canvas), or none."""
+    placements: list[Placement] = []
+    for start in range(0, len(cards), grid.per_page):
+        chunk = cards[start:start + grid.per_page]
+        start_page(fronts, (grid.page_w, grid.page_h), grid.bbox, bleed)
+        page = fronts.getPageNumber() - 1
+        for card, rect in zip(chunk, grid.slots):
+            draw_front(fronts, card, fonts, rect.x * mm, rect.y * mm, bleed_sides(rect, grid.bbox, bleed, grid.gap))
+            placements.append(Placement(page, rect, card.face.card_id, "front"))
+        draw_crop_marks(fronts, grid, bleed)
+        fronts.showPage()
+        if backs is None:
+            continue
+        back_bbox = back_rect(grid, grid.bbox, flip, offset)
+        start_page(backs, (grid.page_w, grid.page_h), back_bbox, bleed)
+        page = backs.getPageNumber() - 1
+        for card, rect in zip(chunk, grid.slots):
+            target = back_rect(grid, rect, flip, offset)
+            draw_back(backs, back, fonts, target.x * mm, target.y * mm, bleed_sides(target, back_bbox, bleed, grid.gap))
+            placements.append(Placement(page, target, card.face.card_id, "back"))
+        backs.showPage()
+    return placements
+
+
+def draw_label(canvas: Canvas, fonts: Fonts, x: float, y: float, text: str, size: float = 9,
+               face: str = "regular", colour: str = "#1f1f1f") -> None:
+    """A line of page text at (x, y) mm; characters are checked against the font."""
+    fonts.check(text, face, "page text")
+    canvas.setFillColor(HexColor(colour))
+    canvas.setFont(fonts.name(face), size)
+    canvas.drawString(x * mm, y * mm, text)
+
+
+def calibration_pages(canvas: Canvas, fonts: Fonts, paper: tuple[float, float], flip: str,
+                      offset: tuple[float, float]) -> None:
+    """A front page with two mm scales and a back page with two lines.
+
+    Printed duplex with the same settings as the cards, the back's lines
+    should cross the front's scales at 0. Held against a light, the number
+    where each line crosses its scale is the --offset to pass (X from the
+    horizontal scale, Y from the vertical one): the labels are computed
+    through the same back_rect mapping the cards use."""
+    w, h = paper
+    cx, cy = w / 2, h / 2
+    grid = Grid(w, h, 1, 1, 0, (), Rect(0, 0, w, h))
+    start_page(canvas, paper)
+    draw_label(canvas, fonts, 20, h - 25, "Calibration: front", 16, "bold")
+    lines = [
+        f"Print this sheet double-sided, flipping on the {flip.replace('-', ' ')}, like the cards.",
+        "Hold it against a light. Where the line printed on the back crosses each scale,",
+        "read the number: pass them as  cardc print GAME --offset X,Y  (mm).",
+        f"Current offset: {offset[0]:g},{offset[1]:g}. At the right offset both lines cross 0.",
+    ]
+    for i, line in enumerate(lines):
+        draw_label(canvas, fonts, 20, h - 35 - 6 * i, line, 10)
+    canvas.setStrokeColor(black)
+    canvas.setLineWidth(0.3)
+    for t in range(-10, 11):
+        tick = 4.0 if t % 5 == 0 else 2.0
+        # X scale along the horizontal line through the centre.
+        # The label is the offset that would bring the back's line to this tick.
+        label_x = (w / 2) - back_rect(grid, Rect(cx + t, cy, 0, 0), flip).x + offset[0]
+        label_y = (h / 2) - back_rect(grid, Rect(cx, cy + t, 0, 0), flip).y + offset[1]
+        canvas.line((cx + t) * mm, (cy - tick) * mm, (cx + t) * mm, (cy + tick) * mm)
+        canvas.line((cx - tick) * mm, (cy + t) * mm, (cx + tick) * mm, (cy + t) * mm)
+        if t % 5 == 0 and t:
+            canvas.setFont(fonts.name("regular"), 7)
+            canvas.drawCentredString((cx + t) * mm, (cy - 8) * mm, f"{label_x:+g}")
+            canvas.drawString((cx + 6) * mm, (cy + t - 1) * mm, f"{label_y:+g}")
+    canvas.line((cx - 12) * mm, cy * mm, (cx + 12) * mm, cy * mm)
+    canvas.line(cx * mm, (cy - 12) * mm, cx * mm, (cy + 12) * mm)
+    canvas.showPage()
+    start_page(canvas, paper)
+    draw_label(canvas, fonts, 20, h - 25, "Calibration: back", 16, "bold")
+    centre = back_rect(grid, Rect(cx, cy, 0, 0), flip, offset)
+    canvas.setStrokeColor(HexColor("#c62828"))
+    canvas.setLineWidth(0.6)
+    canvas.line(centre.x * mm, (centre.y - 30) * mm, centre.x * mm, (centre.y + 30) * mm)
+    canvas.line((centre.x - 30) * mm, centre.y * mm, (centre.x + 30) * mm, centre.y * mm)
+    canvas.showPage()
+
+
+def proof_pages(canvas: Canvas, cards: Sequence[Prepared], fonts: Fonts, paper: tuple[float, float],
+                title: str, caption: Callable[[Prepared], str]) -> int:
+    """A contact sheet, 3 x 3 faces a page with a caption under each, for
+    reviewing text; returns the number of pages."""
+    w, h = paper
+    cols, rows, header, caption_h = 3, 3, 12.0, 6.0
+    cell_w = (w - 2 * MARGIN) / cols
+    cell_h = (h - 2 * MARGIN - header) / rows
+    pages = math.ceil(len(cards) / (cols * rows))
+    for page in range(pages):
+        start_page(canvas, paper)
+        draw_label(canvas, fonts, MARGIN, h - MARGIN - 6, f"{title}: proof, page {page + 1} of {pages}", 11, "bold")
+        for i, card in enumerate(cards[page * cols * rows:(page + 1) * cols * rows]):
+            r, c = divmod(i, cols)
+            deck = card.face.deck
+            scale = min(1.0, (cell_w - 4) / deck.width, (cell_h - caption_h - 2) / deck.height)
+            cw, ch = deck.width * scale, deck.height * scale
+            x = MARGIN + c * cell_w + (cell_w - cw) / 2
+            y = h - MARGIN - header - (r + 1) * cell_h + caption_h
+            canvas.saveState()
+            canvas.translate(x * mm, y * mm)
+            canvas.scale(scale, scale)
+            draw_front(canvas, card, fonts, 0, 0)
+            canvas.restoreState()
+            canvas.setFont(fonts.name("regular"), 7)
+            canvas.setFillColor(black)
+            canvas.drawCentredString((x + cw / 2) * mm, (y - 4) * mm, caption(card))
+        canvas.showPage()
+    return pages
