@@ -349,6 +349,9 @@ def compile_game(source, diags) -> dict | None:
         "events": d.events,
         "windows": d.windows,
         "modifiers": d.modifiers,
+        "signatures": {kind: {name: {"params": sig.params, "returns": sig.returns}
+                              for name, sig in target.items()}
+                       for kind, target in (("functions", d.functions), ("procs", d.procs))},
         "grid": dict(g["grid"]) if "grid" in g else None,
         "timing": dict(g.get("timing") or {}),
         "max_turns": int((g.get("flow") or {}).get("max_turns", 1000)),

@@ -70,3 +70,28 @@ class Decls:
         """Every bare name an expression may use, for did-you-mean hints."""
         return (set(self.params) | self.shared_zones() | set(self.functions)
                 | set(self.procs) | {"me", "this", "event", "players", "game", "value"})
+
+
+def decls_from_bundle(bundle: dict) -> Decls:
+    """The declarations of a built game, to check expressions written outside
+    its content (scenario expectations, `--set` overrides)."""
+    d = Decls()
+    d.params = dict(bundle["params"])
+    d.kinds = dict(bundle["kinds"])
+    d.card_fields = dict(bundle["card_fields"])
+    for z in bundle["zones"]:
+        d.zones[z["id"]] = ZoneDecl(z["id"], z["owner"], z["visibility"], z["active"],
+                                    z["limit"], z["overflow"])
+    for scope, target in (("game", d.game_counters), ("player", d.player_counters),
+                          ("card", d.card_counters)):
+        for name, c in bundle["counters"][scope].items():
+            target[name] = Counter(name, c["type"], c["start"], c["per_player"])
+    d.events = dict(bundle["events"])
+    d.windows = dict(bundle["windows"])
+    d.modifiers = dict(bundle["modifiers"])
+    for kind, target in (("functions", d.functions), ("procs", d.procs)):
+        for name, sig in bundle.get("signatures", {}).get(kind, {}).items():
+            target[name] = Signature(name, dict(sig["params"]), sig["returns"])
+    d.card_ids = {c["id"] for c in bundle["cards"]}
+    d.has_grid = bool(bundle.get("grid"))
+    return d

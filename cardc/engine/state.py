@@ -53,7 +53,7 @@ class State:
         self.n = n
 
     @classmethod
-    def initial(cls, game, n, seed=0, log=False):
+    def initial(cls, game, n, seed=0, log=False, run=True):
         st = cls(game, n)
         st.zones = [[] for _ in range(game.slot_count(n))]
         st.loc = [OUT] * len(game.instances)
@@ -80,7 +80,8 @@ class State:
         st.decisions = 0
         st.log = [] if log else None
         st.history = []
-        st.run()
+        if run:
+            st.run()
         return st
 
     def clone(self):

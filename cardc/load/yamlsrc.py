@@ -10,7 +10,7 @@ location on every node:
   maps a character of the string back to the file, so the effect language's
   errors land inside a `|` block exactly),
 - numbers, booleans and null stay plain; their places are in the parent's
-  `value_locs` / `item_locs`.
+  `value_locs` / `item_locs`; keys are plain `str`, placed by `key_locs`.
 
 Only plain data is accepted (pyyaml's safe loader, core-schema tags only),
 and hostile files fail fast and located: tabs used as indentation, duplicate
@@ -357,7 +357,11 @@ class _Builder:
                         break
                 sizes[key] = count
             if sizes[key] < 0:
-                self.fatal(alias, f"recursive YAML alias `*{alias.anchor}` (it contains itself)")
+                self.fatal(
+                    alias,
+                    f"recursive YAML alias `*{alias.anchor}` (it contains itself)",
+                    "an alias cannot stand for a value that contains it",
+                )
             return sizes[key]
 
         stack = [root]
@@ -368,22 +372,19 @@ class _Builder:
                 expanded = size(node.target, node)
                 total += expanded
                 if uses > MAX_ALIASES or expanded > MAX_EXPANSION or total > MAX_TOTAL_EXPANSION:
-                    self.fatal(node, "too many YAML aliases (alias bomb?)")
+                    self.fatal(
+                        node,
+                        "too many YAML aliases (alias bomb?)",
+                        f"a file may use at most {MAX_ALIASES} aliases, each standing for "
+                        f"at most {MAX_EXPANSION:,} values",
+                    )
             elif isinstance(node, yaml.SequenceNode):
                 stack.extend(reversed(node.value))
             elif isinstance(node, yaml.MappingNode):
                 stack.extend(n for pair in reversed(node.value) for n in reversed(pair))
 
-    def fatal(self, node: Any, message: str) -> None:
-        raise CardcError(
-            Diagnostic(
-                self.loc(node),
-                "error",
-                message,
-                f"a file may use at most {MAX_ALIASES} aliases, each standing for at most "
-                f"{MAX_EXPANSION:,} values",
-            )
-        )
+    def fatal(self, node: Any, message: str, hint: str) -> None:
+        raise CardcError(Diagnostic(self.loc(node), "error", message, hint))
 
     # -- values ------------------------------------------------------------
 

@@ -9,6 +9,7 @@ fit. `draw_front` / `draw_back` then only paint.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping
@@ -111,8 +112,9 @@ def prepare(face: Face, layout: Layout, fonts: Fonts, params: Mapping[str, Any])
     where = f"card {face.card_id} ({face.name})"
     if deck.style == "tile":
         box = Box(deck.width * 0.1, deck.height * 0.1, deck.width * 0.8, deck.height * 0.8)
-        return Prepared(face, {"name": box}, {"name": _fit(face.name, box, deck.styles["name"], layout, fonts,
-                                                           f"{where}, box name")})
+        style = dataclasses.replace(deck.styles["name"], align="center")
+        fitted = _fit(face.name, box, style, layout, fonts, f"{where}, box name")
+        return Prepared(face, {"name": box}, {"name": fitted})
     context = _context(face, layout, params)
     texts = {
         "name": face.name,
@@ -192,8 +194,10 @@ def _draw_box(canvas: Canvas, card: Prepared, name: str, fonts: Fonts, x: float,
     fitted = card.fitted.get(name)
     if fitted is None:
         return
-    bx, by, bw, bh = _rect(x, y, card.face.deck, card.boxes[name])
-    draw(canvas, fitted, card.face.deck.styles[name], fonts, bx, by, bw, bh, colour, valign)
+    deck = card.face.deck
+    style = deck.styles[name] if deck.style != "tile" else dataclasses.replace(deck.styles[name], align="center")
+    bx, by, bw, bh = _rect(x, y, deck, card.boxes[name])
+    draw(canvas, fitted, style, fonts, bx, by, bw, bh, colour, valign)
 
 
 @dataclass(frozen=True)
@@ -216,7 +220,7 @@ def prepare_back(deck: Deck, fonts: Fonts) -> PreparedBack:
     check_glyphs(deck.back.title, "bold", {}, fonts, where)
     title = fit(deck.back.title, title_box.w, title_box.h, title_style, {}, fonts, f"{where} title")
     subtitle = None
-    if deck.back.subtitle:
+    if deck.back.subtitle and deck.style != "tile":  # a tile's back has room for the title only
         subtitle = fit(deck.back.subtitle, subtitle_box.w, subtitle_box.h, sub_style, {}, fonts, f"{where} subtitle")
     return PreparedBack(deck, title, subtitle, title_box, subtitle_box)
 

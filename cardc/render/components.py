@@ -27,7 +27,10 @@ from .fonts import Fonts
 from .layout import Board, Tracker
 from .sheets import MARGIN, Rect, draw_label, start_page
 
-HEADER = 12.0  # mm above the board or tracker for its title
+HEADER = 12.0  # mm above a tracker for its title
+TITLE = 7.0  # mm above the board for its title
+JOIN_ROOM = 10.0  # mm beside a board join for its ticks and note
+EPS = 1e-6
 
 
 @dataclass(frozen=True)
@@ -71,22 +74,24 @@ def _split(n: int, parts: int) -> list[range]:
 
 
 def plan_board(n_cols: int, n_rows: int, cell: float, paper: tuple[float, float]) -> list[BoardPiece]:
-    """The fewest pages that hold the board at its real cell size."""
-    options = []
-    for landscape in (True, False):
-        w, h = (paper[1], paper[0]) if landscape else paper
-        fit_cols = int((w - 2 * MARGIN - 2 * HEADER) // cell)  # side margins keep room for join labels
-        fit_rows = int((h - 2 * MARGIN - 2 * HEADER) // cell)
-        if fit_cols < 1 or fit_rows < 1:
-            continue
-        nx, ny = math.ceil(n_cols / fit_cols), math.ceil(n_rows / fit_rows)
-        options.append((nx * ny, not landscape, landscape, nx, ny))
-    if not options:
-        raise RenderError(f"a board cell of {cell:g} mm does not fit on the page")
-    _, _, landscape, nx, ny = min(options)
-    return [BoardPiece(landscape, tuple(cols), tuple(rows), gx, gy, nx, ny)
-            for gy, rows in enumerate(_split(n_rows, ny))
-            for gx, cols in enumerate(_split(n_cols, nx))]
+    """The fewest pages that hold the board at its real cell size: one page
+    if it fits (either orientation), else pieces that leave room beside
+    each join for its ticks and note."""
+    for join_room in (0.0, JOIN_ROOM):
+        options = []
+        for landscape in (True, False):
+            w, h = (paper[1], paper[0]) if landscape else paper
+            fit_cols = int((w - 2 * MARGIN - 2 * join_room + EPS) // cell)
+            fit_rows = int((h - 2 * MARGIN - TITLE - 2 * join_room + EPS) // cell)
+            if fit_cols >= 1 and fit_rows >= 1:
+                nx, ny = math.ceil(n_cols / fit_cols), math.ceil(n_rows / fit_rows)
+                options.append((nx * ny, not landscape, landscape, nx, ny))
+        if options and (min(options)[0] == 1 or join_room):
+            _, _, landscape, nx, ny = min(options)
+            return [BoardPiece(landscape, tuple(cols), tuple(rows), gx, gy, nx, ny)
+                    for gy, rows in enumerate(_split(n_rows, ny))
+                    for gx, cols in enumerate(_split(n_cols, nx))]
+    raise RenderError(f"a board cell of {cell:g} mm does not fit on the page")
 
 
 def board_pages(canvas: Canvas, fonts: Fonts, grid: Mapping[str, Any], board: Board,
@@ -99,11 +104,11 @@ def board_pages(canvas: Canvas, fonts: Fonts, grid: Mapping[str, Any], board: Bo
         w, h = (paper[1], paper[0]) if piece.landscape else paper
         cell = board.cell
         bw, bh = len(piece.columns) * cell, len(piece.rows) * cell
-        x0, y0 = (w - bw) / 2, (h - bh) / 2
+        x0, y0 = (w - bw) / 2, (h - TITLE - bh) / 2
         area = Rect(x0, y0, bw, bh)
         start_page(canvas, (w, h), area)
         part = f", part {piece.index + 1} of {piece.total}" if piece.total > 1 else ""
-        draw_label(canvas, fonts, x0, area.top + 4, f"{title}: board{part}", 11, "bold")
+        draw_label(canvas, fonts, x0, area.top + 2.5, f"{title}: board{part}", 11, "bold")
         canvas.setStrokeColor(HexColor(board.line_colour))
         canvas.setLineWidth(0.6)
         label_size = cell * 0.42

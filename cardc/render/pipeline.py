@@ -152,7 +152,8 @@ def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, 
     placements: list[Placement] = []
     for deck, cards in groups:
         grid = plan_grid(PAPERS[options.paper], deck.width, deck.height, deck.gap)
-        placements += impose(fronts.canvas, backs.canvas if backs else None, cards, prepare_back(deck, fonts),
+        back = prepare_back(deck, fonts) if backs else None
+        placements += impose(fronts.canvas, backs.canvas if backs else None, cards, back,
                              grid, fonts, options.bleed, options.flip, options.offset)
     return placements
 

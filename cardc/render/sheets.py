@@ -185,7 +185,7 @@ def draw_crop_marks(canvas: Canvas, grid: Grid, bleed: float) -> None:
         mark(box.right + start, min(box.right + start + MARK_LENGTH, grid.page_w - 0.5), y, False)
 
 
-def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared], back: PreparedBack, grid: Grid,
+def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared], back: PreparedBack | None, grid: Grid,
            fonts: Fonts, bleed: float, flip: str, offset: tuple[float, float]) -> list[Placement]:
     """Draw cards onto sheets: a front page per `grid.per_page` cards, each
     followed by its back page (duplex: `backs` is `fronts`), or matched by
@@ -200,7 +200,7 @@ def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared], back
             placements.append(Placement(page, rect, card.face.card_id, "front"))
         draw_crop_marks(fronts, grid, bleed)
         fronts.showPage()
-        if backs is None:
+        if backs is None or back is None:
             continue
         back_bbox = back_rect(grid, grid.bbox, flip, offset)
         start_page(backs, (grid.page_w, grid.page_h), back_bbox, bleed)

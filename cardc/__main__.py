@@ -1,0 +1,3 @@
+from cardc.cli import main
+import sys
+sys.exit(main())

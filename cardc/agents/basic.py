@@ -1,0 +1,54 @@
+"""The random and greedy agents.
+
+Random is uniform over the legal actions with its own seeded generator, so
+a game is reproducible.  Greedy looks one step ahead: for each legal action
+it asks the engine for the afterstate (the position when the next decision
+comes up) and scores it with the game's own `eval` expression for its seat,
+so a designer changes what "good" means in content, not in Python.
+"""
+from __future__ import annotations
+
+import random
+
+
+class RandomAgent:
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def act(self, st, seat: int) -> int:
+        return self.rng.randrange(len(st.pending.labels))
+
+
+class GreedyAgent:
+    name = "greedy"
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def act(self, st, seat: int) -> int:
+        n = len(st.pending.labels)
+        if n == 1:
+            return 0
+        best, best_value = [], None
+        for a in range(n):
+            value = afterstate_value(st, a, seat)
+            if best_value is None or value > best_value:
+                best, best_value = [a], value
+            elif value == best_value:
+                best.append(a)
+        return self.rng.choice(best)
+
+
+def afterstate_value(st, action: int, seat: int) -> float:
+    """The game's evaluation for `seat` after taking `action`, with a win
+    worth more than any position and a loss less."""
+    after = st.clone()
+    after.log = None
+    after.apply(action)
+    if after.terminal:
+        if seat in after.winners:
+            return float("inf")
+        return float("-inf") if after.winners else after.evaluate(seat)
+    return after.evaluate(seat)

@@ -1,0 +1,100 @@
+"""`cardc bench`: how fast the engine plays complete random games.
+
+Measures complete games per second and decisions per second on one core
+(random agents, fixed seeds), optionally the greedy agent's cost relative to
+random, and the scaling from one core to `--jobs` processes.  Reported, not
+asserted: speed is measured here, never in tests.
+"""
+from __future__ import annotations
+
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from cardc.engine import Game
+from cardc.project import game_folders, load_bundle
+
+
+def play_random(game: Game, players: int, seed: int, agent="random"):
+    """One complete game with one seeded agent for every seat; (decisions, turns, capped)."""
+    st = game.new_state(players, seed=seed)
+    if agent == "random":
+        rnd = random.Random(seed)
+        while not st.terminal:
+            st.apply(rnd.randrange(len(st.pending.labels)))
+    else:
+        from cardc.agents import make_agent
+        agents = [make_agent(agent, seed * 100 + i) for i in range(players)]
+        while not st.terminal:
+            st.apply(agents[st.pending.player].act(st, st.pending.player))
+    return st.decisions, st.turn, st.capped
+
+
+def measure(game: Game, players: int, seconds: float, games: int = 0, agent="random", seed0=0):
+    t0 = time.perf_counter()
+    n = decisions = turns = capped = 0
+    while (games and n < games) or (not games and time.perf_counter() - t0 < seconds):
+        d, t, c = play_random(game, players, seed0 + n, agent)
+        n += 1
+        decisions += d
+        turns += t
+        capped += c
+    dt = time.perf_counter() - t0
+    return {"games": n, "seconds": dt, "games_per_s": n / dt, "decisions_per_s": decisions / dt,
+            "decisions_per_game": decisions / n, "turns_per_game": turns / n, "capped": capped}
+
+
+def _worker(args):
+    bundle, players, seconds, seed0 = args
+    return measure(Game(bundle), players, seconds, seed0=seed0)
+
+
+def bench(names, games_per, players, seconds, profile=False, jobs=1) -> int:
+    from rich.console import Console
+    from rich.table import Table
+    console = Console()
+    table = Table(title=f"cardc bench: random agents, {players} players (or the nearest allowed)")
+    for col in ("game", "players", "games", "games/s", "decisions/s", "decisions/game",
+                "turns/game", "capped"):
+        table.add_column(col, justify="right")
+    bundles = {}
+    for folder in game_folders(names or None):
+        gid = folder.name
+        bundle = load_bundle(str(folder))
+        bundles[gid] = bundle
+        game = Game(bundle)
+        n = max(game.min_players, min(players, game.max_players))
+        play_random(game, n, 10_000)          # warm up
+        r = measure(game, n, seconds, games_per)
+        table.add_row(gid, str(n), str(r["games"]), f"{r['games_per_s']:.1f}",
+                      f"{r['decisions_per_s']:,.0f}", f"{r['decisions_per_game']:.0f}",
+                      f"{r['turns_per_game']:.1f}", str(r["capped"]))
+    console.print(table)
+    if jobs > 1:
+        scaling = Table(title="scaling: total games/s with J processes")
+        scaling.add_column("game")
+        for j in range(1, jobs + 1):
+            scaling.add_column(f"J={j}", justify="right")
+        for gid, bundle in bundles.items():
+            game = Game(bundle)
+            n = max(game.min_players, min(players, game.max_players))
+            row = [gid]
+            for j in range(1, jobs + 1):
+                with ProcessPoolExecutor(j) as pool:
+                    results = list(pool.map(_worker, [(bundle, n, seconds, 1000 * k) for k in range(j)]))
+                row.append(f"{sum(r['games_per_s'] for r in results):.1f}")
+            scaling.add_row(*row)
+        console.print(scaling)
+    if profile:
+        import cProfile
+        import pstats
+        for gid, bundle in bundles.items():
+            game = Game(bundle)
+            n = max(game.min_players, min(players, game.max_players))
+            prof = cProfile.Profile()
+            prof.enable()
+            measure(game, n, seconds)
+            prof.disable()
+            console.print(f"[bold]profile: {gid}[/bold]")
+            pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+    return 0

@@ -1,0 +1,244 @@
+"""The `cardc` command line.
+
+Exit codes: 0 success, 1 content errors (or failed checks), 2 usage errors.
+Each subcommand is a small function; the work is done by the stage modules.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from cardc.diagnostics import SourceCache
+from cardc.project import (UsageError, build_folder, bundle_bytes, bundle_path, game_folders,
+                           load_bundle)
+
+
+def _print_diags(built, strict=False) -> bool:
+    """Print a build's diagnostics; True if it failed."""
+    diags = built.diags
+    if len(diags):
+        print(diags.render(SourceCache()), file=sys.stderr)
+        print(file=sys.stderr)
+    failed = diags.has_errors or (strict and diags.warnings)
+    return bool(failed)
+
+
+# ---------------------------------------------------------------- check / build
+
+def cmd_check(args) -> int:
+    failed = False
+    for folder in game_folders(args.games):
+        t0 = time.perf_counter()
+        built = build_folder(folder)
+        bad = _print_diags(built, args.strict)
+        errors, warnings = len(built.diags.errors), len(built.diags.warnings)
+        status = "FAILED" if bad else "ok"
+        print(f"{folder.name}: {status} ({errors} error{'s' * (errors != 1)}, "
+              f"{warnings} warning{'s' * (warnings != 1)}, {time.perf_counter() - t0:.2f}s)")
+        failed |= bad
+    return 1 if failed else 0
+
+
+def cmd_build(args) -> int:
+    from cardc.render.atomic import write_atomic
+    failed = False
+    for folder in game_folders(args.games):
+        built = build_folder(folder)
+        if _print_diags(built, args.strict) or built.bundle is None:
+            print(f"{folder.name}: FAILED, no bundle written")
+            failed = True
+            continue
+        data = bundle_bytes(built.bundle)
+        path = bundle_path(built.bundle["game"])
+        if args.check:
+            old = path.read_bytes() if path.exists() else None
+            if old != data:
+                print(f"{built.bundle['game']}: {path} is stale: the sources compile to a different "
+                      f"bundle; run `cardc build {built.bundle['game']}` and commit it")
+                failed = True
+            else:
+                print(f"{built.bundle['game']}: {path} is up to date")
+            continue
+        from cardc.bundle_schema import validate_bundle
+        validate_bundle(built.bundle)
+        write_atomic(path, data)
+        print(f"{built.bundle['game']}: wrote {path} ({len(data):,} bytes, "
+              f"{len(built.bundle['instances'])} cards)")
+    return 1 if failed else 0
+
+
+def cmd_cards(args) -> int:
+    bundle = load_bundle(args.game)
+    rows = []
+    for c in bundle["cards"]:
+        if args.kind and c["kind"] != args.kind:
+            continue
+        fields = {k: v for k, v in c["fields"].items() if v is not None}
+        value = next((f"{k} {v}" for k, v in fields.items() if isinstance(v, int)), "")
+        qty = f"{c['count']}/player" if c["per_player"] else str(c["count"])
+        rows.append({"id": c["id"], "name": c["name"], "kind": c["kind"], "value": value,
+                     "quantity": qty, "count": c["count"], "per_player": c["per_player"],
+                     "fields": fields, "text": c["text"]})
+    if args.format == "json":
+        print(json.dumps(rows, indent=1))
+    elif args.format == "csv":
+        import csv
+        w = csv.writer(sys.stdout)
+        w.writerow(["id", "name", "kind", "value", "quantity", "text"])
+        for r in rows:
+            w.writerow([r["id"], r["name"], r["kind"], r["value"], r["quantity"], r["text"]])
+    else:
+        from rich.console import Console
+        from rich.table import Table
+        table = Table(title=f"{bundle['name']}: {len(rows)} cards "
+                      f"({sum(r['count'] for r in rows if not r['per_player'])} shared copies)")
+        for col in ("id", "name", "kind", "value", "qty", "text"):
+            table.add_column(col, overflow="fold", max_width=60 if col == "text" else None)
+        for r in rows:
+            short = r["text"] if len(r["text"]) <= 80 else r["text"][:77] + "…"
+            table.add_row(r["id"], r["name"], r["kind"], r["value"], r["quantity"], short)
+        Console().print(table)
+    return 0
+
+
+# ---------------------------------------------------------------- play
+
+def _game(name):
+    from cardc.engine import Game
+    return Game(load_bundle(name))
+
+
+def cmd_play(args) -> int:
+    from cardc.play import play, replay_record, save_json
+    game = _game(args.game)
+    players = args.players or game.min_players
+    agents = args.agents.split(",")
+    echo = None if args.quiet else print
+    result = play(game, players, args.seed, agents, echo=echo)
+    if args.log:
+        save_json(args.log, replay_record(game, players, args.seed, result.actions, agents))
+        print(f"replay written to {args.log}")
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from cardc.play import replay
+    record = json.loads(Path(args.file).read_text())
+    game = _game(args.bundle or record["game"])
+    replay(game, record, echo=None if args.quiet else print)
+    return 0
+
+
+def cmd_scenario(args) -> int:
+    from cardc.scenario import run_scenarios
+    return run_scenarios(args.files, verbose=args.verbose)
+
+
+def cmd_bench(args) -> int:
+    from cardc.bench import bench
+    return bench(args.games or None, args.games_per, args.players, args.seconds, args.profile,
+                 args.jobs)
+
+
+# ---------------------------------------------------------------- wiring
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="cardc", description="Compile, check, play, simulate and "
+                                "print card and board games written as YAML content.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("check", help="check games for content errors")
+    s.add_argument("games", nargs="*", help="game ids or folders (default: all of content/)")
+    s.add_argument("--strict", action="store_true", help="fail on warnings too")
+    s.set_defaults(func=cmd_check)
+
+    s = sub.add_parser("build", help="compile games to generated/<game>.json")
+    s.add_argument("games", nargs="*")
+    s.add_argument("--check", action="store_true",
+                   help="do not write; fail if a committed bundle is stale")
+    s.add_argument("--strict", action="store_true")
+    s.set_defaults(func=cmd_build)
+
+    s = sub.add_parser("cards", help="list a game's cards")
+    s.add_argument("game")
+    s.add_argument("--kind")
+    s.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    s.set_defaults(func=cmd_cards)
+
+    s = sub.add_parser("play", help="play one game with agents and print its log")
+    s.add_argument("game")
+    s.add_argument("--players", type=int)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--agents", default="random", help="comma-separated per seat: random, greedy, human")
+    s.add_argument("--log", help="write the replay (bundle hash, seed, actions) to this file")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_play)
+
+    s = sub.add_parser("replay", help="replay a saved game and print its log")
+    s.add_argument("file")
+    s.add_argument("--bundle", help="game id or bundle path (default: the game named in the file)")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_replay)
+
+    s = sub.add_parser("scenario", help="run rules scenarios")
+    s.add_argument("files", nargs="+", help="scenario files or folders")
+    s.add_argument("-v", "--verbose", action="store_true")
+    s.set_defaults(func=cmd_scenario)
+
+    s = sub.add_parser("bench", help="games and decisions per second with random agents")
+    s.add_argument("games", nargs="*")
+    s.add_argument("--games-per", type=int, default=0, help="games per measurement (default: by time)")
+    s.add_argument("--seconds", type=float, default=3.0)
+    s.add_argument("--players", type=int, default=4)
+    s.add_argument("--jobs", type=int, default=1, help="also measure scaling up to this many cores")
+    s.add_argument("--profile", action="store_true", help="print a cProfile of the hot loop")
+    s.set_defaults(func=cmd_bench)
+
+    _optional_commands(sub)
+    return p
+
+
+def _optional_commands(sub):
+    """Commands whose modules arrive with their own stages (print, simulate)."""
+    try:
+        from cardc.render import cli as render_cli
+    except ImportError:
+        render_cli = None
+    if render_cli is not None:
+        for name, adder, runner, text in (
+                ("print", "add_print_arguments", "run_print", "print-and-play PDFs"),
+                ("export", "add_export_arguments", "run_export", "Tabletop Simulator sheets and PNGs"),
+                ("rulebook", "add_rulebook_arguments", "run_rulebook", "the rulebook PDF and Markdown")):
+            if hasattr(render_cli, adder):
+                s = sub.add_parser(name, help=text)
+                getattr(render_cli, adder)(s)
+                s.set_defaults(func=_bundle_runner(getattr(render_cli, runner)))
+    try:
+        from cardc.sim import cli as sim_cli
+    except ImportError:
+        return
+    sim_cli.add_commands(sub)
+
+
+def _bundle_runner(runner):
+    def run(args):
+        return runner(args, load_bundle(args.game)) or 0
+    return run
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        print(f"cardc: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

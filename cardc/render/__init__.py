@@ -1,0 +1,21 @@
+"""Renderers: the bundle as print-and-play PDFs and Tabletop Simulator sheets.
+
+Everything here reads the compiled bundle only (generated/<game>.json), never
+the YAML sources. Entry points:
+
+  print_game(bundle, out_dir, PrintOptions(...)) -> [paths]   # cardc print
+  export_tts(bundle, out_dir) -> [paths]                      # cardc export --tts
+
+Module map: layout (layout.yaml over print/defaults.yaml), fonts (embedded
+TrueType faces, glyph checks), text (fit text to a box), cards (one face),
+sheets (imposition, crop marks, duplex, calibration, proof), components
+(board, trackers), guide (cutting guide), pipeline (which files, written
+atomically via atomic.write_atomic), tts (raster export), cli (arguments).
+"""
+
+from .atomic import write_atomic
+from .errors import RenderError
+from .pipeline import PrintOptions, print_game, render_game
+from .tts import export_tts
+
+__all__ = ["PrintOptions", "RenderError", "export_tts", "print_game", "render_game", "write_atomic"]

@@ -1,0 +1,99 @@
+"""Command-line arguments of `cardc print` and `cardc export`.
+
+The main CLI owns the sub-commands and loads the bundle; these functions
+add the renderer's options to its sub-parsers and run them:
+
+    add_print_arguments(subparsers.add_parser("print"))
+    ...
+    return run_print(args, bundle)
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+from cardc.paths import GENERATED
+
+from .errors import RenderError
+from .pipeline import BACKS, PrintOptions, print_game
+from .sheets import PAPERS
+from .tts import export_tts
+
+INCH = 25.4
+
+
+def parse_bleed(text: str) -> float:
+    """Millimetres from "3", "3mm", "0.125in" or "1/8in" ("1/8" alone means inches)."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)(?:/(\d+))?\s*(mm|in)?\s*", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"bleed {text!r}: give millimetres (3) or inches (1/8in)")
+    value = float(match.group(1)) / (float(match.group(2)) if match.group(2) else 1)
+    inches = match.group(3) == "in" or (match.group(2) and match.group(3) is None)
+    return value * INCH if inches else value
+
+
+def parse_offset(text: str) -> tuple[float, float]:
+    """"X,Y" in millimetres, either may be negative."""
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return float(parts[0]), float(parts[1])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"offset {text!r}: give X,Y in millimetres, e.g. 0.5,-1") from None
+
+
+def parse_ids(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _out_dir(args: argparse.Namespace, bundle: Mapping[str, Any]) -> Path:
+    return Path(args.out) if getattr(args, "out", None) else GENERATED / bundle["game"]
+
+
+def add_print_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--paper", choices=list(PAPERS), default="a4",
+                        help="a4, letter, or common (the 210 x 279.4 mm both share)")
+    parser.add_argument("--bleed", type=parse_bleed, default=0.0, metavar="MM",
+                        help="background past the cut line: 0 (default), 3, or 1/8in")
+    parser.add_argument("--backs", choices=BACKS, default="long-edge",
+                        help="duplex flip edge, backs in a separate PDF, or no backs")
+    parser.add_argument("--offset", type=parse_offset, default=(0.0, 0.0), metavar="X,Y",
+                        help="shift backs by X,Y mm (measure with the calibration page in guide.pdf)")
+    parser.add_argument("--cards", type=parse_ids, default=(), metavar="ID,...",
+                        help="print only these cards (an errata sheet, errata.pdf)")
+    parser.add_argument("--proof", action="store_true", help="a contact sheet of every card (proof.pdf)")
+    parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
+
+
+def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
+    options = PrintOptions(paper=args.paper, bleed=args.bleed, backs=args.backs, offset=args.offset,
+                           cards=args.cards, proof=args.proof)
+    try:
+        paths = print_game(bundle, _out_dir(args, bundle), options)
+    except RenderError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    for path in paths:
+        print(path)
+    return 0
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tts", action="store_true", required=True,
+                        help="Tabletop Simulator deck sheets and a PNG per card")
+    parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
+
+
+def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
+    try:
+        paths = export_tts(bundle, _out_dir(args, bundle))
+    except RenderError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"{len(paths)} files in {_out_dir(args, bundle)}")
+    return 0

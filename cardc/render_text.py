@@ -1,0 +1,52 @@
+"""Plain-text views for the terminal: a seat's observation, and a grid board."""
+from __future__ import annotations
+
+
+def observation_text(obs: dict, game) -> str:
+    lines = [f"Turn {obs['turn']} (round {obs['round']}), P{obs['turn_player'] + 1} to play"
+             + (f", phase {obs['phase']}" if obs.get("phase") else "")]
+    if obs["game"]:
+        lines.append("  game: " + ", ".join(f"{k} {v}" for k, v in obs["game"].items()))
+    for name, values in obs["counters"].items():
+        lines.append(f"  {name}: " + ", ".join(f"P{i + 1} {v}" for i, v in enumerate(values)))
+    for key, zone in obs["zones"].items():
+        if not zone["count"]:
+            continue
+        cards = zone["cards"]
+        shown = [c["name"] + (" [+" + ", ".join(a["name"] for a in c.get("attached", []) if a) + "]"
+                              if c.get("attached") else "")
+                 for c in cards if c]
+        hidden = sum(1 for c in cards if c is None)
+        text = ", ".join(shown)
+        if hidden:
+            text += (", " if text else "") + f"{hidden} hidden"
+        name = key.replace("@", " of P")
+        if "@" in key:
+            owner, _, _ = key.partition("@")
+            name = f"{owner} of P{int(key.split('@')[1]) + 1}"
+        lines.append(f"  {name} ({zone['count']}): {text}")
+    if game.grid_cells:
+        lines.append(board_text(obs, game))
+    return "\n".join(lines)
+
+
+def board_text(obs: dict, game) -> str:
+    """The grid with each visible card that has a `cell` drawn at its cell."""
+    cells = {}
+    cell_field = game.card_field.get("cell")
+    if cell_field is None:
+        return ""
+    for key, zone in obs["zones"].items():
+        if "@" in key:
+            continue
+        for c in zone["cards"]:
+            if c:
+                cell = cell_field[c["iid"]]
+                if cell:
+                    cells[cell] = "#"
+    cols = game.grid_columns
+    rows = max(int(c[len(c.rstrip('0123456789')):]) for c in game.grid_cells)
+    out = ["    " + " ".join(f"{c:>2}" for c in cols)]
+    for r in range(1, rows + 1):
+        out.append(f"{r:>3} " + " ".join(f"{cells.get(f'{c}{r}', '.'):>2}" for c in cols))
+    return "\n".join(out)

@@ -1,0 +1,469 @@
+"""`cardc print` and `cardc export --tts`: layout, imposition, text, files.
+
+The bundles are fixtures (tests/fixtures/print/bundles.py) that follow the
+bundle contract with each game's real kinds, params and layout.yaml. PDFs
+are read back with pypdf: page sizes, page boxes, text and where it sits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import io
+import json
+import math
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from PIL import Image
+from pypdf import PdfReader
+
+from cardc.render import PrintOptions, RenderError, export_tts, print_game, render_game, write_atomic
+from cardc.render.cli import add_print_arguments, parse_bleed, parse_offset, run_print
+from cardc.render.components import plan_board
+from cardc.render.fonts import GlyphError, load_fonts
+from cardc.render.layout import load_layout
+from cardc.render.sheets import MARGIN, PAPERS, back_rect, draw_crop_marks, plan_grid
+from cardc.render.text import TextFitError
+from cardc.render.tts import MAX_COLS, MAX_PX, MAX_ROWS
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "print"))
+import bundles  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+PT = 72 / 25.4  # points per mm
+GAMES = {"unicorn": bundles.unicorn, "startup": bundles.startup, "ipo": bundles.ipo}
+
+
+def pdf(data: bytes) -> PdfReader:
+    return PdfReader(io.BytesIO(data))
+
+
+def squash(text: str) -> str:
+    """Text without whitespace, so wrapped lines compare with the source."""
+    return "".join(text.split())
+
+
+def text_runs(page) -> list[tuple[str, float, float]]:
+    """(text, x mm, y mm) of every string drawn on a page."""
+    runs = []
+
+    def visit(text, cm, tm, font, size):
+        if text.strip():
+            x = cm[0] * tm[4] + cm[2] * tm[5] + cm[4]
+            y = cm[1] * tm[4] + cm[3] * tm[5] + cm[5]
+            runs.append((text.strip(), x / PT, y / PT))
+
+    page.extract_text(visitor_text=visit)
+    return runs
+
+
+@pytest.fixture(scope="module")
+def unicorn_default():
+    return render_game(bundles.unicorn(), PrintOptions())
+
+
+# ---------------------------------------------------------------- layouts
+
+
+def test_layout_schema_is_valid_and_every_layout_file_follows_it():
+    schema = json.loads((REPO / "grammar" / "layout.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    files = [REPO / "print" / "defaults.yaml"] + [REPO / "content" / g / "layout.yaml" for g in GAMES]
+    for path in files:
+        text = path.read_text()
+        assert text.startswith("# yaml-language-server: $schema="), path
+        errors = list(validator.iter_errors(yaml.safe_load(text)))
+        assert not errors, f"{path}: {errors[0].message}"
+
+
+def test_layout_rejects_unknown_keys_with_the_path():
+    bundle = bundles.unicorn()
+    bundle["layout"]["card"]["colour"] = "#ffffff"
+    with pytest.raises(RenderError, match="content/unicorn/layout.yaml: layout card"):
+        load_layout(bundle)
+
+
+def test_deck_boxes_scale_with_a_new_card_size():
+    bundle = bundles.unicorn()
+    bundle["layout"]["decks"][1]["size"] = {"width": 44, "height": 63}
+    layout = load_layout(bundle)
+    poker, mini = layout.deck_of("employee"), layout.deck_of("startup")
+    assert (mini.width, mini.height) == (44, 63)
+    assert mini.boxes["text"].w == pytest.approx(poker.boxes["text"].w * 44 / 63)
+    assert mini.boxes["text"].h == pytest.approx(poker.boxes["text"].h * 63 / 88)
+
+
+# ---------------------------------------------------------------- imposition
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter", "common"])
+def test_poker_cards_are_3x3_real_size_centred_inside_the_quarter_inch(paper):
+    grid = plan_grid(PAPERS[paper], 63, 88)
+    page_w, page_h = PAPERS[paper]
+    assert (grid.cols, grid.rows) == (3, 3)
+    for slot in grid.slots:
+        assert slot.w == pytest.approx(63, abs=0.1) and slot.h == pytest.approx(88, abs=0.1)
+        assert slot.x >= MARGIN and slot.y >= MARGIN
+        assert slot.right <= page_w - MARGIN and slot.top <= page_h - MARGIN
+    box = grid.bbox
+    assert box.x == pytest.approx(page_w - box.right) and box.y == pytest.approx(page_h - box.top)
+    # reading order: the first slot is top-left
+    assert grid.slots[0].x == pytest.approx(box.x) and grid.slots[0].top == pytest.approx(box.top)
+
+
+@pytest.mark.parametrize("paper,size", [("a4", (595.28, 841.89)), ("letter", (612, 792)),
+                                        ("common", (595.28, 791.99))])
+def test_pdf_page_sizes(paper, size):
+    rendered = render_game(bundles.startup(), PrintOptions(paper=paper))
+    for page in pdf(rendered.files["cards.pdf"]).pages:
+        assert float(page.mediabox.width) == pytest.approx(size[0], abs=0.05)
+        assert float(page.mediabox.height) == pytest.approx(size[1], abs=0.05)
+
+
+def test_page_counts_nine_a_page_doubled_for_duplex(unicorn_default):
+    bundle = bundles.unicorn()
+    layout = load_layout(bundle)
+    per_deck = Counter(layout.deck_of(next(c["kind"] for c in bundle["cards"] if c["id"] == i["card"])).id
+                       for i in bundle["instances"])
+    sheets = sum(math.ceil(n / 9) for n in per_deck.values())
+    assert len(pdf(unicorn_default.files["cards.pdf"]).pages) == 2 * sheets
+    single = render_game(bundle, PrintOptions(backs="none"))
+    assert len(pdf(single.files["cards.pdf"]).pages) == sheets
+    separate = render_game(bundle, PrintOptions(backs="separate"))
+    assert len(pdf(separate.files["cards.pdf"]).pages) == sheets
+    assert len(pdf(separate.files["cards-backs.pdf"]).pages) == sheets
+
+
+def test_one_face_per_physical_card_including_per_player_copies():
+    bundle = bundles.startup()
+    rendered = render_game(bundle, PrintOptions())
+    fronts = Counter(p.card_id for p in rendered.placements["cards.pdf"] if p.side == "front")
+    assert fronts["intern"] == 5  # per_player, 1 copy, up to 5 players
+    assert fronts["backend_dev"] == 3
+    assert sum(fronts.values()) == len(bundle["instances"])
+
+
+def test_every_card_name_and_text_is_on_its_page_inside_its_slot(unicorn_default):
+    bundle = bundles.unicorn()
+    cards = {c["id"]: c for c in bundle["cards"]}
+    reader = pdf(unicorn_default.files["cards.pdf"])
+    fronts = [p for p in unicorn_default.placements["cards.pdf"] if p.side == "front"]
+    assert len(fronts) == len(bundle["instances"])
+    for placement in fronts:
+        page = reader.pages[placement.page]
+        card = cards[placement.card_id]
+        assert squash(card["text"]) in squash(page.extract_text())
+        r = placement.rect
+        names = [(x, y) for text, x, y in text_runs(page) if text == card["name"]]
+        assert any(r.x < x < r.right and r.y < y < r.top for x, y in names), (card["id"], r, names)
+
+
+@pytest.mark.parametrize("flip", ["long-edge", "short-edge"])
+def test_each_back_lands_behind_its_front(flip):
+    bundle = bundles.unicorn()
+    rendered = render_game(bundle, PrintOptions(backs=flip))
+    reader = pdf(rendered.files["cards.pdf"])
+    placements = rendered.placements["cards.pdf"]
+    page_w, page_h = PAPERS["a4"]
+    fronts = [p for p in placements if p.side == "front"]
+    backs = [p for p in placements if p.side == "back"]
+    assert len(backs) == len(fronts)
+    for front, back in zip(fronts, backs):
+        assert back.page == front.page + 1 and back.card_id == front.card_id
+        if flip == "long-edge":  # columns mirrored, rows kept
+            assert back.rect.x == pytest.approx(page_w - front.rect.right)
+            assert back.rect.y == pytest.approx(front.rect.y)
+        else:  # rows mirrored, columns kept
+            assert back.rect.x == pytest.approx(front.rect.x)
+            assert back.rect.y == pytest.approx(page_h - front.rect.top)
+    # The PDF agrees: on the last (partial) sheet, back titles sit exactly behind the fronts.
+    last_front = max(p.page for p in fronts)
+    front_centres = [(p.rect.x + p.rect.w / 2, p.rect.y + p.rect.h / 2) for p in fronts if p.page == last_front]
+    titles = [(x, y) for text, x, y in text_runs(reader.pages[last_front + 1]) if text in ("UNICORN", "Reference")]
+    assert len(front_centres) < 9 and titles
+    grid = plan_grid(PAPERS["a4"], 63, 88)
+    for x, y in titles:
+        # turn the back page over: the title must be over a front slot in use
+        seen_from_front = back_rect(grid, back_rect(grid, grid.slots[0], flip), flip)  # identity check
+        assert seen_from_front == grid.slots[0]
+        fx = page_w - x if flip == "long-edge" else x
+        fy = y if flip == "long-edge" else page_h - y
+        assert any(abs(fx - cx) < 63 / 2 and abs(fy - cy) < 88 / 2 for cx, cy in front_centres), (x, y)
+
+
+def test_offset_shifts_every_back():
+    plain = render_game(bundles.startup(), PrintOptions())
+    shifted = render_game(bundles.startup(), PrintOptions(offset=(1.5, -0.5)))
+    a = [p for p in plain.placements["cards.pdf"] if p.side == "back"]
+    b = [p for p in shifted.placements["cards.pdf"] if p.side == "back"]
+    for p, q in zip(a, b):
+        assert q.rect.x == pytest.approx(p.rect.x + 1.5) and q.rect.y == pytest.approx(p.rect.y - 0.5)
+
+
+def test_bleed_sets_trim_and_bleed_boxes():
+    rendered = render_game(bundles.unicorn(), PrintOptions(bleed=3))
+    grid = plan_grid(PAPERS["a4"], 63, 88)
+    page = pdf(rendered.files["cards.pdf"]).pages[0]
+    trim = [float(v) / PT for v in page.trimbox]
+    bleed = [float(v) / PT for v in page.bleedbox]
+    assert trim == pytest.approx([grid.bbox.x, grid.bbox.y, grid.bbox.right, grid.bbox.top], abs=0.01)
+    assert bleed == pytest.approx([grid.bbox.x - 3, grid.bbox.y - 3, grid.bbox.right + 3, grid.bbox.top + 3], abs=0.01)
+
+
+class _Lines:
+    """A stand-in canvas that records the lines drawn on it."""
+
+    def __init__(self):
+        self.lines = []
+
+    def line(self, x1, y1, x2, y2):
+        self.lines.append((x1 / PT, y1 / PT, x2 / PT, y2 / PT))
+
+    def setStrokeColor(self, colour):
+        pass
+
+    def setLineWidth(self, width):
+        pass
+
+
+@pytest.mark.parametrize("paper,bleed", [("a4", 0), ("letter", 3), ("common", 3.175)])
+def test_crop_marks_stay_in_the_margin_outside_the_bleed(paper, bleed):
+    grid = plan_grid(PAPERS[paper], 63, 88)
+    canvas = _Lines()
+    draw_crop_marks(canvas, grid, bleed)
+    assert len(canvas.lines) >= 16
+    outer = grid.bbox.grown(bleed)
+    page_w, page_h = PAPERS[paper]
+    for x1, y1, x2, y2 in canvas.lines:
+        for x, y in ((x1, y1), (x2, y2)):
+            assert 0 <= x <= page_w and 0 <= y <= page_h
+            inside = outer.x < x < outer.right and outer.y < y < outer.top
+            assert not inside, (x, y)
+
+
+# ---------------------------------------------------------------- text and fonts
+
+
+def test_fonts_are_embedded_truetype_subsets(unicorn_default):
+    data = unicorn_default.files["cards.pdf"]
+    assert b"/FontFile2" in data
+    fonts = set()
+    for page in pdf(data).pages[:2]:
+        for font in page["/Resources"]["/Font"].values():
+            fonts.add(str(font.get_object()["/BaseFont"]))
+    assert fonts and all("+" in name for name in fonts)  # SUBSET+Family: subset, not the whole face
+
+
+def test_over_long_text_is_an_error_naming_card_and_box():
+    bundle = bundles.unicorn()
+    bundle["cards"][0]["text"] = "Far too much text for one card. " * 60
+    with pytest.raises(TextFitError, match=r"card cto \(CTO\), box text"):
+        render_game(bundle, PrintOptions())
+    bundle = bundles.unicorn()
+    bundle["cards"][0]["name"] = "An Extraordinarily Long Employee Name That Never Fits"
+    with pytest.raises(TextFitError, match="box name"):
+        render_game(bundle, PrintOptions())
+
+
+def test_text_shrinks_before_it_fails():
+    bundle = bundles.unicorn()
+    bundle["cards"][0]["text"] = "A long rule that needs a smaller size to fit in the box. " * 9
+    rendered = render_game(bundle, PrintOptions(cards=("cto",)))
+    sizes = set()
+    pdf(rendered.files["errata.pdf"]).pages[0].extract_text(
+        visitor_text=lambda t, cm, tm, font, size: sizes.add(round(size * tm[0], 2)) if "smaller" in t else None)
+    assert sizes and max(sizes) < 10 and min(sizes) >= 6
+
+
+def test_a_missing_glyph_is_an_error_not_a_box():
+    bundle = bundles.unicorn()
+    bundle["cards"][1]["flavour"] = "Ten years from a product \U0001F984"
+    with pytest.raises(GlyphError, match=r"chief_scientist.*box flavour.*U\+1F984"):
+        render_game(bundle, PrintOptions())
+    fonts = load_fonts()
+    for char in "$×–—→←•":
+        fonts.check(char, "regular", "the glyphs the games use")
+
+
+def test_inline_icons_replace_their_token():
+    bundle = bundles.startup()
+    bundle["layout"]["icons"] = {"money": {"label": "$", "colour": "#2e7d32"}}
+    bundle["cards"][2]["text"] = "Gain 2 :money: now."
+    rendered = render_game(bundle, PrintOptions(cards=("backend_dev",)))
+    text = pdf(rendered.files["errata.pdf"]).pages[0].extract_text()
+    assert ":money:" not in text and "Gain 2" in text and "now." in text
+
+
+def test_corner_shows_the_value_and_is_left_off_without_it():
+    rendered = render_game(bundles.unicorn(), PrintOptions(cards=("cto", "reference")))
+    reader = pdf(rendered.files["errata.pdf"])
+    texts = [t for t, x, y in text_runs(reader.pages[0])]
+    assert texts.count("$100M") == 3
+    assert not any(t.startswith("$") and t.endswith("M") and "75" not in t for t in texts[-20:] if "Reference" in t)
+
+
+# ---------------------------------------------------------------- selections
+
+
+def test_errata_prints_only_the_chosen_cards():
+    rendered = render_game(bundles.unicorn(), PrintOptions(cards=("poach",)))
+    assert set(rendered.files) == {"errata.pdf"}
+    fronts = [p for p in rendered.placements["errata.pdf"] if p.side == "front"]
+    assert [p.card_id for p in fronts] == ["poach"] * 5
+    with pytest.raises(RenderError, match="no card `poahc`.*poach"):
+        render_game(bundles.unicorn(), PrintOptions(cards=("poahc",)))
+
+
+def test_proof_has_one_face_per_definition():
+    bundle = bundles.unicorn()
+    rendered = render_game(bundle, PrintOptions(proof=True))
+    assert set(rendered.files) == {"proof.pdf"}
+    reader = pdf(rendered.files["proof.pdf"])
+    assert len(reader.pages) == math.ceil(len(bundle["cards"]) / 9)
+    text = squash("".join(page.extract_text() for page in reader.pages))
+    for card in bundle["cards"]:
+        assert squash(card["name"]) in text and f"{card['id']}·×{card['count']}" in text
+
+
+# ---------------------------------------------------------------- components
+
+
+def test_ipo_components_tiles_board_trackers():
+    bundle = bundles.ipo()
+    rendered = render_game(bundle, PrintOptions(paper="letter"))
+    assert {"cards.pdf", "components.pdf", "guide.pdf"} <= set(rendered.files)
+    tiles = [p for p in rendered.placements["components.pdf"] if p.card_id.startswith("tile_")]
+    assert len(tiles) == 108 and all(p.rect.w == pytest.approx(19) for p in tiles)
+    text = squash("".join(p.extract_text() for p in pdf(rendered.files["components.pdf"]).pages))
+    assert "IPO:board" in text and "Sharesleftinthebank" in text and "Foundertracks" in text
+    assert "25" in text and "L9" in text
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter", "common"])
+def test_board_fits_one_page_at_21mm_and_splits_when_larger(paper):
+    assert len(plan_board(12, 9, 21, PAPERS[paper])) == 1
+    pieces = plan_board(12, 9, 30, PAPERS[paper])
+    assert len(pieces) > 1
+    covered = Counter((c, r) for p in pieces for c in p.columns for r in p.rows)
+    assert len(covered) == 108 and set(covered.values()) == {1}
+
+
+def test_split_board_pages_carry_join_notes():
+    bundle = bundles.ipo()
+    bundle["layout"]["board"] = {"cell": 30}
+    rendered = render_game(bundle, PrintOptions())
+    text = "".join(p.extract_text() for p in pdf(rendered.files["components.pdf"]).pages)
+    assert "part 2 of" in text and "join part" in text
+
+
+def test_tracker_with_an_unknown_param_is_an_error():
+    bundle = bundles.ipo()
+    del bundle["params"]["track_spaces"]
+    with pytest.raises(RenderError, match="tracker founder: spaces `track_spaces`"):
+        render_game(bundle, PrintOptions())
+
+
+def test_guide_has_calibration_pages_with_the_offset():
+    rendered = render_game(bundles.unicorn(), PrintOptions(offset=(0.5, -1)))
+    reader = pdf(rendered.files["guide.pdf"])
+    text = "".join(p.extract_text() for p in reader.pages)
+    assert "Calibration: front" in text and "Calibration: back" in text and "0.5,-1" in text
+    assert "Draw pile" in text and "Startup cards" in text
+
+
+# ---------------------------------------------------------------- files
+
+
+def test_print_game_writes_files_and_a_failure_leaves_old_files_untouched(tmp_path):
+    paths = print_game(bundles.unicorn(), tmp_path, PrintOptions())
+    assert {p.name for p in paths} == {"cards.pdf", "guide.pdf"}
+    before = (tmp_path / "cards.pdf").read_bytes()
+    assert before.startswith(b"%PDF") and before.rstrip().endswith(b"%%EOF")
+    bundle = bundles.unicorn()
+    bundle["cards"][-1]["text"] = "x" * 5000
+    with pytest.raises(RenderError):
+        print_game(bundle, tmp_path, PrintOptions())
+    assert (tmp_path / "cards.pdf").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cards.pdf", "guide.pdf"]
+
+
+def test_write_atomic_never_leaves_a_partial_file(tmp_path):
+    target = tmp_path / "out.bin"
+    write_atomic(target, b"old")
+
+    def half_then_fail(path):
+        path.write_bytes(b"half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError):
+        write_atomic(target, half_then_fail)
+    assert target.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["out.bin"]
+    write_atomic(target, "new")
+    assert target.read_text() == "new"
+
+
+def test_rendering_is_deterministic():
+    a = render_game(bundles.startup(), PrintOptions())
+    b = render_game(bundles.startup(), PrintOptions())
+    assert a.files == b.files
+
+
+def test_all_three_games_print_in_under_five_seconds(tmp_path):
+    start = time.perf_counter()
+    for name, build in GAMES.items():
+        print_game(build(), tmp_path / name, PrintOptions())
+    assert time.perf_counter() - start < 5
+
+
+# ---------------------------------------------------------------- cli
+
+
+def test_cli_arguments_and_run(tmp_path, capsys):
+    assert parse_bleed("3") == 3 and parse_bleed("1/8in") == pytest.approx(3.175)
+    assert parse_bleed("1/8") == pytest.approx(3.175) and parse_bleed("0") == 0
+    assert parse_offset("0.5,-1") == (0.5, -1)
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse_offset("1")
+    parser = argparse.ArgumentParser()
+    add_print_arguments(parser)
+    args = parser.parse_args(["--paper", "letter", "--bleed", "1/8in", "--backs", "short-edge",
+                              "--offset", "1,0", "--out", str(tmp_path)])
+    assert run_print(args, bundles.startup()) == 0
+    assert (tmp_path / "cards.pdf").exists()
+    bad = parser.parse_args(["--cards", "nobody", "--out", str(tmp_path)])
+    assert run_print(bad, bundles.startup()) == 1
+    assert "no card `nobody`" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- tts
+
+
+def test_tts_export_sheets_backs_and_web_images(tmp_path):
+    bundle = bundles.ipo()
+    paths = export_tts(bundle, tmp_path)
+    manifest = json.loads((tmp_path / "tts" / "manifest.json").read_text())
+    assert manifest["sheets"]
+    for sheet in manifest["sheets"]:
+        image = Image.open(tmp_path / "tts" / sheet["face"])
+        assert image.mode == "RGB" and max(image.size) <= MAX_PX
+        assert sheet["columns"] <= MAX_COLS and sheet["rows"] <= MAX_ROWS
+        assert len(sheet["cards"]) < sheet["columns"] * sheet["rows"]
+        back = Image.open(tmp_path / "tts" / sheet["back"])
+        w, h = back.size
+        hidden = image.crop((image.width - w, image.height - h, image.width, image.height))
+        assert list(hidden.getdata()) == list(back.getdata())  # bottom-right slot is the hidden card
+    counted = Counter()
+    for sheet in manifest["sheets"]:
+        for entry in sheet["cards"]:
+            counted[entry["id"]] += entry["count"]
+    assert counted == Counter(i["card"] for i in bundle["instances"])
+    web = {p.stem for p in (tmp_path / "web").iterdir()}
+    assert web == {c["id"] for c in bundle["cards"]}
+    assert all(p.exists() for p in paths)
