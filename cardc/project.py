@@ -58,7 +58,18 @@ def build_folder(folder: Path, overrides=None) -> Built:
             apply_overrides(source, overrides, diags)
         if not diags.has_errors:
             bundle = compile_game(source, diags)
-    return Built(folder, bundle, diags)
+    return Built(folder, bundle, _dedupe(diags))
+
+
+def _dedupe(diags: Diagnostics) -> Diagnostics:
+    """One report per place and message (a bad default repeats on every card)."""
+    seen, out = set(), Diagnostics()
+    for d in diags:
+        key = (d.loc, d.severity, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.add(d)
+    return out
 
 
 def bundle_bytes(bundle: dict) -> bytes:

@@ -66,13 +66,46 @@ def _word(term: str) -> str:
 
 
 def _expected(exc: UnexpectedInput) -> str:
-    expected = sorted({_word(t) for t in getattr(exc, "expected", ()) or ()
-                       if not t.startswith("__")})
+    """"; expected a, b" when the parser wanted one of a few things; a long
+    list of operators helps nobody, so it is left out."""
+    try:  # the interactive parser knows exactly what this state accepts
+        terms = list(exc.interactive_parser.accepts())
+    except Exception:
+        terms = list(getattr(exc, "expected", ()) or ())
+    terms = [t for t in terms if not t.startswith("__") and t != "$END"]
+    expected = sorted({_word(t) for t in terms})
     if not expected:
         return ""
-    if len(expected) > 8:
-        expected = expected[:8] + ["…"]
-    return "; expected " + ", ".join(expected)
+    if len(expected) <= 6:
+        return "; expected " + ", ".join(expected)
+    if "NAME" in terms or "NUMBER" in terms:
+        return ": the expression is not finished"
+    operators = {"and", "or", "not", "in", "if", "else"}
+    keywords = [w for w in expected if w.strip("`").isalpha() and w.strip("`") not in operators]
+    if 1 <= len(keywords) <= 3:
+        return "; expected " + " or ".join(keywords) + " (or an operator)"
+    return ""
+
+
+STATEMENT_WORDS = ["let", "move", "shuffle", "attach", "detach", "reveal", "break", "return",
+                   "log", "resolve", "trigger", "end", "assert", "cancel", "pass", "if", "for",
+                   "repeat", "while", "phase", "choose"]
+
+
+def _unknown_statement(source: str, pos: int):
+    """When a line starts with a word that is not a statement and the parser
+    trips right after it, the word is most likely a misspelt statement."""
+    line_start = source.rfind("\n", 0, pos) + 1
+    line = source[line_start:pos]
+    words = line.split()
+    if len(words) == 1 and words[0].isidentifier() and words[0] not in STATEMENT_WORDS:
+        import difflib
+        close = difflib.get_close_matches(words[0], STATEMENT_WORDS, n=1, cutoff=0.6)
+        start = line_start + line.index(words[0])
+        hint = f"did you mean `{close[0]}`?" if close else "a statement starts with a keyword " \
+            "(let, move, if, …), a counter to set, or a procedure call"
+        return start, f"unknown statement `{words[0]}`", hint, len(words[0])
+    return None
 
 
 def parse_block(text: str) -> list:
@@ -107,6 +140,10 @@ def _parse(text: str, start: str, offset: int = 0):
             raise DslError(offset + pos, "unexpected end of line" + _expected(exc)) from None
         if tok.type == "_INDENT":
             raise DslError(offset + tok.start_pos, "unexpected indent") from None
+        guess = _unknown_statement(source, tok.start_pos)
+        if guess:
+            pos, message, hint, length = guess
+            raise DslError(offset + pos, message, hint, length) from None
         raise DslError(offset + tok.start_pos, f"unexpected `{tok.value}`" + _expected(exc),
                        length=len(tok.value)) from None
     except UnexpectedEOF as exc:

@@ -87,6 +87,7 @@ def guide_pages(canvas: Canvas, fonts: Fonts, groups: Sequence[DeckGroup], optio
         canvas.setLineWidth(0.5)
         canvas.rect(x * mm, (top - dh) * mm, dw * mm, dh * mm, stroke=1, fill=0)
         canvas.setFillColor(HexColor(cards[0].face.colour))
+        canvas.setStrokeColor(HexColor("#ffffff"))
         for slot in grid.slots:
             canvas.rect((x + slot.x * SCALE) * mm, (top - dh + slot.y * SCALE) * mm,
                         slot.w * SCALE * mm, slot.h * SCALE * mm, stroke=1, fill=1)

@@ -76,10 +76,11 @@ class Rendered:
 class Pdf:
     """A ReportLab canvas drawing into memory."""
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, fonts: Fonts) -> None:
         self.buffer = io.BytesIO()
         # invariant=1: no timestamps or random ids, so the same bundle gives the same bytes.
-        self.canvas = Canvas(self.buffer, pageCompression=1, invariant=1)
+        # The initial font is ours, else every page would reference an unembedded Helvetica.
+        self.canvas = Canvas(self.buffer, pageCompression=1, invariant=1, initialFontName=fonts.name("regular"))
         self.canvas.setTitle(title)
         self.canvas.setCreator("cardc")
 
@@ -158,10 +159,10 @@ def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, 
     return placements
 
 
-def _sheets(name: str, title: str, options: PrintOptions) -> tuple[Pdf, Pdf | None]:
+def _sheets(name: str, title: str, options: PrintOptions, fonts: Fonts) -> tuple[Pdf, Pdf | None]:
     """The fronts PDF and where backs go: the same PDF (duplex), their own, or nowhere."""
-    fronts = Pdf(f"{title}: {name}")
-    backs = {"none": None, "separate": Pdf(f"{title}: {name} backs")}.get(options.backs, fronts)
+    fronts = Pdf(f"{title}: {name}", fonts)
+    backs = {"none": None, "separate": Pdf(f"{title}: {name} backs", fonts)}.get(options.backs, fronts)
     return fronts, backs
 
 
@@ -187,7 +188,7 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
     rendered = Rendered()
     title = layout.title
     if options.proof:
-        pdf = Pdf(f"{title}: proof")
+        pdf = Pdf(f"{title}: proof", fonts)
         counts = Counter(instance_ids(bundle))
         proof_pages(pdf.canvas, list(prepared.values()), fonts, PAPERS[options.paper], title,
                     lambda p: f"{p.face.card_id} · ×{counts.get(p.face.card_id, 0)} · {p.face.deck.id}")
@@ -195,7 +196,7 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
         return rendered
     groups = group_by_deck(ids, prepared, layout)
     if options.cards:
-        fronts, backs = _sheets("errata", title, options)
+        fronts, backs = _sheets("errata", title, options, fonts)
         _write_sheets("errata", fronts, backs, _impose_groups(groups, fronts, backs, fonts, options), rendered)
         return rendered
     card_groups = [g for g in groups if g[0].style != "tile"]
@@ -204,17 +205,17 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
         tiles = [prepare(face, layout, fonts, params) for face in grid_tiles(bundle, layout)]
         tile_groups = [(tiles[0].face.deck, tiles)]
     if card_groups:
-        fronts, backs = _sheets("cards", title, options)
+        fronts, backs = _sheets("cards", title, options, fonts)
         _write_sheets("cards", fronts, backs, _impose_groups(card_groups, fronts, backs, fonts, options), rendered)
     if tile_groups or bundle.get("grid") or layout.trackers:
         # Single-sided: a tile's back is the blank paper, the same on every tile.
-        sheet = Pdf(f"{title}: components")
+        sheet = Pdf(f"{title}: components", fonts)
         placements = _impose_groups(tile_groups, sheet, None, fonts, options)
         if bundle.get("grid"):
             board_pages(sheet.canvas, fonts, bundle["grid"], layout.board, PAPERS[options.paper], title)
         tracker_pages(sheet.canvas, fonts, layout.trackers, bundle, PAPERS[options.paper], title)
         _write_sheets("components", sheet, None, placements, rendered)
-    guide = Pdf(f"{title}: cutting guide")
+    guide = Pdf(f"{title}: cutting guide", fonts)
     guide_pages(guide.canvas, fonts, card_groups + tile_groups, options, title)
     if options.backs != "none":
         calibration_pages(guide.canvas, fonts, PAPERS[options.paper], options.flip, options.offset)

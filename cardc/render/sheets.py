@@ -222,15 +222,30 @@ def draw_label(canvas: Canvas, fonts: Fonts, x: float, y: float, text: str, size
     canvas.drawString(x * mm, y * mm, text)
 
 
+def offset_label(grid: Grid, flip: str, offset: tuple[float, float], t: float, axis: int) -> float:
+    """The --offset (X for axis 0, Y for axis 1) to read at the calibration
+    tick t mm from the front's centre.
+
+    The back's centre line is drawn at mirror(centre) + offset; a printer
+    shift d moves it, and it shows through at centre + R(offset + d), where
+    R is the mirror's sign along that axis. Seen at centre + t, the shift is
+    d = R(t) - offset, and the offset that cancels it is offset - R(t)."""
+    centre = (grid.page_w / 2, grid.page_h / 2)
+    point = Rect(centre[0] + t, centre[1], 0, 0) if axis == 0 else Rect(centre[0], centre[1] + t, 0, 0)
+    mirrored = back_rect(grid, point, flip)
+    r_t = (mirrored.x if axis == 0 else mirrored.y) - centre[axis]
+    return offset[axis] - r_t
+
+
 def calibration_pages(canvas: Canvas, fonts: Fonts, paper: tuple[float, float], flip: str,
                       offset: tuple[float, float]) -> None:
-    """A front page with two mm scales and a back page with two lines.
+    """A front page with two mm scales and a back page with two long lines.
 
-    Printed duplex with the same settings as the cards, the back's lines
-    should cross the front's scales at 0. Held against a light, the number
-    where each line crosses its scale is the --offset to pass (X from the
-    horizontal scale, Y from the vertical one): the labels are computed
-    through the same back_rect mapping the cards use."""
+    Printed duplex with the same settings as the cards, the back's vertical
+    line should cross the front's horizontal scale at 0, and its horizontal
+    line the vertical scale. Held against a light, the numbers where they
+    cross are the --offset X,Y to pass: each label is computed through the
+    same back_rect mapping the cards use, current offset included."""
     w, h = paper
     cx, cy = w / 2, h / 2
     grid = Grid(w, h, 1, 1, 0, (), Rect(0, 0, w, h))
@@ -238,36 +253,45 @@ def calibration_pages(canvas: Canvas, fonts: Fonts, paper: tuple[float, float], 
     draw_label(canvas, fonts, 20, h - 25, "Calibration: front", 16, "bold")
     lines = [
         f"Print this sheet double-sided, flipping on the {flip.replace('-', ' ')}, like the cards.",
-        "Hold it against a light. Where the line printed on the back crosses each scale,",
-        "read the number: pass them as  cardc print GAME --offset X,Y  (mm).",
-        f"Current offset: {offset[0]:g},{offset[1]:g}. At the right offset both lines cross 0.",
+        "Hold it against a light. Read the number where the back's vertical line crosses",
+        "scale X and where its horizontal line crosses scale Y, and print the cards with",
+        "cardc print GAME --offset X,Y (mm). At the right offset both lines cross 0.",
+        f"This sheet was printed with --offset {offset[0]:g},{offset[1]:g}.",
     ]
     for i, line in enumerate(lines):
         draw_label(canvas, fonts, 20, h - 35 - 6 * i, line, 10)
+    sx, sy = (cx, cy + 45), (cx - 45, cy)  # where scale X and scale Y sit
     canvas.setStrokeColor(black)
     canvas.setLineWidth(0.3)
-    for t in range(-10, 11):
-        tick = 4.0 if t % 5 == 0 else 2.0
-        # X scale along the horizontal line through the centre.
-        # The label is the offset that would bring the back's line to this tick.
-        label_x = (w / 2) - back_rect(grid, Rect(cx + t, cy, 0, 0), flip).x + offset[0]
-        label_y = (h / 2) - back_rect(grid, Rect(cx, cy + t, 0, 0), flip).y + offset[1]
-        canvas.line((cx + t) * mm, (cy - tick) * mm, (cx + t) * mm, (cy + tick) * mm)
-        canvas.line((cx - tick) * mm, (cy + t) * mm, (cx + tick) * mm, (cy + t) * mm)
-        if t % 5 == 0 and t:
-            canvas.setFont(fonts.name("regular"), 7)
-            canvas.drawCentredString((cx + t) * mm, (cy - 8) * mm, f"{label_x:+g}")
-            canvas.drawString((cx + 6) * mm, (cy + t - 1) * mm, f"{label_y:+g}")
-    canvas.line((cx - 12) * mm, cy * mm, (cx + 12) * mm, cy * mm)
-    canvas.line(cx * mm, (cy - 12) * mm, cx * mm, (cy + 12) * mm)
+    canvas.setFillColor(black)
+    canvas.setFont(fonts.name("regular"), 7)
+    for axis in (0, 1):
+        base = offset_label(grid, flip, offset, 0, axis)
+        slope = offset_label(grid, flip, offset, 1, axis) - base
+        for value in range(-15, 16):  # one tick per whole-mm offset
+            t = (value - base) / slope
+            tick = 4.0 if value % 5 == 0 else 2.0
+            text = f"{value:+d}" if value else "0"
+            if axis == 0:
+                canvas.line((sx[0] + t) * mm, sx[1] * mm, (sx[0] + t) * mm, (sx[1] + tick) * mm)
+                if value % 5 == 0:
+                    canvas.drawCentredString((sx[0] + t) * mm, (sx[1] - 3.5) * mm, text)
+            else:
+                canvas.line((sy[0] - tick) * mm, (sy[1] + t) * mm, sy[0] * mm, (sy[1] + t) * mm)
+                if value % 5 == 0:
+                    canvas.drawRightString((sy[0] - 5) * mm, (sy[1] + t - 0.8) * mm, text)
+    canvas.line((sx[0] - 16 - abs(offset[0])) * mm, sx[1] * mm, (sx[0] + 16 + abs(offset[0])) * mm, sx[1] * mm)
+    canvas.line(sy[0] * mm, (sy[1] - 16 - abs(offset[1])) * mm, sy[0] * mm, (sy[1] + 16 + abs(offset[1])) * mm)
+    draw_label(canvas, fonts, sx[0] - 2, sx[1] + 7, "X", 10, "bold")
+    draw_label(canvas, fonts, sy[0] - 12, sy[1] + 18, "Y", 10, "bold")
     canvas.showPage()
     start_page(canvas, paper)
     draw_label(canvas, fonts, 20, h - 25, "Calibration: back", 16, "bold")
     centre = back_rect(grid, Rect(cx, cy, 0, 0), flip, offset)
     canvas.setStrokeColor(HexColor("#c62828"))
-    canvas.setLineWidth(0.6)
-    canvas.line(centre.x * mm, (centre.y - 30) * mm, centre.x * mm, (centre.y + 30) * mm)
-    canvas.line((centre.x - 30) * mm, centre.y * mm, (centre.x + 30) * mm, centre.y * mm)
+    canvas.setLineWidth(0.5)
+    canvas.line(centre.x * mm, (centre.y - 80) * mm, centre.x * mm, (centre.y + 80) * mm)
+    canvas.line((centre.x - 80) * mm, centre.y * mm, (centre.x + 80) * mm, centre.y * mm)
     canvas.showPage()
 
 

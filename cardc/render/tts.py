@@ -68,7 +68,7 @@ def plan_sheets(deck: Deck, card_ids: Sequence[str]) -> list[Sheet]:
 def rasterise(cards: Sequence[Prepared], backs: Mapping[str, Any], fonts: Fonts) -> tuple[dict[str, Image.Image], dict[str, Image.Image]]:
     """Card images by card id and back images by deck id, via one PDF with a page per picture."""
     buffer = io.BytesIO()
-    canvas = Canvas(buffer, invariant=1)
+    canvas = Canvas(buffer, invariant=1, initialFontName=fonts.name("regular"))
     pages: list[tuple[str, str, Deck]] = []
     for card in cards:
         deck = card.face.deck

@@ -1,0 +1,38 @@
+"""Shared fixtures: a small test game (tests/fixtures/games/mini) and a way
+to make a mutated copy of any game folder in a temporary directory."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MINI = FIXTURES / "games" / "mini"
+
+
+@pytest.fixture
+def game_copy(tmp_path):
+    """copy(src, edits) -> folder: a copy of a game folder named after its id,
+    with `edits` = {relative file: [(old, new), ...]} applied (each `old` must occur)."""
+    def copy(src=MINI, edits=None):
+        dest = tmp_path / Path(src).name
+        shutil.copytree(src, dest)
+        for rel, changes in (edits or {}).items():
+            path = dest / rel
+            text = path.read_text()
+            for old, new in changes:
+                assert old in text, f"{old!r} not in {rel}"
+                text = text.replace(old, new, 1)
+            path.write_text(text)
+        return dest
+    return copy
+
+
+@pytest.fixture(scope="session")
+def mini_game():
+    from cardc.engine import Game
+    from cardc.project import build_folder
+    built = build_folder(MINI)
+    assert built.bundle, built.diags.render()
+    return Game(built.bundle)

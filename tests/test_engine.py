@@ -1,0 +1,136 @@
+"""The generic engine on the small test game: determinism, cloning, saving
+mid-effect, hidden information, illegal input and located faults."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from cardc.engine import CorruptState, EngineFault, Game, IllegalAction, State
+from cardc.project import build_folder
+
+
+def play_out(st, seed):
+    rnd = random.Random(seed)
+    while not st.is_terminal():
+        st.apply(rnd.randrange(len(st.legal_actions())))
+    return st
+
+
+def test_same_seed_and_actions_same_game(mini_game):
+    a = play_out(mini_game.new_state(3, seed=5, log=True), 1)
+    b = play_out(mini_game.new_state(3, seed=5, log=True), 1)
+    assert a.to_json() == b.to_json()
+    c = play_out(mini_game.new_state(3, seed=6, log=True), 1)
+    assert c.to_json() != a.to_json()
+
+
+def test_clone_is_independent(mini_game):
+    st = mini_game.new_state(2, seed=1)
+    copy = st.clone()
+    before = json.dumps(copy.to_json(), sort_keys=True)
+    play_out(st, 3)
+    assert json.dumps(copy.to_json(), sort_keys=True) == before
+    play_out(copy, 3)
+    assert copy.to_json()["history"] == st.to_json()["history"]
+
+
+def test_save_and_resume_at_every_decision_gives_the_same_game(mini_game):
+    reference = play_out(mini_game.new_state(2, seed=9, log=True), 4)
+    rnd = random.Random(4)
+    st = mini_game.new_state(2, seed=9, log=True)
+    while not st.is_terminal():
+        saved = json.loads(json.dumps(st.to_json()))       # through real JSON text
+        st = State.from_json(mini_game, saved)
+        st.apply(rnd.randrange(len(st.legal_actions())))
+    assert st.to_json() == reference.to_json()
+
+
+def _at_window(mini_game):
+    """A state where P2 is asked whether to answer a theft with a Guard."""
+    for seed in range(200):
+        st = mini_game.new_state(2, seed=seed)
+        rnd = random.Random(seed)
+        for _ in range(400):
+            if st.is_terminal():
+                break
+            if st.pending.kind == "window":
+                return st
+            st.apply(rnd.randrange(len(st.legal_actions())))
+    pytest.fail("no reaction window reached")
+
+
+def test_save_inside_a_reaction_window(mini_game):
+    st = _at_window(mini_game)
+    assert st.legal_actions()[-1] == "Pass"
+    resumed = State.from_json(mini_game, json.loads(json.dumps(st.to_json())))
+    st.apply(0)
+    resumed.apply(0)
+    assert st.to_json() == resumed.to_json()
+
+
+def test_illegal_action_leaves_state_unchanged(mini_game):
+    st = mini_game.new_state(2, seed=2)
+    before = st.to_json()
+    for bad in (-1, len(st.legal_actions()), "0", None, True):
+        with pytest.raises(IllegalAction):
+            st.apply(bad)
+    assert st.to_json() == before
+
+
+def test_observation_hides_rival_hands(mini_game):
+    st = mini_game.new_state(2, seed=3)
+    obs = st.observation(0)
+    own, rival = obs["zones"]["hand@0"], obs["zones"]["hand@1"]
+    assert all(c is not None for c in own["cards"])
+    assert rival["count"] == len(st.zones[mini_game.slot(st, "hand", 1)]) > 0
+    assert all(c is None for c in rival["cards"])
+    assert all(c is None for c in obs["zones"]["draw"]["cards"])
+    assert "rng" not in json.dumps(obs)
+
+
+def test_hand_limit_overflow_asks_the_owner_at_once(mini_game, game_copy):
+    built = build_folder(game_copy(edits={"game.yaml": [("      draw(p, 2)", "      draw(p, 4)")]}))
+    game = Game(built.bundle)
+    st = game.new_state(2, seed=1)
+    assert st.pending.prompt == "Discard down to 3" and st.pending.player == 0
+
+
+def test_corrupt_or_foreign_saves_are_refused(mini_game):
+    st = mini_game.new_state(2, seed=1)
+    data = st.to_json()
+    with pytest.raises(CorruptState):
+        State.from_json(mini_game, {**data, "zones": data["zones"][:-1]})
+    with pytest.raises(CorruptState):
+        State.from_json(mini_game, {**data, "stack": [["proc:nope", 0, {}]]})
+    twice = json.loads(json.dumps(data))
+    twice["zones"][0].append(twice["zones"][0][0])
+    with pytest.raises(CorruptState):
+        State.from_json(mini_game, twice)
+    from cardc.engine import BundleMismatch
+    with pytest.raises(BundleMismatch):
+        State.from_json(mini_game, {**data, "bundle": "0" * 64})
+
+
+def test_engine_fault_names_the_card_and_the_source_line(game_copy):
+    folder = game_copy(edits={"cards/cards.yaml": [
+        ("      if not w.cancelled:", '      assert count(me.hand) > 99, "boom"\n      if not w.cancelled:')]})
+    game = Game(build_folder(folder).bundle)
+    with pytest.raises(EngineFault) as err:
+        for seed in range(200):
+            play_out(game.new_state(2, seed=seed), seed)
+    text = str(err.value)
+    assert "cards/cards.yaml:27:7" in text
+    assert "Thief (thief) effect" in text and "assertion failed: boom" in text
+
+
+def test_cards_are_never_created_or_lost(mini_game):
+    for seed in range(30):
+        st = mini_game.new_state(3, seed=seed)
+        rnd = random.Random(seed)
+        while not st.is_terminal():
+            st.apply(rnd.randrange(len(st.legal_actions())))
+            placed = sorted(c for z in st.zones for c in z) + sorted(
+                c for cards in st.under.values() for c in cards)
+            assert sorted(placed) == list(range(len(mini_game.instances)))
