@@ -8,7 +8,6 @@ are read back with pypdf: page sizes, page boxes, text and where it sits.
 from __future__ import annotations
 
 import argparse
-import copy
 import io
 import json
 import math
@@ -486,3 +485,23 @@ def test_tts_export_sheets_backs_and_web_images(tmp_path):
     web = {p.stem for p in (tmp_path / "web").iterdir()}
     assert web == {c["id"] for c in bundle["cards"]}
     assert all(p.exists() for p in paths)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_real_bundle_prints_when_it_has_been_built(game, tmp_path):
+    """Once generated/<game>.json is committed, the real content must print too."""
+    path = REPO / "generated" / f"{game}.json"
+    if not path.exists():
+        pytest.skip(f"{path.name} not built yet")
+    bundle = json.loads(path.read_text())
+    names = {p.name for p in print_game(bundle, tmp_path, PrintOptions())}
+    assert {"cards.pdf", "guide.pdf"} <= names
+    reader = pdf((tmp_path / "cards.pdf").read_bytes())
+    text = squash("".join(page.extract_text() for page in reader.pages))
+    for card in bundle["cards"]:
+        if layout_style(bundle, card["kind"]) == "card":
+            assert squash(card["name"]) in text, card["id"]
+
+
+def layout_style(bundle: dict, kind: str) -> str:
+    return load_layout(bundle).deck_of(kind).style

@@ -182,12 +182,13 @@ class GameCompiler:
         for key in ("score", "eval"):
             if key in self.game:
                 self.code[key] = self.expr(self.game, key, key, {"p": T.PLAYER}, T.INT)
-        self.code["constraints"] = []
-        for i, c in enumerate(self.game.get("constraints") or []):
-            ir = self.expr(c, "expect", "constraint", {}, T.BOOL)
-            loc = _loc(c, "expect")
-            self.code["constraints"].append({"expect": ir, "message": c.get("message", "constraint"),
-                                             "loc": [loc.file, loc.line, loc.col]})
+        for key in ("constraints", "invariants"):
+            self.code[key] = []
+            for c in self.game.get(key) or []:
+                ir = self.expr(c, "expect", key[:-1], {}, T.BOOL)
+                loc = _loc(c, "expect")
+                self.code[key].append({"expect": ir, "message": c.get("message", key[:-1]),
+                                       "loc": [loc.file, loc.line, loc.col]})
 
     # ------------------------------------------------------------ cards
     def compile_cards(self):

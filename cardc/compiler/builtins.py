@@ -134,6 +134,15 @@ def _has_reaction(c, node, scope):
     return rule(c, node, scope)
 
 
+def _playable(c, node, scope):
+    if scope.get("me") is None:
+        c.error(node, "`playable` asks whether the acting player may play a card, and there is "
+                "no acting player here (`me`)", "use it in a procedure, a card or the flow, "
+                "or give the function a player and test the card's condition directly")
+        return ["lit", False], T.BOOL
+    return _fixed([T.CARD], T.BOOL)(c, node, scope)
+
+
 def _cards_at(c, node, scope):
     if len(node.args) != 2:
         c.error(node, "`cards_at` takes a zone (or list of cards) and a cell")
@@ -175,7 +184,7 @@ BUILTINS = {
     "owner_of": _fixed([T.CARD], T.PLAYER),
     "host": _fixed([T.CARD], T.CARD),
     "attachments": _fixed([T.CARD], "list:card"),
-    "playable": _fixed([T.CARD], T.BOOL),
+    "playable": _playable,
     "has_reaction": _has_reaction,
     "visible_to": _fixed([T.CARD, T.PLAYER], T.BOOL),
     "modified": _modified,

@@ -136,6 +136,9 @@ class Game:
         self.eval = ex.build(code.get("eval")) if code.get("eval") else self.score
         self.constraints = [(ex.build(c["expect"]), c["message"], c["loc"])
                             for c in code.get("constraints", [])]
+        self.invariants = [(ex.build(c["expect"]), c["message"], c["loc"])
+                           for c in code.get("invariants", [])]
+        self.overflow_procs = {"proc:" + z["overflow"] for z in self.zone_decls if z["overflow"]}
         self.requires, self.reaction_if = [], []
         self.hooks_of, self.modifiers_of = [], []
         for c in self.cards:
@@ -184,6 +187,28 @@ class Game:
                        "me": owner if owner is not None else st.turn_player}
                 value = f(st, env)
         return value
+
+    def broken_invariants(self, st) -> list[str]:
+        """The content's invariants that do not hold now (none while a zone
+        limit is being enforced), plus the engine's own: every card in
+        exactly one place."""
+        out = []
+        seen = [0] * len(self.instances)
+        for cards in st.zones:
+            for c in cards:
+                seen[c] += 1
+        for cards in st.under.values():
+            for c in cards:
+                seen[c] += 1
+        lost = [i for i, k in enumerate(seen) if k != (0 if st.loc[i] == -2 else 1)]
+        if lost:
+            out.append(f"cards not in exactly one place: {[self.card_name[i] for i in lost][:5]}")
+        if any(f.code.name in self.overflow_procs for f in st.stack):
+            return out
+        for check, message, (file, line, col) in self.invariants:
+            if not check(st, {}):
+                out.append(f"{file}:{line}:{col}: invariant broken: {message}")
+        return out
 
     def new_state(self, players: int, seed: int = 0, log: bool = False):
         from cardc.engine.state import State

@@ -225,8 +225,10 @@ class OpBuilder:
             card = c(st, fr.env)
             if card is None:
                 raise EngineFault("`resolve` of none: no card")
-            key = f"card:{game.card_field['id'][card]}:effect"
-            code = game.codes.get(key)
+            cid = game.card_field['id'][card]
+            code = game.codes.get(f"card:{cid}:effect")
+            if st.track is not None:
+                st.track["resolve"][cid] = st.track["resolve"].get(cid, 0) + 1
             fr.pc += 1
             if code is None:
                 raise EngineFault(f"{game.card_name[card]} has no effect to resolve")

@@ -80,6 +80,7 @@ class State:
         st.decisions = 0
         st.log = [] if log else None
         st.history = []
+        st.track = None
         if run:
             st.run()
         return st
@@ -105,6 +106,7 @@ class State:
         st.decisions = self.decisions
         st.log = self.log[:] if self.log is not None else None
         st.history = self.history[:]
+        st.track = None
         return st
 
     def player_name(self, p):
@@ -405,7 +407,15 @@ class State:
         elif slot >= 0:
             self.zones[slot].remove(c)
 
+    def start_tracking(self):
+        """Count, per card definition, how often it is resolved and how often
+        it enters each zone: the raw data of card-usage reports."""
+        self.track = {"resolve": {}, "enter": {}}
+
     def move(self, c, slot, place="top"):
+        if self.track is not None:
+            key = self.game.card_field["id"][c] + ">" + self.game.slot_decl(self, slot)["id"]
+            self.track["enter"][key] = self.track["enter"].get(key, 0) + 1
         self._take(c)
         dest = self.zones[slot]
         if place == "top":
@@ -537,6 +547,7 @@ class State:
             st.stage, st.phase = data["stage"], data["phase"]
             st.terminal, st.winners, st.capped = data["terminal"], data["winners"], data["capped"]
             st.decisions, st.history, st.log = data["decisions"], data["history"], data["log"]
+            st.track = None
             _check_cards(st)
             return st
         except (KeyError, TypeError, ValueError) as exc:

@@ -10,7 +10,7 @@ fit. `draw_front` / `draw_back` then only paint.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -51,7 +51,6 @@ class Face:
     flavour: str
     fields: Mapping[str, Any]
     deck: Deck
-    count: int = 1
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,6 @@ class Prepared:
     face: Face
     boxes: Mapping[str, Box]
     fitted: Mapping[str, Fitted]
-    texts: Mapping[str, str] = field(default_factory=dict)
 
 
 _JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
@@ -137,7 +135,7 @@ def prepare(face: Face, layout: Layout, fonts: Fonts, params: Mapping[str, Any])
         for name, value in texts.items()
         if value and name in boxes
     }
-    return Prepared(face, boxes, fitted, texts)
+    return Prepared(face, boxes, fitted)
 
 
 def _rect(x: float, y: float, deck: Deck, box: Box) -> tuple[float, float, float, float]:

@@ -105,7 +105,6 @@ def build_faces(bundle: Mapping[str, Any], layout: Layout) -> dict[str, Face]:
             flavour=card.get("flavour") or "",
             fields=card.get("fields") or {},
             deck=layout.deck_of(card["kind"]),
-            count=int(card.get("count", 1)),
         )
     return faces
 

@@ -152,12 +152,11 @@ def start_page(canvas: Canvas, size: tuple[float, float], trim: Rect | None = No
         canvas.setTrimBox(None)
         canvas.setBleedBox(None)
         return
-    page = Rect(0, 0, size[0], size[1])
     grown = trim.grown(bleed)
-    clipped = Rect(max(grown.x, page.x), max(grown.y, page.y), 0, 0)
-    clipped = Rect(clipped.x, clipped.y, min(grown.right, page.right) - clipped.x, min(grown.top, page.top) - clipped.y)
+    x0, y0 = max(grown.x, 0.0), max(grown.y, 0.0)
+    x1, y1 = min(grown.right, size[0]), min(grown.top, size[1])
     canvas.setTrimBox(trim.points())
-    canvas.setBleedBox(clipped.points())
+    canvas.setBleedBox(Rect(x0, y0, x1 - x0, y1 - y0).points())
 
 
 def draw_crop_marks(canvas: Canvas, grid: Grid, bleed: float) -> None:

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-import pypdfium2 as pdfium
 from PIL import Image
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
@@ -67,6 +66,8 @@ def plan_sheets(deck: Deck, card_ids: Sequence[str]) -> list[Sheet]:
 
 def rasterise(cards: Sequence[Prepared], backs: Mapping[str, Any], fonts: Fonts) -> tuple[dict[str, Image.Image], dict[str, Image.Image]]:
     """Card images by card id and back images by deck id, via one PDF with a page per picture."""
+    import pypdfium2 as pdfium  # only export needs a rasteriser; `cardc print` works without it
+
     buffer = io.BytesIO()
     canvas = Canvas(buffer, invariant=1, initialFontName=fonts.name("regular"))
     pages: list[tuple[str, str, Deck]] = []
