@@ -451,11 +451,11 @@ def test_cli_arguments_and_run(tmp_path, capsys):
         parse_offset("1")
     parser = argparse.ArgumentParser()
     add_print_arguments(parser)
-    args = parser.parse_args(["--paper", "letter", "--bleed", "1/8in", "--backs", "short-edge",
+    args = parser.parse_args(["startup", "--paper", "letter", "--bleed", "1/8in", "--backs", "short-edge",
                               "--offset", "1,0", "--out", str(tmp_path)])
     assert run_print(args, bundles.startup()) == 0
     assert (tmp_path / "cards.pdf").exists()
-    bad = parser.parse_args(["--cards", "nobody", "--out", str(tmp_path)])
+    bad = parser.parse_args(["startup", "--cards", "nobody", "--out", str(tmp_path)])
     assert run_print(bad, bundles.startup()) == 1
     assert "no card `nobody`" in capsys.readouterr().err
 

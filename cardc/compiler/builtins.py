@@ -148,8 +148,10 @@ def _cards_at(c, node, scope):
         c.error(node, "`cards_at` takes a zone (or list of cards) and a cell")
         return ["lit", None], T.ANY
     ir, t = c.as_list(node.args[0], scope)
-    cell = c.expect(node.args[1], c.expr(node.args[1], scope), T.CELL, "the cell")
-    return _call("cards_at", [ir, cell]), "list:card"
+    cell_ir, cell_t = c.expr(node.args[1], scope)
+    if not (T.fits(cell_t, T.CELL) or T.fits(cell_t, "list:cell")):
+        c.error(node.args[1], f"`cards_at` needs a cell or a list of cells, not {T.plain(cell_t)}")
+    return _call("cards_at", [ir, cell_ir]), "list:card"
 
 
 def _connected(c, node, scope):

@@ -173,6 +173,8 @@ class ExprBuilder:
         args = [self.build(a) for a in ir[2]]
         kwargs = {k: self.build(v) for k, v in ir[3].items()}
         impl = IMPL[name]
+        if name in ("any", "all") and ir[2][0][0] == "comp":
+            return self._lazy_quantifier(name, ir[2][0])
         if name == "count":
             a = args[0]
             return lambda st, env: len(a(st, env))
@@ -187,15 +189,60 @@ class ExprBuilder:
             return lambda st, env: impl(st, env, a(st, env), b(st, env))
         return lambda st, env: impl(st, env, *[a(st, env) for a in args])
 
+    def _lazy_quantifier(self, name, comp_ir):
+        """`any([x.f for x in xs if c])` stops at the first true (or, for
+        `all`, the first false) element instead of building the whole list."""
+        elt, var, it, cond = (self.build(comp_ir[1]), comp_ir[2], self.build(comp_ir[3]),
+                              self.build(comp_ir[4]))
+        want = name == "any"
+
+        def quantifier(st, env):
+            old = env.get(var, _MISSING)
+            result = not want
+            for x in list(it(st, env)):
+                env[var] = x
+                if (cond is None or cond(st, env)) and bool(elt(st, env)) == want:
+                    result = want
+                    break
+            if old is _MISSING:
+                env.pop(var, None)
+            else:
+                env[var] = old
+            return result
+        return quantifier
+
     def _fn(self, ir):
         name = ir[1]
         args = [self.build(a) for a in ir[2]]
         game = self.game
         params = game.fn_params[name]
+        deps = tuple(sorted(game.fn_deps.get(name, ("*",))))
+        everything = "*" in deps
+        body = None
 
         def fn(st, env):
-            inner = {p: a(st, env) for p, a in zip(params, args)}
-            return game.functions[name](st, inner)
+            # Functions are pure: the same arguments give the same value while
+            # the parts of the state the function reads are unchanged.
+            nonlocal body
+            values = tuple(a(st, env) for a in args)
+            if everything:
+                stamp = st.version
+            else:
+                pv = st.pv
+                stamp = tuple([pv.get(d, 0) for d in deps])
+            key = (name, values)
+            try:
+                hit = st.cache.get(key)
+            except TypeError:           # a list argument: not cacheable
+                key, hit = None, None
+            if hit is not None and hit[0] == stamp and game.cache_functions:
+                return hit[1]
+            if body is None:
+                body = game.functions[name]
+            result = body(st, dict(zip(params, values)))
+            if key is not None:
+                st.cache[key] = (stamp, result)
+            return result
         return fn
 
     # ----- operators

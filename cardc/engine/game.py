@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cardc.engine.deps import function_deps
 from cardc.engine.errors import BundleMismatch, EngineFault
 from cardc.engine.exprs import ExprBuilder
 from cardc.engine.ops import OpBuilder
@@ -122,6 +123,8 @@ class Game:
         ob = OpBuilder(self, ex)
         code = bundle["code"]
         self.fn_params = {k[3:]: v["params"] for k, v in code.items() if k.startswith("fn:")}
+        self.fn_deps = function_deps(code)
+        self.cache_functions = True       # off only to test that caching changes nothing
         self.functions = {}
         for key, spec in code.items():
             if key.startswith("fn:"):

@@ -13,6 +13,11 @@ from cardc.engine.errors import EngineFault
 
 WHILE_LIMIT = 10_000
 
+# Ops that change the state (not just a frame's locals).  The run loop bumps
+# `st.version` before each of them; function results are cached per version.
+MUTATING = {"set", "move", "shuffle", "attach", "detach", "reveal", "cancel", "window",
+            "end", "random"}
+
 
 @dataclass
 class Code:
@@ -23,6 +28,7 @@ class Code:
     src: list
     params: list = field(default_factory=list)
     card: str | None = None          # the card's name, for fault messages
+    mutates: list = field(default_factory=list)   # per op: does it change the state?
 
     def where(self, pc: int) -> str:
         if 0 <= pc < len(self.src):
@@ -41,8 +47,9 @@ class OpBuilder:
         label = spec.get("label", name)
         if card is not None:
             label = f"{card['name']} ({card['id']}) {name.split(':', 2)[2]}"
+        mutates = [o[0] in MUTATING for o in spec["ops"]]
         return Code(name, label, spec.get("file", "?"), ops, spec.get("src", []),
-                    spec.get("params", []), card["name"] if card else None)
+                    spec.get("params", []), card["name"] if card else None, mutates)
 
     def op(self, o):
         return getattr(self, "_" + o[0])(o)
@@ -60,6 +67,9 @@ class OpBuilder:
     def _set(self, o):
         target, op, f = o[1], o[2], self.x.build(o[3])
         kind = target[0]
+        part = {"gctr": "g:", "gattr": "flow", "pctr": "p:", "cctr": "c:", "cpp": "c:"}[kind]
+        if part != "flow":
+            part += target[1]
         if kind == "gctr":
             name = target[1]
 
@@ -112,14 +122,20 @@ class OpBuilder:
         if op == "=":
             def assign(st, fr):
                 write(st, fr.env, f(st, fr.env))
+                pv = st.pv
+                pv[part] = pv.get(part, 0) + 1
                 fr.pc += 1
         elif op == "+=":
             def assign(st, fr):
                 write(st, fr.env, read(st, fr.env) + f(st, fr.env))
+                pv = st.pv
+                pv[part] = pv.get(part, 0) + 1
                 fr.pc += 1
         else:
             def assign(st, fr):
                 write(st, fr.env, read(st, fr.env) - f(st, fr.env))
+                pv = st.pv
+                pv[part] = pv.get(part, 0) + 1
                 fr.pc += 1
         return assign
 
@@ -331,6 +347,7 @@ class OpBuilder:
             if ev is None:
                 raise EngineFault("`cancel` of none: no event")
             st.events[ev]["cancelled"] = True
+            st.touch("events")
             fr.pc += 1
         return cancel
 

@@ -81,6 +81,7 @@ class State:
         st.log = [] if log else None
         st.history = []
         st.track = None
+        st.version, st.pv, st.cache = 0, {}, {}
         if run:
             st.run()
         return st
@@ -107,6 +108,7 @@ class State:
         st.log = self.log[:] if self.log is not None else None
         st.history = self.history[:]
         st.track = None
+        st.version, st.pv, st.cache = 0, {}, {}
         return st
 
     def player_name(self, p):
@@ -140,6 +142,9 @@ class State:
             raise IllegalAction(f"action {action!r} is not one of the {len(d.labels)} legal actions "
                                 f"for {self.player_name(d.player)} ({d.prompt or d.kind})")
         self.pending = None
+        self.version += 1
+        if d.kind == "window":
+            self.touch("events")
         self.decisions += 1
         self.history.append(action)
         fr = self.stack[-1]
@@ -179,10 +184,13 @@ class State:
                 self._flow_next()
                 continue
             fr = stack[-1]
-            ops = fr.code.ops
+            code = fr.code
+            ops = code.ops
             if fr.pc >= len(ops):
                 stack.pop()
                 continue
+            if code.mutates[fr.pc]:
+                self.version += 1
             try:
                 ops[fr.pc](self, fr)
             except EngineFault as exc:
@@ -196,8 +204,19 @@ class State:
         resolving = [f.code.label for f in self.stack if f.code.card]
         return EngineFault(message, f"{fr.code.where(fr.pc)} in {fr.code.label}", resolving)
 
+    def touch(self, part):
+        """Note that one part of the state changed (see cardc.engine.deps)."""
+        self.pv[part] = self.pv.get(part, 0) + 1
+
+    def touch_slot(self, slot):
+        if slot >= 0:
+            part = "z:" + self.game.slot_decl(self, slot)["id"]
+            self.pv[part] = self.pv.get(part, 0) + 1
+
     def _flow_next(self):
         """Advance the game's outer structure: setup, rounds, turns."""
+        self.version += 1
+        self.touch("flow")
         g = self.game
         stage = self.stage
         if stage == "init":
@@ -339,6 +358,7 @@ class State:
                     seen.add(p)
                     order.append(p)
             state = fr.env[key] = [len(self.events) - 1, order, 0]
+            self.touch("events")
         ev, order, i = state
         from_zone = g.windows[tag]["from"]
         while i < len(order):
@@ -399,6 +419,7 @@ class State:
     def _take(self, c):
         """Remove a card from wherever it is."""
         slot = self.loc[c]
+        self.touch_slot(slot)
         if slot == ATTACHED:
             h = self.host.pop(c)
             self.under[h].remove(c)
@@ -418,6 +439,7 @@ class State:
             self.track["enter"][key] = self.track["enter"].get(key, 0) + 1
         self._take(c)
         dest = self.zones[slot]
+        self.touch_slot(slot)
         if place == "top":
             dest.insert(0, c)
         else:
@@ -448,6 +470,7 @@ class State:
         self.push(code, {code.params[0]: owner, "me": owner})
 
     def shuffle_zone(self, slot):
+        self.touch_slot(slot)
         cards = self.zones[slot]
         self.shuffled(cards)
         for c in cards:
@@ -482,6 +505,7 @@ class State:
             return
         slot = self.zone_of(c)
         self._take(c)
+        self.touch_slot(slot)
         self.zones[slot].insert(0, c)
         self.loc[c] = slot
 
@@ -548,6 +572,7 @@ class State:
             st.terminal, st.winners, st.capped = data["terminal"], data["winners"], data["capped"]
             st.decisions, st.history, st.log = data["decisions"], data["history"], data["log"]
             st.track = None
+            st.version, st.pv, st.cache = 0, {}, {}
             _check_cards(st)
             return st
         except (KeyError, TypeError, ValueError) as exc:

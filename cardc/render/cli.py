@@ -1,11 +1,12 @@
 """Command-line arguments of `cardc print` and `cardc export`.
 
-The main CLI owns the sub-commands and loads the bundle; these functions
-add the renderer's options to its sub-parsers and run them:
+The main CLI owns the sub-commands and loads the bundle named by `args.game`;
+these functions add the renderer's arguments (the game id included) to its
+sub-parsers and run them:
 
     add_print_arguments(subparsers.add_parser("print"))
     ...
-    return run_print(args, bundle)
+    return run_print(args, load_bundle(args.game))
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def _out_dir(args: argparse.Namespace, bundle: Mapping[str, Any]) -> Path:
 
 
 def add_print_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="game id (its bundle generated/<game>.json is printed)")
     parser.add_argument("--paper", choices=list(PAPERS), default="a4",
                         help="a4, letter, or common (the 210 x 279.4 mm both share)")
     parser.add_argument("--bleed", type=parse_bleed, default=0.0, metavar="MM",
@@ -84,6 +86,7 @@ def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="game id (its bundle generated/<game>.json is exported)")
     parser.add_argument("--tts", action="store_true", required=True,
                         help="Tabletop Simulator deck sheets and a PNG per card")
     parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
