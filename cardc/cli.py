@@ -230,12 +230,16 @@ def _bundle_runner(runner):
 
 
 def main(argv=None) -> int:
+    from cardc.engine import EngineError
     args = parser().parse_args(argv)
     try:
         return args.func(args)
     except UsageError as exc:
         print(f"cardc: {exc}", file=sys.stderr)
         return 2
+    except (EngineError, ValueError) as exc:
+        print(f"cardc: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 0
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from cardc.compiler.build import compile_game
 from cardc.diagnostics import Diagnostics
 from cardc.load.game import load_game
-from cardc.paths import CONTENT, GENERATED
+from cardc.paths import CONTENT, GENERATED, REPO
 
 
 class UsageError(Exception):
@@ -29,6 +29,8 @@ def game_folders(names) -> list[Path]:
         path = Path(name)
         if (path / "game.yaml").exists():
             out.append(path)
+        elif not path.is_absolute() and (REPO / path / "game.yaml").exists():
+            out.append(REPO / path)
         elif (CONTENT / name / "game.yaml").exists():
             out.append(CONTENT / name)
         else:

@@ -298,8 +298,13 @@ class Runner:
 
 
 def load_scenarios(path: Path):
+    from cardc.diagnostics import CardcError
+    from cardc.load.schema import validate
     from cardc.load.yamlsrc import load_yaml
     data = load_yaml(path, display_path(path))
+    diags = Diagnostics()
+    if not validate(data, "scenario", diags):
+        raise CardcError(diags.sorted())
     if isinstance(data, dict) and "scenarios" in data:
         base = {k: v for k, v in data.items() if k != "scenarios"}
         for s in data["scenarios"]:
@@ -312,9 +317,15 @@ def load_scenarios(path: Path):
 
 
 def run_file(path: Path, cache: dict) -> list[Result]:
+    from cardc.diagnostics import CardcError
     from cardc.project import load_bundle
     results = []
-    for spec in load_scenarios(path):
+    try:
+        specs = list(load_scenarios(path))
+    except CardcError as exc:
+        return [Result(path.stem, display_path(path), False,
+                       [d.header() + (f" ({d.hint})" if d.hint else "") for d in exc.diagnostics])]
+    for spec in specs:
         name = str(spec.get("title", path.stem))
         gid = str(spec.get("game"))
         try:
