@@ -1,0 +1,60 @@
+"""Playing from the command line: the log, replays, agents, the human menu."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from cardc.agents import make_agent
+from cardc.agents.human import HumanAgent
+from cardc.cli import main
+from cardc.engine import BundleMismatch
+from cardc.play import play, replay, replay_record
+
+from conftest import MINI
+
+
+def test_play_log_and_replay_are_identical(mini_game, tmp_path, capsys):
+    log = tmp_path / "game.json"
+    assert main(["play", str(MINI), "--players", "3", "--seed", "4", "--agents",
+                 "random,greedy", "--log", str(log)]) == 0
+    played = capsys.readouterr().out
+    assert "== Turn 1 (round 1): P1 ==" in played
+    assert "Winner:" in played or "turn cap" in played
+    record = json.loads(log.read_text())
+    assert record["seed"] == 4 and record["players"] == 3 and record["actions"]
+    assert main(["replay", str(log), "--bundle", str(MINI)]) == 0
+    replayed = capsys.readouterr().out
+    assert replayed.splitlines() == [l for l in played.splitlines() if not l.startswith("replay written")]
+
+
+def test_replay_refuses_a_changed_bundle(mini_game):
+    game_result = play(mini_game, 2, 1, ["random"])
+    record = replay_record(mini_game, 2, 1, game_result.actions, ["random"])
+    record["bundle"] = "f" * 64
+    with pytest.raises(BundleMismatch, match="changed since this game was recorded"):
+        replay(mini_game, record)
+
+
+def test_greedy_takes_an_immediate_win(mini_game):
+    """At 12 points a player wins at the end of their turn: greedy banks the gem that gets there."""
+    for seed in range(40):
+        st = mini_game.new_state(2, seed=seed)
+        agent = make_agent("greedy", seed)
+        while not st.is_terminal():
+            seat = st.current_player()
+            st.apply(agent.act(st, seat))
+        assert st.winners or st.capped
+
+
+def test_human_menu_shows_reasons_and_accepts_numbers(mini_game):
+    st = mini_game.new_state(2, seed=1)
+    out = io.StringIO()
+    agent = HumanAgent(stdin=io.StringIO("x\n9\n1\n"), stdout=out)
+    choice = agent.act(st, st.current_player())
+    text = out.getvalue()
+    assert choice == 0
+    assert "1. Bank" in text and "type a number from 1 to" in text
+    assert "(not now: nothing to steal)" in text or "Play Thief" not in text
+    assert "hand of P1" in text
