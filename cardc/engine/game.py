@@ -52,6 +52,7 @@ class Game:
         self.player_index = {z["id"]: i for i, z in enumerate(self.per_player)}
         self.n_shared = len(self.shared)
         self.active_zone_ids = [z["id"] for z in self.zone_decls if z["active"]]
+        self.active_parts = ["z:" + z for z in self.active_zone_ids]
 
     def player_zone_base(self, zone_id):
         """Slot of (zone, player p) is base + index * n + p."""
@@ -181,14 +182,24 @@ class Game:
     def apply_modifiers(self, st, name, base, args):
         if name not in self.has_modifiers:
             return base
+        # Which cards modify `name` changes only when an active zone changes.
+        pv = st.pv
+        stamp = tuple([pv.get(p, 0) for p in self.active_parts])
+        hit = st.cache.get(("modifiers", name))
+        if hit is None or hit[0] != stamp:
+            found = []
+            for c in self.active_cards(st):
+                f = self.modifiers_of[self.card_def[c]].get(name)
+                if f is not None:
+                    owner = self.slot_owner(st, st.zone_of(c))
+                    found.append((c, f, owner if owner is not None else None))
+            hit = st.cache[("modifiers", name)] = (stamp, found)
         value = base
-        for c in self.active_cards(st):
-            f = self.modifiers_of[self.card_def[c]].get(name)
-            if f is not None:
-                owner = self.slot_owner(st, st.zone_of(c))
-                env = {**args, "value": value, "this": c,
-                       "me": owner if owner is not None else st.turn_player}
-                value = f(st, env)
+        for c, f, owner in hit[1]:
+            env = dict(args)
+            env["value"], env["this"] = value, c
+            env["me"] = owner if owner is not None else st.turn_player
+            value = f(st, env)
         return value
 
     def broken_invariants(self, st) -> list[str]:
