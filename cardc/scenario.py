@@ -249,6 +249,8 @@ class Runner:
         for key, want in (expect.get("values") or {}).items():
             got, t = self.value(st, key, expect["values"], key)
             want_v = want
+            if want == "none" and t != "str":
+                want_v = None
             if isinstance(want, str) and want in self.names:
                 want_v = self.names[want]
             if isinstance(want, str) and want in self.card_names and t == "card":

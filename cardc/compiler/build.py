@@ -274,16 +274,21 @@ class GameCompiler:
                              f"card text template of `{cid}`: {exc}")
             text = text_template
         names = {"me": T.PLAYER, "this": T.CARD}
+
+        def holder(key):
+            """The mapping that gives this card its `key`: the card, else the file's defaults."""
+            return raw if key in raw else defaults
+
         card = {"id": cid, "name": raw.get("name", cid), "kind": kind, "count": count,
                 "per_player": per_player, "starts_in": starts, "text": text,
-                "text_template": text_template, "flavour": raw.get("flavour"),
-                "note": raw.get("note"), "fields": fields,
+                "text_template": text_template, "flavour": self.field(raw, defaults, "flavour"),
+                "note": self.field(raw, defaults, "note"), "fields": fields,
                 "source": str(_loc(raw, "id")).rsplit(":", 1)[0]}
-        if "requires" in raw:
-            card["requires"] = self.expr(raw, "requires", f"{label} requires", names, T.BOOL)
-        if "effect" in raw:
-            card["effect"] = self.block(raw, "effect", f"{cid}: effect", names)
-        reaction = raw.get("reaction")
+        if "requires" in holder("requires"):
+            card["requires"] = self.expr(holder("requires"), "requires", f"{label} requires", names, T.BOOL)
+        if "effect" in holder("effect"):
+            card["effect"] = self.block(holder("effect"), "effect", f"{cid}: effect", names)
+        reaction = self.field(raw, defaults, "reaction")
         if reaction:
             tag = reaction.get("to")
             if tag not in d.windows:
@@ -297,7 +302,7 @@ class GameCompiler:
                     if "if" in reaction else None,
                     "effect": self.block(reaction, "effect", f"{cid}: reaction", rnames)
                     if "effect" in reaction else None}
-        hooks = raw.get("hooks") or {}
+        hooks = self.field(raw, defaults, "hooks") or {}
         card["hooks"] = {}
         for event in hooks:
             if event not in d.events:
@@ -306,7 +311,7 @@ class GameCompiler:
                 continue
             card["hooks"][event] = self.block(hooks, event, f"{cid}: hook `{event}`",
                                               {**names, **d.events[event]})
-        mods = raw.get("modifiers") or {}
+        mods = self.field(raw, defaults, "modifiers") or {}
         card["modifiers"] = {}
         for name in mods:
             if name not in d.modifiers:
