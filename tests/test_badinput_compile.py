@@ -69,3 +69,17 @@ def test_rendered_error_has_source_line_and_caret(game_copy):
     assert lines[1].strip() == "28 |         move prize to me.bnak"
     assert lines[2].strip() == "|                       ^^^^^^^"
     assert lines[3] == "hint: did you mean `bank`?"
+
+
+def test_unused_procedure_is_a_warning_that_strict_turns_into_failure(game_copy, capsys):
+    from cardc.cli import main
+    folder = game_copy()
+    with open(folder / "rules.yaml", "a") as f:
+        f.write("  unused_thing:\n    params: {p: player}\n    do: |\n      pass\n")
+    built = build_folder(folder)
+    assert built.bundle is not None
+    (warning,) = built.diags.warnings
+    assert (warning.loc.line, warning.loc.col) == (21, 3)
+    assert warning.message == "procedure `unused_thing` is never used"
+    assert main(["check", str(folder)]) == 0
+    assert main(["check", "--strict", str(folder)]) == 1

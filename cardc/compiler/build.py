@@ -323,6 +323,56 @@ class GameCompiler:
         return card
 
 
+def _referenced(ir, procs: set, fns: set):
+    """Collect proc and function names used anywhere in compiled code."""
+    if isinstance(ir, list):
+        if ir and ir[0] == "call" and len(ir) > 2 and isinstance(ir[1], str):
+            procs.add(ir[1])
+            if ir[1] == "sort_by":
+                fns.add(ir[2][1][1])
+        if ir and ir[0] == "fn":
+            fns.add(ir[1])
+        for part in ir:
+            _referenced(part, procs, fns)
+    elif isinstance(ir, dict):
+        for part in ir.values():
+            _referenced(part, procs, fns)
+
+
+def _warn_unused(self, cards):
+    """Warnings (not errors, unless --strict): procedures and functions that
+    nothing uses, and cards of which no copy is ever in play."""
+    procs, fns = set(self.used_procs), set()
+    for key, code in self.code.items():
+        if not key.startswith(("fn:", "proc:")):
+            _referenced(code, procs, fns)
+        elif key.startswith("fn:"):
+            _referenced(code, procs, set())
+            inner = set()
+            _referenced(code, set(), inner)
+            fns.update(inner - {key[3:]})
+        else:
+            inner_p, inner_f = set(), set()
+            _referenced(code, inner_p, inner_f)
+            procs.update(inner_p - {key[5:]})
+            fns.update(inner_f)
+    for card in cards:
+        _referenced(card, procs, fns)
+    rules = self.src.rules or {}
+    for kind, used, noun in (("procs", procs, "procedure"), ("functions", fns, "function")):
+        block = rules.get(kind) or {}
+        for name in block:
+            if name not in used:
+                self.diags.warning(_key_loc(block, name), f"{noun} `{name}` is never used",
+                                   "remove it, or call it from the flow, a card or another rule")
+    for card in cards:
+        if card["count"] == 0:
+            self.diags.warning(None, f"card `{card['id']}` has count 0: no copy is ever in play")
+
+
+GameCompiler.warn_unused = _warn_unused
+
+
 def compile_game(source, diags) -> dict | None:
     """The bundle of a loaded game, or None when it has errors."""
     gc = GameCompiler(source, diags)
@@ -331,6 +381,8 @@ def compile_game(source, diags) -> dict | None:
     gc.compile_flow()
     cards, instances = gc.compile_cards()
     g = source.game
+    if not diags.has_errors:
+        gc.warn_unused(cards)
     if diags.has_errors:
         return None
     d = gc.d

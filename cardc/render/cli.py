@@ -100,3 +100,25 @@ def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
         return 1
     print(f"{len(paths)} files in {_out_dir(args, bundle)}")
     return 0
+
+
+def add_rulebook_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="game id (its rulebook.md.j2 is rendered over its bundle)")
+    parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
+    parser.add_argument("--format", choices=("pdf", "md", "both"), default="both",
+                        help="rulebook.pdf, rulebook.md, or both (default)")
+    parser.add_argument("--paper", choices=list(PAPERS), default="a4", help="a4 (default), letter, or common")
+
+
+def run_rulebook(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
+    from .rulebook import RulebookError, write_rulebook  # platypus and markdown-it load only here
+
+    try:
+        paths = write_rulebook(bundle, _out_dir(args, bundle), args.format, getattr(args, "paper", "a4"))
+    except RenderError as error:
+        # A RulebookError reads "file:line: error: ..." already.
+        print(error if isinstance(error, RulebookError) else f"error: {error}", file=sys.stderr)
+        return 1
+    for path in paths:
+        print(path)
+    return 0

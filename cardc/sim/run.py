@@ -1,0 +1,384 @@
+"""Playing many games: seeds, seats, chunks, worker processes and clusters.
+
+Reproducibility rests on three rules:
+
+* game i of a run seeded S is fully fixed by (S, i): its player count and
+  seating come from i alone (`Plan.seating`), its shuffle seed and its
+  agents' seeds are hashes of (S, i[, seat]) (`derive_seed`).  So game i is
+  the same game whether it runs first, last, on one core or on a cluster,
+  and every variant of a sweep plays exactly the same deals;
+* games are cut into chunks whose size depends only on the number of games
+  (`chunk_size`), never on the number of workers;
+* chunk results are merged in chunk order (`stream`), so even float sums
+  are added in one order.  A seed gives one report, whatever `--jobs`.
+
+The same `run_chunk` runs inline (`--jobs 1`), in a process pool, or on a
+Dask cluster (`--cluster`), so all three produce identical results.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+from collections import Counter, deque
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from cardc.agents import make_agent
+from cardc.engine import Game
+from cardc.sim.stats import HOLE_ENDINGS, Aggregate, Paired, observations
+
+#: seconds a person needs for one real decision when the game's `timing` does not say
+DEFAULT_SECONDS_PER_ACTION = 5.0
+#: stages of the engine before the first turn: the starting choice is read after them
+SETUP_STAGES = ("init", "setup")
+
+
+def derive_seed(seed: int, *parts) -> int:
+    """A 63-bit seed for (seed, game index[, seat]): a hash, so neighbouring
+    games share nothing and game i's seed never depends on the run's size."""
+    digest = hashlib.blake2b(repr((int(seed),) + parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to play; small and immutable, so it travels to every worker."""
+    players: tuple[int, ...]
+    agents: tuple[str, ...]
+    seed: int = 0
+    start_zone: str | None = None
+    max_decisions: int = 100_000
+
+    def seating(self, index: int) -> tuple[int, tuple[str, ...]]:
+        """(players, agent of each seat) for game `index`.
+
+        Player counts take turns game by game; for each count the agents
+        rotate one seat per game, so over every len(agents) games of a count
+        each agent has sat in each seat exactly once."""
+        n = self.players[index % len(self.players)]
+        shift = (index // len(self.players)) % len(self.agents)
+        return n, tuple(self.agents[(seat + shift) % len(self.agents)] for seat in range(n))
+
+
+@dataclass
+class GameRecord:
+    """One finished game, reduced to what the statistics need."""
+    index: int
+    seed: int
+    players: int
+    agents: tuple[str, ...]
+    ending: str = "fault"               # see stats.ENDINGS
+    winners: list = field(default_factory=list)
+    turns: int = 0
+    decisions: int = 0
+    choices: int = 0                    # decisions with more than one legal action
+    minutes: float = 0.0                # estimated from `timing`
+    scores: list | None = None          # final `score` per seat (None if the game faulted)
+    places: list | None = None          # finishing place per seat, 1 = best, ties share
+    starts: list | None = None          # each seat's starting choice (--start-zone)
+    samples: list = field(default_factory=list)     # (turns completed, scores) at turn changes
+    lead_changes: int = 0
+    resolved: dict = field(default_factory=dict)    # card id -> Counter(seat -> times)
+    entered: dict = field(default_factory=dict)     # "card>zone" -> Counter(seat -> times)
+    fault: str | None = None
+    actions: list = field(default_factory=list)
+
+    def line(self) -> dict:
+        """The game as one JSON line (no action list or score samples: the
+        seed and agents reproduce them)."""
+        out = asdict(self)
+        del out["actions"], out["samples"]
+        out["resolved"] = {k: sum(v.values()) for k, v in self.resolved.items()}
+        out["entered"] = {k: sum(v.values()) for k, v in self.entered.items()}
+        return out
+
+
+class _Credit(dict):
+    """Stands in for one of the engine's counting dicts in `st.track`.
+
+    The engine only counts per card; each count it adds is also credited to
+    the seat acting when it happened: the turn player, or during setup
+    (when players choose in turn but nobody has a turn) the decider.  This
+    is what "win rate of the players who played it" is measured on."""
+
+    def __init__(self, st, by_seat: dict):
+        super().__init__()
+        self.st, self.by_seat, self.decider = st, by_seat, None
+
+    def __setitem__(self, key, value):
+        before = self.get(key, 0)
+        super().__setitem__(key, value)
+        seat = self.decider if self.st.stage in SETUP_STAGES else self.st.turn_player
+        self.by_seat.setdefault(key, Counter())[seat] += value - before
+
+
+def _starts(game: Game, st, zone: str) -> list[str]:
+    """Each seat's starting choice: the cards it holds in `zone`."""
+    out = []
+    for p in range(st.n):
+        ids = sorted(game.card_field["id"][c] for c in st.zones[game.slot(st, zone, p)])
+        out.append("+".join(ids) or "(none)")
+    return out
+
+
+def _faulting_action(st) -> int | None:
+    """The action whose look-ahead raised inside an agent, so that the saved
+    replay ends by applying it and reproduces the fault."""
+    for a in range(len(st.pending.labels)):
+        try:
+            st.clone().apply(a)
+        except Exception:      # the engine's own failure, whatever its type
+            return a
+    return None
+
+
+def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
+    """Play game `index` of the plan to its end and record it."""
+    n, seats = plan.seating(index)
+    seed = derive_seed(plan.seed, index)
+    rec = GameRecord(index, seed, n, seats)
+    agents = [make_agent(name, derive_seed(plan.seed, index, seat)) for seat, name in enumerate(seats)]
+    timing = game.bundle.get("timing") or {}
+    st, credits = None, ()
+    try:
+        st = game.new_state(n, seed=seed)
+        st.start_tracking()
+        credits = (_Credit(st, rec.resolved), _Credit(st, rec.entered))
+        st.track["resolve"], st.track["enter"] = credits
+        last_turn = st.turn
+        leader = None
+        while True:
+            if rec.starts is None and plan.start_zone and st.stage not in SETUP_STAGES:
+                rec.starts = _starts(game, st, plan.start_zone)
+            if st.turn != last_turn or st.terminal:
+                scores = st.scores()
+                rec.samples.append((st.turn if st.terminal else last_turn, scores))
+                last_turn = st.turn
+                best = max(scores)
+                top = [p for p, s in enumerate(scores) if s == best]
+                if len(top) == 1:
+                    rec.lead_changes += leader is not None and top[0] != leader
+                    leader = top[0]
+            if st.terminal:
+                break
+            if len(rec.actions) >= plan.max_decisions:
+                rec.ending = "stalled"
+                break
+            seat = st.pending.player
+            rec.choices += len(st.pending.labels) > 1
+            for c in credits:
+                c.decider = seat
+            try:
+                action = agents[seat].act(st, seat)
+            except Exception:
+                action = _faulting_action(st)
+                if action is None:
+                    raise
+            rec.actions.append(action)
+            st.apply(action)
+        rec.scores = rec.samples[-1][1] if st.terminal else st.scores()
+    except Exception as exc:   # an engine fault (or a crash inside it): a rule hole
+        rec.ending, rec.fault, rec.scores = "fault", f"{type(exc).__name__}: {exc}", None
+    if st is not None:
+        rec.turns, rec.decisions = st.turn, st.decisions
+        if rec.starts is None and plan.start_zone:
+            rec.starts = _starts(game, st, plan.start_zone)
+    rec.minutes = (rec.choices * timing.get("seconds_per_action", DEFAULT_SECONDS_PER_ACTION)
+                   + rec.turns * timing.get("seconds_per_turn", 0)) / 60
+    if rec.ending != "fault":
+        rec.winners = list(st.winners)
+        rec.places = _places(rec.scores, rec.winners)
+        if rec.ending != "stalled":
+            rec.ending = ("capped" if st.capped else "winner" if len(st.winners) == 1
+                          else "shared" if st.winners else "no_winner")
+    return rec
+
+
+def _places(scores: list, winners: list) -> list[int]:
+    """Finishing place of each seat: winners first, then by score; ties share
+    a place and the next place is skipped (1, 2, 2, 4)."""
+    key = [(p in winners, s) for p, s in enumerate(scores)]
+    return [1 + sum(k > mine for k in key) for mine in key]
+
+
+# ---------------------------------------------------------------- chunks
+
+@dataclass
+class ChunkResult:
+    """What a worker sends back for games [start, stop): one aggregate per
+    variant, paired differences against variant 0, the rule holes (with their
+    actions) and, if asked, one JSON line per game."""
+    start: int
+    stop: int
+    aggregates: list
+    paired: list
+    holes: list = field(default_factory=list)      # (variant, GameRecord)
+    lines: list = field(default_factory=list)      # (variant, dict)
+
+
+_GAMES: dict[str, Game] = {}
+
+
+def _game(bundle: dict) -> Game:
+    """Compile each bundle once per worker process (keyed by its hash)."""
+    key = bundle["source_hash"]
+    if key not in _GAMES:
+        if len(_GAMES) > 16:
+            _GAMES.clear()
+        _GAMES[key] = Game(bundle)
+    return _GAMES[key]
+
+
+def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = False) -> ChunkResult:
+    """Play games [start, stop) under every variant (bundles[0] is the baseline)."""
+    games = [_game(b) for b in bundles]
+    out = ChunkResult(start, stop, [Aggregate() for _ in games], [Paired() for _ in games])
+    for index in range(start, stop):
+        base = None
+        for k, game in enumerate(games):
+            rec = play_game(game, plan, index)
+            obs = observations(rec)
+            out.aggregates[k].add(rec, obs)
+            if k == 0:
+                base = obs
+            else:
+                out.paired[k].add(base, obs)
+            if rec.ending in HOLE_ENDINGS:
+                out.holes.append((k, rec))
+            if lines:
+                out.lines.append((k, rec.line()))
+    return out
+
+
+def chunk_size(games: int) -> int:
+    """Games per chunk: from the number of games only, never from the number
+    of workers (results must not depend on it); small runs still spread."""
+    return max(1, min(50, games // 100))
+
+
+# ---------------------------------------------------------------- executors
+
+class _Inline:
+    """Runs each chunk on the spot: `--jobs 1`, no processes, easy to profile."""
+    window = 1
+
+    def submit(self, fn, *args):
+        return _Done(fn(*args))
+
+    def close(self):
+        pass
+
+
+@dataclass
+class _Done:
+    value: object
+
+    def result(self):
+        return self.value
+
+
+class _Processes:
+    """A process pool on this machine.  forkserver (where available) rather
+    than fork: the progress bar runs a thread, and forking threads is unsafe."""
+
+    def __init__(self, jobs: int):
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self.pool = ProcessPoolExecutor(jobs, mp_context=ctx)
+        self.window = jobs * 4
+
+    def submit(self, fn, *args):
+        return self.pool.submit(fn, *args)
+
+    def close(self):
+        self.pool.shutdown(cancel_futures=True)
+
+
+class _Cluster:
+    """A Dask distributed cluster at `address` (the scheduler), or a
+    `distributed.Client` given directly (tests start a LocalCluster).
+    Workers need cardc installed; bundles are sent once to every worker."""
+
+    def __init__(self, address):
+        from distributed import Client
+        self.own = not isinstance(address, Client)
+        self.client = Client(address) if self.own else address
+        self.window = 4 * max(1, sum(self.client.nthreads().values()))
+
+    def scatter(self, bundles):
+        return self.client.scatter(bundles, broadcast=True)
+
+    def submit(self, fn, *args):
+        return self.client.submit(fn, *args, pure=False)
+
+    def close(self):
+        if self.own:
+            self.client.close()
+
+
+def executor(jobs: int = 1, cluster=None):
+    if cluster is not None:
+        return _Cluster(cluster)
+    return _Processes(jobs) if jobs > 1 else _Inline()
+
+
+def stream(pool, bundles: list, plan: Plan, start: int, stop: int, chunk: int, lines: bool = False):
+    """Yield the ChunkResults of games [start, stop) in order, keeping at most
+    `pool.window` chunks in flight: constant memory however many games."""
+    args = pool.scatter(bundles) if hasattr(pool, "scatter") else bundles
+    pending = deque()
+    for lo in range(start, stop, chunk):
+        if len(pending) >= pool.window:
+            yield pending.popleft().result()
+        pending.append(pool.submit(run_chunk, args, plan, lo, min(lo + chunk, stop), lines))
+    while pending:
+        yield pending.popleft().result()
+
+
+# ---------------------------------------------------------------- holes
+
+@dataclass
+class HoleWriter:
+    """Saves games that hit the turn cap, stalled or faulted as replay files
+    (`cardc replay FILE` reproduces them), up to `limit` files per run."""
+    folder: Path
+    limit: int = 100
+    saved: list = field(default_factory=list)
+    skipped: int = 0
+
+    def save(self, game: Game, rec: GameRecord, overrides: dict | None = None,
+             bundle_file: str | None = None) -> None:
+        if len(self.saved) >= self.limit:
+            self.skipped += 1
+            return
+        from cardc.play import replay_record, save_json
+        record = replay_record(game, rec.players, rec.seed, rec.actions, rec.agents)
+        record.update({"ending": rec.ending, "fault": rec.fault, "index": rec.index,
+                       "turns": rec.turns})
+        if overrides:
+            record["overrides"] = overrides
+        tag = "-".join(f"{k}={v}" for k, v in sorted((overrides or {}).items()))
+        name = f"{rec.ending}-game{rec.index}-seed{rec.seed}{'-' + _safe(tag) if tag else ''}.json"
+        path = self.folder / name
+        save_json(path, record)
+        command = f"cardc replay {path}" + (f" --bundle {bundle_file}" if bundle_file else "")
+        self.saved.append({"file": str(path), "index": rec.index, "seed": rec.seed,
+                           "players": rec.players, "agents": list(rec.agents),
+                           "ending": rec.ending, "fault": rec.fault, "turns": rec.turns,
+                           "overrides": overrides or {}, "replay": command})
+
+
+def _safe(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "._=+-" else "_" for ch in text)[:80]
+
+
+def write_bundle(folder: Path, bundle: dict) -> str:
+    """Save a variant's bundle beside its holes: replays of an overridden
+    game need it (`cardc replay FILE --bundle THIS`)."""
+    from cardc.render.atomic import write_atomic
+    path = folder / f"bundle-{bundle['source_hash'][:12]}.json"
+    if not path.exists():
+        write_atomic(path, (json.dumps(bundle, sort_keys=True) + "\n").encode())
+    return str(path)
