@@ -98,3 +98,53 @@ def bench(names, games_per, players, seconds, profile=False, jobs=1) -> int:
             console.print(f"[bold]profile: {gid}[/bold]")
             pstats.Stats(prof).sort_stats("tottime").print_stats(15)
     return 0
+
+
+def scaled_copy(folder, factor, dest):
+    """A copy of a game folder with every card file repeated `factor` times
+    (ids suffixed), constraints dropped: content `factor` times larger."""
+    import re
+    import shutil
+    from pathlib import Path
+    dest = Path(dest) / folder.name
+    shutil.copytree(folder, dest)
+    game = (dest / "game.yaml").read_text()
+    game = re.sub(r"\nconstraints:\n(  .*\n|\n)*", "\n", game)
+    (dest / "game.yaml").write_text(game)
+    for path in sorted((dest / "cards").rglob("*.yaml")):
+        text = path.read_text()
+        for k in range(1, factor):
+            copy = re.sub(r"((?:^|[\s{,-])id: )([a-z0-9_]+)", lambda m: f"{m.group(1)}{m.group(2)}_x{k}", text)
+            path.with_name(f"{path.stem}_x{k}.yaml").write_text(copy)
+    return dest
+
+
+def bench_compile(names, factor=10) -> int:
+    """Time `check` (load + compile) for each game, and for a copy with
+    `factor` times the cards, best of 3 runs."""
+    import tempfile
+    from rich.console import Console
+    from rich.table import Table
+    from cardc.project import build_folder
+    table = Table(title=f"cardc bench --compile: check+build time, best of 3 (x{factor}: {factor} times the cards)")
+    for col in ("game", "cards", "seconds", f"cards x{factor}", f"seconds x{factor}"):
+        table.add_column(col, justify="right")
+
+    def best(folder):
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            built = build_folder(folder)
+            times.append(time.perf_counter() - t0)
+        return min(times), built
+
+    for folder in game_folders(names or None):
+        t1, built = best(folder)
+        with tempfile.TemporaryDirectory() as tmp:
+            big = scaled_copy(folder, factor, tmp)
+            t10, built10 = best(big)
+        n1 = len(built.bundle["instances"]) if built.bundle else 0
+        n10 = len(built10.bundle["instances"]) if built10.bundle else 0
+        table.add_row(folder.name, str(n1), f"{t1:.3f}", str(n10), f"{t10:.3f}")
+    Console().print(table)
+    return 0

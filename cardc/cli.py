@@ -138,7 +138,9 @@ def cmd_scenario(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from cardc.bench import bench
+    from cardc.bench import bench, bench_compile
+    if args.compile:
+        return bench_compile(args.games or None, args.scale)
     return bench(args.games or None, args.games_per, args.players, args.seconds, args.profile,
                  args.jobs)
 
@@ -195,6 +197,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--players", type=int, default=4)
     s.add_argument("--jobs", type=int, default=1, help="also measure scaling up to this many cores")
     s.add_argument("--profile", action="store_true", help="print a cProfile of the hot loop")
+    s.add_argument("--compile", action="store_true",
+                   help="time check+build instead, and for content --scale times larger")
+    s.add_argument("--scale", type=int, default=10)
     s.set_defaults(func=cmd_bench)
 
     _optional_commands(sub)

@@ -22,6 +22,14 @@ from cardc.engine.exprs import ExprBuilder, fmt
 from cardc.engine.state import State
 
 
+class _Located(dict):
+    """A one-key mapping that borrows another mapping's location for that key."""
+
+    def __init__(self, data, source, key):
+        super().__init__(data)
+        self.value_locs = {key: _loc(source, key)}
+
+
 class ScenarioError(Exception):
     """The scenario itself is wrong (a name that does not exist, a bad step)."""
 
@@ -107,7 +115,7 @@ class Runner:
         g = self.game
         taken = set()
         for key, ids in (start.get("zones") or {}).items():
-            f, t = self.compile(key, start["zones"], key) if False else self._zone(key, start["zones"])
+            f, t = self._zone(key, start["zones"])
             slot = f(st, self.env())
             placed = []
             for i, cid in enumerate(ids or []):
@@ -128,10 +136,12 @@ class Runner:
         for key, value in (start.get("counters") or {}).items():
             self._set_counter(st, key, value, start["counters"])
 
-    def _zone(self, key, container):
-        f, t = self.compile(key, container, key)
+    def _zone(self, key, container, text=None):
+        """The zone named by `text` (by default the key itself) in container[key]."""
+        text = key if text is None else text
+        f, t = self.compile(text, container if text == key else _Located({key: text}, container, key), key)
         if t != "zone":
-            raise ScenarioError(_loc(container, key), f"`{key}` is not a zone")
+            raise ScenarioError(_loc(container, key), f"`{text}` is not a zone")
         return f, t
 
     def _take(self, st, cid, taken, container, index):
@@ -170,7 +180,7 @@ class Runner:
         if diags.has_errors or ir[0] not in ("gctr", "pctr", "cctr", "cpp"):
             raise ScenarioError(loc, f"`{key}` is not a counter")
         if isinstance(value, str):
-            v, _ = self.value(st, value, container, key) if False else self._expr_value(st, value, loc)
+            v, _ = self._expr_value(st, value, loc)
         else:
             v = value
         env = self.env()
@@ -268,7 +278,7 @@ class Runner:
         for key, zone in (expect.get("where") or {}).items():
             if key not in self.card_names:
                 raise ScenarioError(_loc(expect["where"], key), f"`{key}` does not name one card here")
-            f, _ = self._zone(zone, expect["where"])
+            f, _ = self._zone(key, expect["where"], str(zone))
             slot = st.zone_of(self.card_names[key])
             if slot != f(st, self.env()):
                 out.append(f"{_loc(expect['where'], key)}: `{key}`: expected in {zone}, "

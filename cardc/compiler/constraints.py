@@ -1,6 +1,7 @@
 """Check a game's own constraints (`constraints:` in game.yaml) on the
-state the game starts from: cards in their starting zones, for the smallest
-player count, before any setup step has run."""
+state the game starts from: cards in their starting zones, before any setup
+step has run, for every player count the game allows (`game.player_count`
+tells a constraint which)."""
 from __future__ import annotations
 
 from cardc.diagnostics import Loc
@@ -13,13 +14,17 @@ def check_constraints(bundle: dict, diags) -> None:
     if not bundle["code"].get("constraints"):
         return
     game = Game(bundle)
-    st = State.initial(game, game.min_players, seed=0, run=False)
+    states = [State.initial(game, n, seed=0, run=False)
+              for n in range(game.min_players, game.max_players + 1)]
     for check, message, (file, line, col) in game.constraints:
+        failing = []
         try:
-            ok = check(st, {})
+            failing = [st.n for st in states if not check(st, {})]
         except (EngineError, TypeError, KeyError, IndexError, ValueError) as exc:
             diags.error(Loc(file, line, col), f"constraint could not be evaluated: {exc}")
             continue
-        if not ok:
-            diags.error(Loc(file, line, col), f"constraint not met: {message}",
+        if failing:
+            counts = "" if len(failing) == len(states) else \
+                " (with " + ", ".join(map(str, failing)) + " players)"
+            diags.error(Loc(file, line, col), f"constraint not met: {message}{counts}",
                         "change the card quantities or values, or the constraint")

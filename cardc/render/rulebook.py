@@ -25,6 +25,9 @@ bundle itself) plus these helpers:
   total(k, ...)          physical cards of those kinds in the box (all: total())
   total_in(zone)         physical cards that start in a zone
   kind_label(k)          the kind's printed label
+  kind_quantity(k, ...)  "98", "3 per player" or "58 + 10 per player"
+  glossary(terms)        (term, text) pairs, alphabetical: every kind's label
+                         and description, with the template's own `terms`
   rule(fn, args...)      a function of the game's rules.yaml, evaluated by the
                          engine (before setup) on numbers, truth values or
                          strings: rule("share_price", 5), so a table of
@@ -92,6 +95,7 @@ MUTED = "#6b6b6b"
 DEFAULT_ACCENT = "#2f3e4e"
 MARGIN = 20 * mm
 PAGEBREAK = "<!-- pagebreak -->"
+HEADING_ROOM = 90  # points a heading needs below it on the page, else it starts the next one
 
 
 class RulebookError(RenderError):
@@ -217,6 +221,22 @@ def _context(bundle: Mapping[str, Any]) -> dict[str, Any]:
     def kind_label(kind: str) -> str:
         return kinds[check_kind(kind)].get("label") or kind.replace("_", " ").title()
 
+    def kind_quantity(*wanted: str) -> str:
+        chosen = cards_of_kind(*wanted) if wanted else cards
+        shared = sum(copies(c) for c in chosen if not c.get("per_player"))
+        seat = sum(int(c.get("count", 1)) for c in chosen if c.get("per_player"))
+        parts = ([_number(shared)] if shared or not seat else []) + ([f"{seat} per player"] if seat else [])
+        return " + ".join(parts)
+
+    def glossary(terms: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+        entries = {}
+        for kind, info in kinds.items():
+            if info.get("description"):
+                entries[kind_label(kind)] = f"{info['description']} ({kind_quantity(kind)} in the box.)"
+        for term, text in (terms or {}).items():
+            entries[str(term)] = str(text)
+        return sorted(entries.items(), key=lambda item: item[0].casefold())
+
     engine: list[Any] = []  # (game, state), built on the first rule() call
 
     def rule(fn_name: str, *args: Any) -> Any:
@@ -244,7 +264,7 @@ def _context(bundle: Mapping[str, Any]) -> dict[str, Any]:
 
     return {**bundle, "bundle": bundle, "cards_of_kind": cards_of_kind, "card": card, "copies": copies,
             "quantity": quantity, "total": total, "total_in": total_in, "kind_label": kind_label,
-            "rule": rule}
+            "kind_quantity": kind_quantity, "glossary": glossary, "rule": rule}
 
 
 def _environment() -> ImmutableSandboxedEnvironment:
@@ -333,7 +353,9 @@ def _styles(fonts: Fonts, accent: str) -> Styles:
     regular, bold = fonts.name("regular"), fonts.name("bold")
     body = ParagraphStyle("body", fontName=regular, fontSize=10, leading=13.6, textColor=HexColor(INK),
                           spaceAfter=5)
-    heading = dict(fontName=bold, keepWithNext=1, textColor=HexColor(accent))
+    # No keepWithNext (it glues a heading to a whole table and can strand it):
+    # every heading is preceded by a CondPageBreak that keeps room for a few lines.
+    heading = dict(fontName=bold, textColor=HexColor(accent))
     return Styles(
         body=body,
         title=ParagraphStyle("title", fontName=bold, fontSize=40, leading=46, alignment=TA_CENTER,
@@ -342,8 +364,7 @@ def _styles(fonts: Fonts, accent: str) -> Styles:
                                alignment=TA_CENTER, textColor=HexColor(INK), spaceAfter=8),
         h2=ParagraphStyle("h2", fontSize=18, leading=22, spaceBefore=14, spaceAfter=7, **heading),
         h3=ParagraphStyle("h3", fontSize=13, leading=16, spaceBefore=10, spaceAfter=4, **heading),
-        h4=ParagraphStyle("h4", parent=body, fontName=fonts.name("bolditalic"), keepWithNext=1, spaceBefore=4,
-                          spaceAfter=2),
+        h4=ParagraphStyle("h4", parent=body, fontName=fonts.name("bolditalic"), spaceBefore=4, spaceAfter=2),
         cell=ParagraphStyle("cell", parent=body, fontSize=8.5, leading=10.5, spaceAfter=0),
         head=ParagraphStyle("head", parent=body, fontName=bold, fontSize=8.5, leading=10.5, spaceAfter=0),
         small=ParagraphStyle("small", parent=body, fontSize=8, leading=10, textColor=HexColor(MUTED),
@@ -466,7 +487,7 @@ class _Converter:
         kind = node.type
         line = (node.map[0] + 1) if node.map else None
         if kind == "heading":
-            return [self.heading(node)]
+            return [CondPageBreak(HEADING_ROOM), self.heading(node)]
         if kind == "paragraph":
             markup, _ = self._inline_of(node)
             return [Paragraph(markup, self._indented(self.styles.body, indent))]

@@ -92,13 +92,13 @@ class Dist:
         n = self.n
         if not n:
             return {"n": 0}
-        total = sum(v * c for v, c in self.counts.items())
-        mean = total / n
-        var = sum(c * (v - mean) ** 2 for v, c in self.counts.items()) / (n - 1) if n > 1 else 0.0
-        return {"n": n, "mean": mean, "sd": math.sqrt(var), "min": min(self.counts),
+        values = sorted(self.counts)
+        mean = sum(v * self.counts[v] for v in values) / n
+        var = sum(self.counts[v] * (v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+        return {"n": n, "mean": mean, "sd": math.sqrt(var), "min": values[0],
                 "p10": self.quantile(0.1), "median": self.quantile(0.5),
-                "p90": self.quantile(0.9), "max": max(self.counts),
-                "counts": [[v, self.counts[v]] for v in sorted(self.counts)]}
+                "p90": self.quantile(0.9), "max": values[-1],
+                "counts": [[v, self.counts[v]] for v in values]}
 
 
 @dataclass
