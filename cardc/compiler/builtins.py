@@ -187,6 +187,7 @@ BUILTINS = {
     "host": _fixed([T.CARD], T.CARD),
     "attachments": _fixed([T.CARD], "list:card"),
     "playable": _playable,
+    "has_effect": _fixed([T.CARD], T.BOOL),
     "has_reaction": _has_reaction,
     "visible_to": _fixed([T.CARD, T.PLAYER], T.BOOL),
     "modified": _modified,

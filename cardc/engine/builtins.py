@@ -76,6 +76,10 @@ def _playable(st, env, c):
     return bool(req(st, {"me": env.get("me"), "this": c}))
 
 
+def _has_effect(st, env, c):
+    return f"card:{st.game.card_field['id'][c]}:effect" in st.game.codes
+
+
 def _has_reaction(st, env, c, tag):
     return st.game.reaction_tag[st.game.card_def[c]] == tag
 
@@ -201,6 +205,7 @@ IMPL = {
     "attachments": _attachments,
     "playable": _playable,
     "has_reaction": _has_reaction,
+    "has_effect": _has_effect,
     "visible_to": _visible_to,
     "modified": _modified,
     "round_up": _round_up,

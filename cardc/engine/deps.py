@@ -14,7 +14,7 @@ _STATIC_CALLS = {"count", "sum", "any", "all", "max", "min", "max_list", "min_li
                  "bottom", "first", "last", "reversed", "unique", "index_of", "rivals",
                  "next_player", "players_from", "round_up", "abs", "cell", "cells",
                  "neighbors", "distance", "column", "row", "connected", "cards_at",
-                 "has_reaction", "sort_by"}
+                 "has_reaction", "has_effect", "sort_by"}
 
 
 def expr_deps(ir, fn_deps: dict, out: set) -> None:
