@@ -21,7 +21,7 @@ def play_random(game: Game, players: int, seed: int, agent="random"):
     if agent == "random":
         rnd = random.Random(seed)
         while not st.terminal:
-            st.apply(rnd.randrange(len(st.pending.labels)))
+            st.apply(rnd.randrange(len(st.pending.values)))
     else:
         from cardc.agents import make_agent
         agents = [make_agent(agent, seed * 100 + i) for i in range(players)]

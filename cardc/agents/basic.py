@@ -18,7 +18,7 @@ class RandomAgent:
         self.rng = random.Random(seed)
 
     def act(self, st, seat: int) -> int:
-        return self.rng.randrange(len(st.pending.labels))
+        return self.rng.randrange(len(st.pending.values))
 
 
 class GreedyAgent:
@@ -28,7 +28,7 @@ class GreedyAgent:
         self.rng = random.Random(seed)
 
     def act(self, st, seat: int) -> int:
-        n = len(st.pending.labels)
+        n = len(st.pending.values)
         if n == 1:
             return 0
         best, best_value = [], None

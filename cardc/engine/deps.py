@@ -5,7 +5,11 @@ function depends on is unchanged.  Parts are named "z:<zone>" (the cards of
 every zone of that name), "g:<counter>", "p:<counter>", "c:<counter>",
 "flow" (turn, round, whose turn), "events" (reaction windows).  A function
 that reads something harder to track (where a card is, what is revealed,
-modifiers, randomness) depends on "*": any change at all.
+randomness) depends on "*": any change at all.
+
+Functions may call functions and modifiers (`modified("x", …)`), and
+modifiers may call functions, so the parts are found as a fixpoint: start
+from nothing and add what each body reads until nothing changes.
 """
 from __future__ import annotations
 
@@ -14,10 +18,10 @@ _STATIC_CALLS = {"count", "sum", "any", "all", "max", "min", "max_list", "min_li
                  "bottom", "first", "last", "reversed", "unique", "index_of", "rivals",
                  "next_player", "players_from", "round_up", "abs", "cell", "cells",
                  "neighbors", "distance", "column", "row", "connected", "cards_at",
-                 "has_reaction", "has_effect", "sort_by"}
+                 "has_reaction", "has_effect", "sort_by", "modified"}
 
 
-def expr_deps(ir, fn_deps: dict, out: set) -> None:
+def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set) -> None:
     """Add to `out` the parts read by expression `ir`."""
     if not isinstance(ir, list) or not ir:
         return
@@ -37,59 +41,50 @@ def expr_deps(ir, fn_deps: dict, out: set) -> None:
     elif op == "call":
         name = ir[1]
         if name == "sort_by":
-            out.update(fn_deps.get(ir[2][1][1], {EVERYTHING}))
+            out.update(fn_deps.get(ir[2][1][1], ()))
+        elif name == "modified":
+            out.update(mod_deps.get(ir[2][0][1], ()))
         elif name not in _STATIC_CALLS:
             out.add(EVERYTHING)
     elif op == "fn":
-        out.update(fn_deps.get(ir[1], {EVERYTHING}))
+        out.update(fn_deps.get(ir[1], ()))
     elif op == "var":
         return
     for part in ir[1:]:
         if isinstance(part, list):
             if part and isinstance(part[0], str):
-                expr_deps(part, fn_deps, out)
+                expr_deps(part, fn_deps, mod_deps, out)
             else:
                 for item in part:
-                    expr_deps(item, fn_deps, out)
+                    expr_deps(item, fn_deps, mod_deps, out)
         elif isinstance(part, dict):
             for item in part.values():
-                expr_deps(item, fn_deps, out)
+                expr_deps(item, fn_deps, mod_deps, out)
 
 
-def function_deps(code: dict) -> dict:
-    """{function name: frozenset of parts}, following calls between functions."""
+def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, dict]:
+    """({function: frozenset of parts}, {modifier: frozenset of parts})."""
     bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
-    deps: dict = {}
-
-    def visit(name, stack):
-        if name in deps:
-            return deps[name]
-        if name in stack:                 # recursion: do not cache
-            return {EVERYTHING}
-        out: set = set()
-        called = set()
-        _calls(bodies[name], called)
-        for other in called:
-            if other in bodies:
-                out.update(visit(other, stack | {name}))
-        expr_deps(bodies[name], deps_view, out)
-        deps[name] = frozenset(out)
-        return deps[name]
-
-    deps_view = deps
-    for name in bodies:
-        visit(name, frozenset())
-    return deps
-
-
-def _calls(ir, out):
-    if isinstance(ir, list):
-        if ir and ir[0] == "fn":
-            out.add(ir[1])
-        if ir and ir[0] == "call" and ir[1] == "sort_by":
-            out.add(ir[2][1][1])
-        for part in ir:
-            _calls(part, out)
-    elif isinstance(ir, dict):
-        for part in ir.values():
-            _calls(part, out)
+    modifiers: dict = {}
+    for card in cards:
+        for name, ir in (card.get("modifiers") or {}).items():
+            modifiers.setdefault(name, []).append(ir)
+    base = {"flow"} | {"z:" + z for z in active_zones}
+    fn_deps = {name: set() for name in bodies}
+    mod_deps = {name: set(base) for name in modifiers}
+    changed = True
+    while changed:
+        changed = False
+        for name, body in bodies.items():
+            out = set(fn_deps[name])
+            expr_deps(body, fn_deps, mod_deps, out)
+            if out != fn_deps[name]:
+                fn_deps[name], changed = out, True
+        for name, irs in modifiers.items():
+            out = set(mod_deps[name])
+            for ir in irs:
+                expr_deps(ir, fn_deps, mod_deps, out)
+            if out != mod_deps[name]:
+                mod_deps[name], changed = out, True
+    return ({k: frozenset(v) for k, v in fn_deps.items()},
+            {k: frozenset(v) for k, v in mod_deps.items()})

@@ -218,13 +218,20 @@ class ExprBuilder:
         params = game.fn_params[name]
         deps = tuple(sorted(game.fn_deps.get(name, ("*",))))
         everything = "*" in deps
-        body = None
+        functions = game.functions
+        n_args = len(args)
+        a0 = args[0] if n_args >= 1 else None
+        a1 = args[1] if n_args >= 2 else None
 
         def fn(st, env):
             # Functions are pure: the same arguments give the same value while
             # the parts of the state the function reads are unchanged.
-            nonlocal body
-            values = tuple(a(st, env) for a in args)
+            if n_args == 1:
+                values = (a0(st, env),)
+            elif n_args == 2:
+                values = (a0(st, env), a1(st, env))
+            else:
+                values = tuple([a(st, env) for a in args])
             if everything:
                 stamp = st.version
             else:
@@ -237,9 +244,7 @@ class ExprBuilder:
                 key, hit = None, None
             if hit is not None and hit[0] == stamp and game.cache_functions:
                 return hit[1]
-            if body is None:
-                body = game.functions[name]
-            result = body(st, dict(zip(params, values)))
+            result = functions[name](st, dict(zip(params, values)))
             if key is not None:
                 st.cache[key] = (stamp, result)
             return result
@@ -264,6 +269,13 @@ class ExprBuilder:
             return lambda st, env: a(st, env) > b(st, env)
         if op == "<":
             return lambda st, env: a(st, env) < b(st, env)
+        if op == ">=":
+            def ge(st, env):
+                x, y = a(st, env), b(st, env)
+                if x is None or y is None:
+                    raise EngineFault("comparing none with a number")
+                return x >= y
+            return ge
         f = _CMP[op]
 
         def cmp(st, env):
@@ -278,14 +290,29 @@ class ExprBuilder:
         if len(parts) == 2:
             a, b = parts
             return lambda st, env: a(st, env) and b(st, env)
-        return lambda st, env: all(p(st, env) for p in parts)
+        if len(parts) == 3:
+            a, b, c = parts
+            return lambda st, env: a(st, env) and b(st, env) and c(st, env)
+
+        def and_(st, env):
+            for p in parts:
+                if not p(st, env):
+                    return False
+            return True
+        return and_
 
     def _or(self, ir):
         parts = [self.build(v) for v in ir[1]]
         if len(parts) == 2:
             a, b = parts
             return lambda st, env: a(st, env) or b(st, env)
-        return lambda st, env: any(p(st, env) for p in parts)
+
+        def or_(st, env):
+            for p in parts:
+                if p(st, env):
+                    return True
+            return False
+        return or_
 
     def _not(self, ir):
         a = self.build(ir[1])

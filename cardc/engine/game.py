@@ -124,7 +124,7 @@ class Game:
         ob = OpBuilder(self, ex)
         code = bundle["code"]
         self.fn_params = {k[3:]: v["params"] for k, v in code.items() if k.startswith("fn:")}
-        self.fn_deps = function_deps(code)
+        self.fn_deps, self.mod_deps = function_deps(code, self.cards, self.active_zone_ids)
         self.cache_functions = True       # off only to test that caching changes nothing
         self.functions = {}
         for key, spec in code.items():

@@ -32,13 +32,34 @@ class Decision:
     """A question to one player: pick one of `labels` (values hold the answers).
 
     `unavailable` lists menu options not offered now, each with its reason,
-    so a human can see why a card cannot be played."""
-    __slots__ = ("kind", "player", "prompt", "labels", "values", "var", "unavailable")
+    so a human can see why a card cannot be played.  A menu's labels are
+    text built from expressions; they are only computed when someone reads
+    them (a random bot never does), from the state that owns the decision."""
+    __slots__ = ("kind", "player", "prompt", "_labels", "values", "var", "unavailable",
+                 "_label_fns", "_owner")
 
-    def __init__(self, kind, player, prompt, labels, values, var, unavailable=()):
+    def __init__(self, kind, player, prompt, labels, values, var, unavailable=(),
+                 label_fns=None, owner=None):
         self.kind, self.player, self.prompt = kind, player, prompt
-        self.labels, self.values, self.var = labels, values, var
+        self._labels, self.values, self.var = labels, values, var
         self.unavailable = list(unavailable)
+        self._label_fns, self._owner = label_fns, owner
+
+    @property
+    def labels(self):
+        if self._labels is None:
+            st = self._owner
+            env = st.stack[-1].env
+            self._labels = [f(st, {**env, **b}) for f, b in self._label_fns]
+            self._label_fns = self._owner = None
+        return self._labels
+
+    def copy_for(self, st):
+        """The same decision, owned by a clone of its state."""
+        if self._labels is not None:
+            return self
+        return Decision(self.kind, self.player, self.prompt, None, self.values, self.var,
+                        self.unavailable, self._label_fns, st)
 
     def to_json(self):
         return {"kind": self.kind, "player": self.player, "prompt": self.prompt,
@@ -98,7 +119,7 @@ class State:
         st.cc = {k: v[:] for k, v in self.cc.items()}
         st.rng, st.seed = self.rng, self.seed
         st.stack = [Frame(f.code, f.pc, _copy_env(f.env)) for f in self.stack]
-        st.pending = self.pending
+        st.pending = self.pending.copy_for(st) if self.pending is not None else None
         st.events = [dict(e) for e in self.events]
         st.turn, st.round, st.turn_player, st.first_player = \
             self.turn, self.round, self.turn_player, self.first_player
@@ -138,8 +159,8 @@ class State:
             raise IllegalAction("the game is over")
         if d is None:
             raise IllegalAction("no decision is pending")
-        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < len(d.labels):
-            raise IllegalAction(f"action {action!r} is not one of the {len(d.labels)} legal actions "
+        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < len(d.values):
+            raise IllegalAction(f"action {action!r} is not one of the {len(d.values)} legal actions "
                                 f"for {self.player_name(d.player)} ({d.prompt or d.kind})")
         self.pending = None
         self.version += 1
@@ -313,20 +334,22 @@ class State:
         self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var)
 
     def ask_menu(self, who, prompt, items):
-        labels, values, unavailable = [], [], []
+        label_fns, values, unavailable = [], [], []
         env = self.stack[-1].env
-        self._menu_options(items, env, {}, labels, values, unavailable)
-        if not labels:
+        self._menu_options(items, env, {}, label_fns, values, unavailable)
+        if not values:
             raise EngineFault("a menu has no option open" + (f" (“{prompt}”)" if prompt else ""))
-        self.pending = Decision("menu", who, prompt, labels, values, None, unavailable)
+        self.pending = Decision("menu", who, prompt, None, values, None, unavailable,
+                                label_fns, self)
 
     def _menu_options(self, items, env, bindings, labels, values, unavailable):
         for item in items:
             if item[0] == "opt":
                 _, label, cond, reason, pc = item
                 if cond is None or cond(self, env):
-                    labels.append(label(self, env))
-                    values.append([pc, dict(bindings)])
+                    b = dict(bindings)
+                    labels.append((label, b))
+                    values.append([pc, b])
                 elif reason is not None:
                     unavailable.append([label(self, env), reason(self, env)])
             elif item[0] == "for":

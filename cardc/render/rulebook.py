@@ -28,6 +28,8 @@ bundle itself) plus these helpers:
   kind_quantity(k, ...)  "98", "3 per player" or "58 + 10 per player"
   glossary(terms)        (term, text) pairs, alphabetical: every kind's label
                          and description, with the template's own `terms`
+  reactions_to(c, w)     the cards whose reaction (to window w, or any) names
+                         card c in its compiled condition: who can answer c
   rule(fn, args...)      a function of the game's rules.yaml, evaluated by the
                          engine (before setup) on numbers, truth values or
                          strings: rule("share_price", 5), so a table of
@@ -168,6 +170,15 @@ def _cell(text: Any) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def _mentions(ir: Any, literal: str) -> bool:
+    """Whether a compiled expression compares against the string `literal`."""
+    if isinstance(ir, list):
+        if len(ir) == 2 and ir[0] == "lit":
+            return ir[1] == literal
+        return any(_mentions(part, literal) for part in ir)
+    return False
+
+
 def _context(bundle: Mapping[str, Any]) -> dict[str, Any]:
     """The bundle plus the helpers a rulebook template may call."""
     cards = list(bundle.get("cards") or [])
@@ -237,6 +248,15 @@ def _context(bundle: Mapping[str, Any]) -> dict[str, Any]:
             entries[str(term)] = str(text)
         return sorted(entries.items(), key=lambda item: item[0].casefold())
 
+    def reactions_to(c: Any, window: str | None = None) -> list[Mapping[str, Any]]:
+        target = _id(c)
+        if window is not None and bundle.get("windows") is not None and window not in bundle["windows"]:
+            hint = did_you_mean(window, bundle["windows"])
+            raise _HelperError(f"no reaction window `{window}` in {bundle.get('game')}" + (f"; {hint}" if hint else ""))
+        return [r for r in cards if r.get("reaction")
+                and (window is None or r["reaction"].get("to") == window)
+                and _mentions(r["reaction"].get("if"), target)]
+
     engine: list[Any] = []  # (game, state), built on the first rule() call
 
     def rule(fn_name: str, *args: Any) -> Any:
@@ -264,7 +284,7 @@ def _context(bundle: Mapping[str, Any]) -> dict[str, Any]:
 
     return {**bundle, "bundle": bundle, "cards_of_kind": cards_of_kind, "card": card, "copies": copies,
             "quantity": quantity, "total": total, "total_in": total_in, "kind_label": kind_label,
-            "kind_quantity": kind_quantity, "glossary": glossary, "rule": rule}
+            "kind_quantity": kind_quantity, "glossary": glossary, "reactions_to": reactions_to, "rule": rule}
 
 
 def _environment() -> ImmutableSandboxedEnvironment:
@@ -306,7 +326,9 @@ def render_markdown(bundle: Mapping[str, Any]) -> str:
         raise RulebookError("no rulebook template: write one here (a jinja2 template over the bundle, "
                             "see cardc/render/rulebook.py)", name)
     env = _environment()
-    env.loader = jinja2.DictLoader({name: source})
+    # The loader gives the template its file name, which jinja writes into the
+    # traceback frames of an error: that is how a runtime error finds its line.
+    env.loader = jinja2.FunctionLoader(lambda wanted: (source, name, lambda: True) if wanted == name else None)
     context = _context(bundle)
     try:
         text = env.get_template(name).render(context)
@@ -351,14 +373,14 @@ class Styles:
 
 def _styles(fonts: Fonts, accent: str) -> Styles:
     regular, bold = fonts.name("regular"), fonts.name("bold")
-    body = ParagraphStyle("body", fontName=regular, fontSize=10, leading=13.6, textColor=HexColor(INK),
-                          spaceAfter=5)
+    body = ParagraphStyle("body", fontName=regular, bulletFontName=regular, fontSize=10, leading=13.6,
+                          textColor=HexColor(INK), spaceAfter=5)
     # No keepWithNext (it glues a heading to a whole table and can strand it):
     # every heading is preceded by a CondPageBreak that keeps room for a few lines.
     heading = dict(fontName=bold, textColor=HexColor(accent))
     return Styles(
         body=body,
-        title=ParagraphStyle("title", fontName=bold, fontSize=40, leading=46, alignment=TA_CENTER,
+        title=ParagraphStyle("title", fontName=bold, bulletFontName=regular, fontSize=40, leading=46, alignment=TA_CENTER,
                              textColor=HexColor(accent), spaceAfter=10),
         tagline=ParagraphStyle("tagline", parent=body, fontName=fonts.name("italic"), fontSize=13, leading=18,
                                alignment=TA_CENTER, textColor=HexColor(INK), spaceAfter=8),
@@ -369,12 +391,18 @@ def _styles(fonts: Fonts, accent: str) -> Styles:
         head=ParagraphStyle("head", parent=body, fontName=bold, fontSize=8.5, leading=10.5, spaceAfter=0),
         small=ParagraphStyle("small", parent=body, fontSize=8, leading=10, textColor=HexColor(MUTED),
                              alignment=TA_CENTER),
-        toc=(ParagraphStyle("toc0", fontName=bold, fontSize=11, leading=15, leftIndent=0, firstLineIndent=0,
+        toc=(ParagraphStyle("toc0", fontName=bold, bulletFontName=regular, fontSize=11, leading=15, leftIndent=0, firstLineIndent=0,
                             spaceBefore=5, textColor=HexColor(INK)),
-             ParagraphStyle("toc1", fontName=regular, fontSize=9.5, leading=12.5, leftIndent=14,
+             ParagraphStyle("toc1", fontName=regular, bulletFontName=regular, fontSize=9.5, leading=12.5, leftIndent=14,
                             firstLineIndent=0, textColor=HexColor(INK))),
         accent=accent,
     )
+
+
+def _table_font(fonts: Fonts) -> tuple:
+    """A platypus Table sets its cells' font even when they hold flowables; the
+    default is Helvetica, which would then sit unembedded in the PDF."""
+    return ("FONT", (0, 0), (-1, -1), fonts.name("regular"))
 
 
 class Heading(Paragraph):
@@ -417,9 +445,16 @@ class CardFace(Flowable):
 class _Converter:
     """Markdown (as a markdown-it syntax tree) to platypus flowables."""
 
-    def __init__(self, fonts: Fonts, styles: Styles, width: float, source_name: str) -> None:
-        self.fonts, self.styles, self.width, self.source_name = fonts, styles, width, source_name
+    def __init__(self, fonts: Fonts, styles: Styles, width: float, template: str) -> None:
+        self.fonts, self.styles, self.width, self.template = fonts, styles, width, template
         self.keys = 0
+
+    def where(self, line: int | None) -> str:
+        """A place in the rendered Markdown, for glyph errors."""
+        return f"rulebook.md:{line} (rendered from {self.template})" if line else f"rulebook.md ({self.template})"
+
+    def error(self, message: str, line: int | None) -> RulebookError:
+        return RulebookError(f"{message} (in the Markdown rendered from {self.template})", "rulebook.md", line)
 
     # -- inline
     def inline(self, node: SyntaxTreeNode, face: str = "regular") -> tuple[str, str]:
@@ -428,7 +463,7 @@ class _Converter:
         line = (node.map[0] + 1) if node.map else None
 
         def check(text: str, current: str) -> None:
-            self.fonts.check(text, current, f"{self.source_name}, line {line}" if line else self.source_name)
+            self.fonts.check(text, current, self.where(line))
 
         def walk(children: Sequence[SyntaxTreeNode], current: str) -> None:
             for child in children:
@@ -462,10 +497,9 @@ class _Converter:
                     walk(child.children, current)
                     markup.append("</u>")
                 elif kind == "html_inline":
-                    raise RulebookError(f"raw HTML {child.content!r} is not supported in a rulebook",
-                                        self.source_name, line)
+                    raise self.error(f"raw HTML {child.content!r} is not supported in a rulebook", line)
                 elif kind == "image":
-                    raise RulebookError("images are not supported in a rulebook", self.source_name, line)
+                    raise self.error("images are not supported in a rulebook", line)
                 else:
                     walk(child.children, current)
 
@@ -502,7 +536,7 @@ class _Converter:
                                spaceBefore=4, spaceAfter=8)]
         if kind in ("code_block", "fence"):
             text = node.content.rstrip("\n")
-            self.fonts.check(text, "regular", f"{self.source_name}, line {line}")
+            self.fonts.check(text, "regular", self.where(line))
             markup = "<br/>".join(escape(t) for t in text.split("\n"))
             return [Paragraph(f'<font color="{self.styles.accent}">{markup}</font>',
                               self._indented(self.styles.body, indent + 12))]
@@ -512,9 +546,8 @@ class _Converter:
                 return [PageBreak()]
             if content.startswith("<!--") and content.endswith("-->"):
                 return []
-            raise RulebookError(f"raw HTML {content[:40]!r} is not supported in a rulebook "
-                                f"(only {PAGEBREAK})", self.source_name, line)
-        raise RulebookError(f"Markdown element `{kind}` is not supported in a rulebook", self.source_name, line)
+            raise self.error(f"raw HTML {content[:40]!r} is not supported in a rulebook (only {PAGEBREAK})", line)
+        raise self.error(f"Markdown element `{kind}` is not supported in a rulebook", line)
 
     def _indented(self, style: ParagraphStyle, indent: float) -> ParagraphStyle:
         if not indent:
@@ -560,6 +593,7 @@ class _Converter:
         accent = self.styles.accent
         table = Table([[inner]], colWidths=[self.width - indent - 4])
         table.setStyle(TableStyle([
+            _table_font(self.fonts),
             ("BACKGROUND", (0, 0), (-1, -1), HexColor(tint(accent, 0.9))),
             ("LINEBEFORE", (0, 0), (0, -1), 2.2, HexColor(accent)),
             ("LEFTPADDING", (0, 0), (-1, -1), 9), ("RIGHTPADDING", (0, 0), (-1, -1), 8),
@@ -596,6 +630,7 @@ class _Converter:
             data.append(cells)
         accent = self.styles.accent
         commands = [
+            _table_font(self.fonts),
             ("VALIGN", (0, 0), (-1, -1), "TOP"),
             ("LINEBELOW", (0, 0), (-1, -1), 0.3, HexColor("#d8d8d8")),
             ("LEFTPADDING", (0, 0), (-1, -1), 4), ("RIGHTPADDING", (0, 0), (-1, -1), 4),
@@ -714,7 +749,7 @@ def _gallery(bundle: Mapping[str, Any], fonts: Fonts, styles: Styles, width: flo
         rows = [cells[i:i + cols] + [""] * (cols - len(cells[i:i + cols])) for i in range(0, len(cells), cols)]
         cell_w = deck.width * mm * scale + gap
         table = Table(rows, colWidths=[cell_w] * cols, hAlign="LEFT",
-                      style=TableStyle([("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+                      style=TableStyle([_table_font(fonts), ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0),
                                         ("TOPPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), gap),
                                         ("VALIGN", (0, 0), (-1, -1), "TOP")]))
         title = f"{deck.title} ({sum(counts.get(c['id'], 0) for c, _ in entries)})"
@@ -765,11 +800,12 @@ def render_pdf(bundle: Mapping[str, Any], markdown: str | None = None, paper: st
     styles = _styles(fonts, _accent(bundle))
     page = (PAPERS[paper][0] * mm, PAPERS[paper][1] * mm)
     width = page[0] - 2 * MARGIN
-    source_name = f"{bundle.get('game', '?')}/rulebook.md (rendered from {template_name(bundle)})"
-    conv = _Converter(fonts, styles, width, source_name)
+    conv = _Converter(fonts, styles, width, template_name(bundle))
     tree = SyntaxTreeNode(MarkdownIt("commonmark").enable("table").parse(markdown))
     title_flow, rest = _title_page(list(tree.children), conv, bundle, styles, page[1] - 2 * MARGIN)
     toc = TableOfContents(levelStyles=list(styles.toc), dotsMinLevel=0)
+    toc.tableStyle = TableStyle([_table_font(fonts), ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                                 ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)])
     story: list[Flowable] = [*title_flow, NextPageTemplate("body"), PageBreak(),
                              Paragraph("Contents", styles.h2), toc, PageBreak(), *conv.blocks(rest)]
     if gallery:

@@ -69,7 +69,7 @@ class GameRecord:
     seed: int
     players: int
     agents: tuple[str, ...]
-    ending: str = "fault"               # see stats.ENDINGS
+    ending: str = ""                    # see stats.ENDINGS
     winners: list = field(default_factory=list)
     turns: int = 0
     decisions: int = 0
@@ -335,6 +335,35 @@ def stream(pool, bundles: list, plan: Plan, start: int, stop: int, chunk: int, l
         pending.append(pool.submit(run_chunk, args, plan, lo, min(lo + chunk, stop), lines))
     while pending:
         yield pending.popleft().result()
+
+
+@dataclass
+class Totals:
+    """The merged results of a run so far: per variant, an Aggregate and the
+    paired differences against the baseline."""
+    aggregates: list
+    paired: list
+
+    @classmethod
+    def empty(cls, variants: int) -> "Totals":
+        return cls([Aggregate() for _ in range(variants)], [Paired() for _ in range(variants)])
+
+    def merge(self, chunk: ChunkResult) -> None:
+        for mine, theirs in zip(self.aggregates, chunk.aggregates):
+            mine.merge(theirs)
+        for mine, theirs in zip(self.paired, chunk.paired):
+            mine.merge(theirs)
+
+
+def play_many(pool, bundles: list, plan: Plan, start: int, stop: int, totals: Totals,
+              on_chunk=None, lines: bool = False) -> Totals:
+    """Play games [start, stop) of every variant into `totals`, calling
+    `on_chunk(result)` in game order (progress, holes, JSON lines)."""
+    for result in stream(pool, bundles, plan, start, stop, chunk_size(stop - start), lines):
+        totals.merge(result)
+        if on_chunk is not None:
+            on_chunk(result)
+    return totals
 
 
 # ---------------------------------------------------------------- holes

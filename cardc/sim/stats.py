@@ -234,7 +234,7 @@ class CountStats:
     """Everything that depends on the number of players."""
     games: int = 0
     turns: Dist = field(default_factory=Dist)
-    minutes: Dist = field(default_factory=Dist)          # whole minutes, for quantiles
+    minutes: Dist = field(default_factory=Dist)          # to 0.1 minute, for quantiles
     decisions: int = 0
     choices: int = 0                                      # decisions with 2+ options
     places: dict[int, Counter] = field(default_factory=dict)    # seat -> place -> games
@@ -250,7 +250,7 @@ class CountStats:
     def add(self, rec) -> None:
         self.games += 1
         self.turns.add(rec.turns)
-        self.minutes.add(round(rec.minutes))
+        self.minutes.add(round(rec.minutes, 1))
         self.decisions += rec.decisions
         self.choices += rec.choices
         if rec.ending == "fault":

@@ -1,0 +1,351 @@
+"""The `simulate`, `sweep` and `compare` commands.
+
+    cardc simulate ipo --games 2000 --players 3,4,5 --agents random,greedy --json r.json --html r.html
+    cardc simulate unicorn --start-zone startup --set params.pr_penalty=100
+    cardc sweep unicorn --set params.pr_penalty=50,100 --until-decisive 0.04 --max-games 20000
+    cardc compare before.json after.json
+
+This module only reads options, builds the bundles and wires the pieces:
+games are played by `run`, counted by `stats` and shown by `report`.
+"""
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from cardc.paths import CONTENT, GENERATED
+from cardc.project import UsageError, build_folder, game_folders, load_bundle
+from cardc.sim import report as rep
+from cardc.sim.run import HoleWriter, Plan, Totals, executor, play_many, write_bundle
+
+
+def add_commands(sub) -> None:
+    s = sub.add_parser("simulate", help="play many games with agents and report balance, length "
+                       "and card usage")
+    _common(s)
+    s.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
+    s.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                   help="change a number of the content for this run, e.g. params.win_at=15")
+    s.add_argument("--html", metavar="PATH", help="write an HTML report with charts")
+    s.set_defaults(func=cmd_simulate)
+
+    s = sub.add_parser("sweep", help="paired runs of content variants against the baseline")
+    _common(s)
+    s.add_argument("--set", action="append", default=[], required=True, metavar="PATH=V1,V2,...",
+                   help="values to try, one variant each (repeat for several paths)")
+    s.add_argument("--games", type=int, default=500,
+                   help="games per variant (with --until-decisive: per batch; default 500)")
+    s.add_argument("--until-decisive", type=float, metavar="WIDTH",
+                   help="play batches until every difference's 95%% interval is narrower than WIDTH")
+    s.add_argument("--max-games", type=int, default=20_000, help="stop --until-decisive here")
+    s.add_argument("--decide-on", default="win.*",
+                   help="metrics (comma-separated, * wildcards) --until-decisive waits for "
+                        "(default win.*: win rates by seat and by agent)")
+    s.add_argument("--html", metavar="PATH", help="write an HTML page of the differences")
+    s.set_defaults(func=cmd_sweep)
+
+    s = sub.add_parser("compare", help="two saved simulation reports side by side")
+    s.add_argument("a", help="report JSON (cardc simulate --json)")
+    s.add_argument("b")
+    s.add_argument("--significant", action="store_true", help="show only significant differences")
+    s.add_argument("--json", metavar="PATH", help="write the comparison as JSON")
+    s.set_defaults(func=cmd_compare)
+
+
+def _common(s) -> None:
+    s.add_argument("game", help="game id or folder")
+    s.add_argument("--players", help="player counts, e.g. 3,4,5 (default: every count allowed)")
+    s.add_argument("--agents", default="random",
+                   help="agents, comma-separated; they rotate through the seats (default random)")
+    s.add_argument("--seed", type=int, default=0, help="the run's seed: same seed, same report")
+    s.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="worker processes (default: every core); results do not depend on it")
+    s.add_argument("--cluster", metavar="ADDRESS", help="run on a Dask scheduler, e.g. tcp://host:8786")
+    s.add_argument("--start-zone", metavar="ZONE",
+                   help="per-player zone holding each seat's starting choice once setup is over "
+                        "(e.g. startup for unicorn, trait for startup): win rates by it")
+    s.add_argument("--use-zones", metavar="Z1,Z2",
+                   help="zones a card entering counts as used (default: public per-player zones)")
+    s.add_argument("--target-minutes", type=float, help="target length (default: the game's timing)")
+    s.add_argument("--max-decisions", type=int, default=100_000,
+                   help="a game still running after this many decisions is stopped as stalled")
+    s.add_argument("--holes", metavar="DIR", help="where rule-hole replays go "
+                   "(default generated/holes/<game>/)")
+    s.add_argument("--max-holes", type=int, default=100, help="replays saved at most (default 100)")
+    s.add_argument("--json", metavar="PATH", help="write the report as JSON")
+    s.add_argument("--records", metavar="PATH", help="append one JSON line per game to this file")
+    s.add_argument("--trace-memory", action="store_true",
+                   help="measure the main process's peak Python memory (tracemalloc; slower)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar nor tables")
+
+
+# ---------------------------------------------------------------- simulate
+
+def cmd_simulate(args) -> int:
+    from cardc.overrides import parse_sets
+    overrides = _parse(parse_sets, args.set)
+    bundle = variant_bundle(args.game, overrides)
+    plan = make_plan(args, bundle)
+    runner = _Runner(args, [bundle], [overrides], plan)
+    totals = runner.run(0, args.games, args.games)
+    report = runner.summary(0, totals)
+    _finish(args, report, rep.print_report, rep.render_html)
+    return 0
+
+
+# ---------------------------------------------------------------- sweep
+
+def cmd_sweep(args) -> int:
+    variants = [{}]
+    for item in args.set:
+        path, sep, values = item.partition("=")
+        if not sep or not values:
+            raise UsageError(f"`--set {item}`: write PATH=V1,V2,... e.g. params.pr_penalty=50,100")
+        variants += [{path.strip(): v.strip()} for v in values.split(",") if v.strip()]
+    bundles = [variant_bundle(args.game, v) for v in variants]
+    plan = make_plan(args, bundles[0])
+    patterns = [p.strip() for p in args.decide_on.split(",") if p.strip()]
+    limit = max(args.games, args.max_games) if args.until_decisive else args.games
+    runner = _Runner(args, bundles, variants, plan)
+    done, totals = 0, None
+    while done < limit:
+        stop = min(done + args.games, limit)
+        totals = runner.run(done, stop, limit, totals)
+        done = stop
+        if not args.until_decisive or _decided(totals, patterns, args.until_decisive):
+            break
+    sweep = {"format": rep.REPORT_FORMAT, "kind": "sweep", "game": bundles[0]["game"],
+             "name": bundles[0]["name"], "seed": plan.seed, "games": done,
+             "players": list(plan.players), "agents": list(plan.agents),
+             "until_decisive": args.until_decisive, "decide_on": patterns,
+             "baseline": runner.summary(0, totals), "variants": []}
+    for k in range(1, len(bundles)):
+        diffs = {name: d.summary() for name, d in sorted(totals.paired[k].diffs.items())}
+        sweep["variants"].append({
+            "set": variants[k], "diffs": diffs,
+            "decided": _widths_ok(diffs, patterns, args.until_decisive) if args.until_decisive else None,
+            "report": runner.summary(k, totals)})
+    sweep["run"] = sweep["baseline"]["run"]
+    _finish(args, sweep, rep.print_sweep, rep.render_sweep_html)
+    return 0
+
+
+def _decided(totals: Totals, patterns, width) -> bool:
+    return all(_widths_ok({n: d.summary() for n, d in paired.diffs.items()}, patterns, width)
+               for paired in totals.paired[1:])
+
+
+def _widths_ok(diffs: dict, patterns, width) -> bool:
+    """Every difference the patterns name is measured and narrower than `width`."""
+    chosen = [d for name, d in diffs.items() if any(fnmatch.fnmatch(name, p) for p in patterns)]
+    return bool(chosen) and all(d["n"] > 1 and d["width"] < width for d in chosen)
+
+
+# ---------------------------------------------------------------- compare
+
+def cmd_compare(args) -> int:
+    a, b = (_read_report(p) for p in (args.a, args.b))
+    if a["game"] != b["game"]:
+        print(f"note: comparing two different games ({a['game']} and {b['game']})", file=sys.stderr)
+    rows = rep.compare(a, b)
+    rep.print_compare(a, b, rows, only_significant=args.significant)
+    if args.json:
+        _write(args.json, json.dumps({"a": args.a, "b": args.b, "rows": rows}, indent=1))
+    return 0
+
+
+def _read_report(path) -> dict:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read report `{path}`: {exc}") from None
+    if not isinstance(data, dict) or "metrics" not in data or data.get("kind") == "sweep":
+        raise UsageError(f"`{path}` is not a report written by `cardc simulate --json`")
+    return data
+
+
+# ---------------------------------------------------------------- shared
+
+def variant_bundle(name: str, overrides: dict) -> dict:
+    """The game's bundle with `overrides` applied.  A variant gets its own
+    hash (the sources' hash plus the overrides), so its replays are never
+    taken for replays of the unchanged game."""
+    if not overrides:
+        return load_bundle(name)
+    if Path(name).suffix == ".json":
+        raise UsageError("--set changes the content before compiling: name a game or folder, "
+                         "not a compiled bundle")
+    built = build_folder(game_folders([name])[0], overrides=overrides)
+    if built.bundle is None or built.diags.has_errors:
+        from cardc.diagnostics import SourceCache
+        print(built.diags.render(SourceCache()), file=sys.stderr)
+        raise UsageError("the --set values do not make a valid game")
+    bundle = built.bundle
+    key = json.dumps(overrides, sort_keys=True)
+    bundle["source_hash"] = hashlib.sha256(f"{bundle['source_hash']}\0{key}".encode()).hexdigest()
+    return bundle
+
+
+def make_plan(args, bundle: dict) -> Plan:
+    from cardc.agents import AGENTS
+    lo, hi = bundle["players"]["min"], bundle["players"]["max"]
+    try:
+        players = tuple(int(x) for x in args.players.split(",")) if args.players else tuple(range(lo, hi + 1))
+    except ValueError:
+        raise UsageError(f"--players takes numbers, e.g. 3,4,5, not `{args.players}`") from None
+    bad = [n for n in players if not lo <= n <= hi]
+    if bad or not players:
+        raise UsageError(f"{bundle['name']} is for {lo} to {hi} players, not {bad or args.players}")
+    agents = tuple(a.strip() for a in args.agents.split(",") if a.strip())
+    unknown = [a for a in agents if a not in AGENTS or a == "human"]
+    if unknown or not agents:
+        raise UsageError(f"unknown agent `{unknown[0] if unknown else args.agents}`; simulation agents: "
+                         + ", ".join(a for a in AGENTS if a != "human"))
+    zone = args.start_zone
+    if zone:
+        zones = {z["id"]: z for z in bundle["zones"]}
+        if zone not in zones or zones[zone]["owner"] != "player":
+            mine = [z for z, d in zones.items() if d["owner"] == "player"]
+            raise UsageError(f"--start-zone `{zone}` is not a per-player zone of {bundle['name']}; "
+                             "those are: " + ", ".join(mine))
+    if args.jobs < 1 or getattr(args, "games", 1) < 1:
+        raise UsageError("--jobs and --games must be at least 1")
+    return Plan(players, agents, args.seed, zone, args.max_decisions)
+
+
+def _parse(parser, items):
+    try:
+        return parser(items)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+class _Runner:
+    """Runs games of one or more variants with a progress bar, saving rule
+    holes and JSON lines as chunks arrive, and measuring speed and memory."""
+
+    def __init__(self, args, bundles, variants, plan):
+        self.args, self.bundles, self.variants, self.plan = args, bundles, variants, plan
+        game_id = bundles[0]["game"]
+        self.holes = HoleWriter(Path(args.holes) if args.holes else GENERATED / "holes" / game_id,
+                                args.max_holes)
+        self.source = _replay_source(args.game, game_id)
+        self.games, self.bundle_files = {}, {}
+        self.seconds, self.played, self.memory = 0.0, 0, {}
+
+    def run(self, start, stop, total, totals=None) -> Totals:
+        totals = totals or Totals.empty(len(self.bundles))
+        args = self.args
+        tracing = args.trace_memory
+        if tracing:
+            import tracemalloc
+            tracemalloc.start()
+        t0 = time.perf_counter()
+        with contextlib.ExitStack() as stack:
+            lines = stack.enter_context(open(args.records, "a")) if args.records else None
+            pool = executor(args.jobs, args.cluster)
+            stack.callback(pool.close)
+            bar = stack.enter_context(_progress(args.quiet))
+            task = bar.add_task(self.bundles[0]["name"], total=total * len(self.bundles),
+                                completed=start * len(self.bundles), rate="")
+
+            played_before = self.played
+
+            def on_chunk(result):
+                done = (result.stop - result.start) * len(self.bundles)
+                self.played += done
+                elapsed = time.perf_counter() - t0
+                rate = (self.played - played_before) / elapsed if elapsed else 0
+                bar.update(task, advance=done, rate=f"{rate:,.1f} games/s")
+                for k, rec in result.holes:
+                    self._save_hole(k, rec)
+                for k, line in result.lines:
+                    if len(self.bundles) > 1:
+                        line = {"variant": self.variants[k], **line}
+                    lines.write(json.dumps(line) + "\n")
+
+            play_many(pool, self.bundles, self.plan, start, stop, totals, on_chunk, lines=bool(lines))
+        self.seconds += time.perf_counter() - t0
+        self.memory = _memory()
+        if tracing:
+            import tracemalloc
+            self.memory["traced_peak_mb"] = round(tracemalloc.get_traced_memory()[1] / 2**20, 2)
+            tracemalloc.stop()
+        return totals
+
+    def _save_hole(self, k, rec):
+        """Save a hole's replay; a variant's replay needs the variant's bundle
+        (saved beside it), a game outside content/ its folder."""
+        from cardc.engine import Game
+        if k not in self.games:
+            self.games[k] = Game(self.bundles[k])
+            self.bundle_files[k] = (write_bundle(self.holes.folder, self.bundles[k])
+                                    if self.variants[k] else self.source)
+        self.holes.save(self.games[k], rec, self.variants[k], self.bundle_files[k])
+
+    def summary(self, k, totals) -> dict:
+        args = self.args
+        run = {"seconds": round(self.seconds, 3), "games_per_s": round(self.played / self.seconds, 2)
+               if self.seconds else 0.0, "workers": _workers(args), "cluster": args.cluster,
+               **self.memory}
+        holes = [h for h in self.holes.saved if h["overrides"] == self.variants[k]]
+        use = args.use_zones.split(",") if args.use_zones else None
+        return rep.summarize(totals.aggregates[k], self.bundles[k], self.plan,
+                             overrides=self.variants[k], holes=holes,
+                             holes_skipped=self.holes.skipped if k == 0 else 0,
+                             target_minutes=args.target_minutes, use_zones=use, run=run)
+
+
+def _replay_source(name: str, game_id: str) -> str | None:
+    """What `cardc replay --bundle` needs to find the game again: nothing
+    for a game of content/, else the folder or bundle file as given."""
+    if Path(name).suffix != ".json" and \
+            game_folders([name])[0].resolve() == (CONTENT / game_id).resolve():
+        return None
+    return name
+
+
+def _workers(args) -> int:
+    return 0 if args.cluster else args.jobs
+
+
+def _memory() -> dict:
+    """Peak resident memory of this process and of the largest finished worker."""
+    import resource
+    unit = 1024 if sys.platform != "darwin" else 1024 * 1024      # ru_maxrss is KiB on Linux
+    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / unit
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / unit
+    return {"peak_rss_mb": round(me, 1), "workers_peak_rss_mb": round(kids, 1)}
+
+
+@contextlib.contextmanager
+def _progress(quiet: bool):
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("eta"),
+                  TimeRemainingColumn(), disable=quiet) as bar:
+        yield bar
+
+
+def _finish(args, data: dict, printer, html_renderer) -> None:
+    if not args.quiet:
+        printer(data)
+    if args.json:
+        _write(args.json, json.dumps(data, indent=1))
+    if args.html:
+        _write(args.html, html_renderer(data))
+    for what, path in (("JSON", args.json), ("HTML", args.html)):
+        if path and not args.quiet:
+            print(f"{what} report written to {path}")
+
+
+def _write(path, text: str) -> None:
+    from cardc.render.atomic import write_atomic
+    write_atomic(Path(path), (text + "\n").encode("utf-8"))
