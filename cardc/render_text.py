@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-def observation_text(obs: dict, game) -> str:
+def observation_text(obs: dict, game, state=None) -> str:
     lines = [f"Turn {obs['turn']} (round {obs['round']}), P{obs['turn_player'] + 1} to play"
              + (f", phase {obs['phase']}" if obs.get("phase") else "")]
     if obs["game"]:
@@ -26,27 +26,32 @@ def observation_text(obs: dict, game) -> str:
             name = f"{owner} of P{int(key.split('@')[1]) + 1}"
         lines.append(f"  {name} ({zone['count']}): {text}")
     if game.grid_cells:
-        lines.append(board_text(obs, game))
+        lines.append(board_text(obs, game, state))
     return "\n".join(lines)
 
 
-def board_text(obs: dict, game) -> str:
-    """The grid with each visible card that has a `cell` drawn at its cell."""
+def board_text(obs: dict, game, state=None) -> str:
+    """The grid with each visible card that has a `cell` drawn at its cell,
+    labelled by the game's `display.label` expression (default `#`)."""
     cells = {}
     cell_field = game.card_field.get("cell")
     if cell_field is None:
         return ""
+    display = game.bundle.get("display") or {}
+    label = game.display_label if state is not None else None
     for key, zone in obs["zones"].items():
-        if "@" in key:
+        if "@" in key or (display.get("board") and key != display["board"]):
             continue
         for c in zone["cards"]:
             if c:
                 cell = cell_field[c["iid"]]
                 if cell:
-                    cells[cell] = "#"
+                    text = label(state, {"this": c["iid"]}) if label else "#"
+                    cells[cell] = str(text)[:3] or "#"
     cols = game.grid_columns
     rows = max(int(c[len(c.rstrip('0123456789')):]) for c in game.grid_cells)
-    out = ["    " + " ".join(f"{c:>2}" for c in cols)]
+    width = max([2] + [len(v) for v in cells.values()])
+    out = ["    " + " ".join(f"{c:>{width}}" for c in cols)]
     for r in range(1, rows + 1):
-        out.append(f"{r:>3} " + " ".join(f"{cells.get(f'{c}{r}', '.'):>2}" for c in cols))
+        out.append(f"{r:>3} " + " ".join(f"{cells.get(f'{c}{r}', '.'):>{width}}" for c in cols))
     return "\n".join(out)

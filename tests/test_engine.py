@@ -134,3 +134,25 @@ def test_cards_are_never_created_or_lost(mini_game):
             placed = sorted(c for z in st.zones for c in z) + sorted(
                 c for cards in st.under.values() for c in cards)
             assert sorted(placed) == list(range(len(mini_game.instances)))
+
+
+def test_window_enter_and_exit_hooks_run_around_the_answers(game_copy):
+    folder = game_copy(edits={
+        "game.yaml": [("windows:\n", "events:\n  window_open: {tag: str}\n  window_close: {tag: str}\nwindows:\n")],
+        "rules.yaml": [("functions:\n", "hooks:\n  window_open: |\n    log \"open {tag}\"\n"
+                                       "  window_close: |\n    log \"close {tag}\"\nfunctions:\n")],
+    })
+    built = build_folder(folder)
+    assert built.bundle, built.diags.render()
+    game = Game(built.bundle)
+    for seed in range(300):
+        st = game.new_state(2, seed=seed, log=True)
+        rnd = random.Random(seed)
+        while not st.is_terminal():
+            st.apply(rnd.randrange(len(st.legal_actions())))
+        lines = [l for l in st.log if l.startswith(("open", "close"))]
+        if lines:
+            assert lines[:2] == ["open steal", "close steal"]
+            assert len(lines) % 2 == 0
+            return
+    pytest.fail("no window opened")

@@ -19,7 +19,7 @@ class HumanAgent:
 
     def show(self, st, seat):
         from cardc.render_text import observation_text
-        self.out.write(observation_text(st.observation(seat), st.game) + "\n")
+        self.out.write(observation_text(st.observation(seat), st.game, st) + "\n")
 
     def act(self, st, seat: int) -> int:
         d = st.pending

@@ -179,6 +179,12 @@ class GameCompiler:
             self.diags.error(_loc(self.game, "flow") if "flow" in self.game else
                              Loc(display_path(self.src.root / "game.yaml"), 1, 1),
                              "the game has no `flow.turn`: what happens on a player's turn?")
+        display = self.game.get("display") or {}
+        if "label" in display:
+            self.code["display_label"] = self.expr(display, "label", "display label", {"this": T.CARD}, T.STR)
+        if "board" in display and display["board"] not in self.d.zones:
+            self.diags.error(_loc(display, "board"), f"unknown zone `{display['board']}`",
+                             did_you_mean(str(display["board"]), self.d.zones))
         for key in ("score", "eval"):
             if key in self.game:
                 self.code[key] = self.expr(self.game, key, key, {"p": T.PLAYER}, T.INT)
@@ -412,6 +418,7 @@ def compile_game(source, diags) -> dict | None:
                        for kind, target in (("functions", d.functions), ("procs", d.procs))},
         "grid": dict(g["grid"]) if "grid" in g else None,
         "timing": dict(g.get("timing") or {}),
+        "display": dict(g.get("display") or {}),
         "max_turns": int((g.get("flow") or {}).get("max_turns", 1000)),
         "cards": cards,
         "instances": instances,

@@ -136,6 +136,7 @@ class Game:
                 self.codes[key] = ob.build(key, spec)
         self.proc_params = {k[5:]: v["params"] for k, v in code.items()
                             if k.startswith("proc:") and v is not None}
+        self.display_label = ex.build(code.get("display_label")) if code.get("display_label") else None
         self.score = ex.build(code.get("score")) if code.get("score") else None
         self.eval = ex.build(code.get("eval")) if code.get("eval") else self.score
         self.constraints = [(ex.build(c["expect"]), c["message"], c["loc"])

@@ -382,6 +382,9 @@ class State:
                     order.append(p)
             state = fr.env[key] = [len(self.events) - 1, order, 0]
             self.touch("events")
+            if "window_open" in g.has_hooks:
+                self._window_hook("window_open", tag, len(self.events) - 1)
+                return      # the hooks run first; this op then polls
         ev, order, i = state
         from_zone = g.windows[tag]["from"]
         while i < len(order):
@@ -402,6 +405,15 @@ class State:
         del fr.env[key]
         fr.env[var] = ev
         fr.pc += 1
+        if "window_close" in g.has_hooks:
+            self._window_hook("window_close", tag, ev)
+
+    def _window_hook(self, event, tag, ev):
+        """Enter and exit hooks of a reaction window (events `window_open` /
+        `window_close`, with whichever of `tag` and `event` they declare)."""
+        declared = self.game.events[event]
+        args = {k: v for k, v in (("tag", tag), ("event", ev)) if k in declared}
+        self.trigger(event, args, self.turn_player)
 
     def _answer_window(self, fr, d, card):
         key = f"$w{fr.pc}"
@@ -415,6 +427,8 @@ class State:
         del fr.env[key]
         fr.env[d.var] = ev
         fr.pc += 1
+        if "window_close" in self.game.has_hooks:
+            self._window_hook("window_close", self.events[ev]["tag"], ev)
         code = self.game.codes.get(f"card:{self.game.card_field['id'][card]}:reaction")
         if code is not None:
             self.push(code, {"me": d.player, "this": card, "event": ev})

@@ -339,7 +339,33 @@ def render_markdown(bundle: Mapping[str, Any]) -> str:
     except (_HelperError, jinja2.TemplateError, TypeError, ValueError, KeyError, IndexError,
             AttributeError, ZeroDivisionError) as exc:
         raise RulebookError(str(exc), name, _template_line(exc, name)) from None
-    return _tidy(text)
+    return _reflow(_tidy(text))
+
+
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _reflow(text: str) -> str:
+    """Each paragraph on one line. A template wraps its prose at its own
+    width, and values of other lengths make the rendered lines ragged; joining
+    the lines of a paragraph changes nothing in its meaning (a line break in a
+    paragraph is a space) and can never start a new block."""
+    lines = text.split("\n")
+    depth = 0
+    for token in _markdown().parse(text):
+        if token.type == "blockquote_open":
+            depth += 1
+        elif token.type == "blockquote_close":
+            depth -= 1
+        elif token.type == "paragraph_open" and token.map and token.map[1] - token.map[0] > 1:
+            start, end = token.map
+            if any(lines[i].endswith("\\") for i in range(start, end - 1)):
+                continue  # a hard line break stays
+            strip = re.compile(r"^\s*" + r"(?:>\s?)?\s*" * depth)
+            joined = lines[start] + "".join(" " + strip.sub("", lines[i], count=1) for i in range(start + 1, end))
+            lines[start:end] = [joined] + [None] * (end - start - 1)  # type: ignore[list-item]
+    return "\n".join(line for line in lines if line is not None)
 
 
 def _tidy(text: str) -> str:
@@ -653,8 +679,8 @@ class _Converter:
         size = self.styles.cell.fontSize
         least, natural = [0.0] * columns, [0.0] * columns
         for r, row in enumerate(rows):
-            face = "bold" if r < header_rows else "regular"
-            for c, (_, plain, _) in enumerate(row):
+            for c, (markup, plain, _) in enumerate(row):
+                face = "bold" if r < header_rows or "<b>" in markup else "regular"  # measure the wider face
                 words = plain.split() or [""]
                 least[c] = max(least[c], max(self.fonts.width(w, face, size) for w in words) + pad)
                 natural[c] = max(natural[c], self.fonts.width(plain, face, size) + pad)
@@ -663,9 +689,21 @@ class _Converter:
         if sum(least) >= self.width:
             scale = self.width / sum(least)
             return [w * scale for w in least]
-        spare = self.width - sum(least)
-        want = [n - m for n, m in zip(natural, least)]
-        return [m + spare * w / sum(want) for m, w in zip(least, want)]
+        # Short columns get all they want, smallest need first; the long
+        # (text) columns share what is left in proportion to their need.
+        widths, spare = list(least), self.width - sum(least)
+        need = [n - m for n, m in zip(natural, least)]
+        order = sorted(range(columns), key=lambda c: need[c])
+        for i, c in enumerate(order):
+            left = order[i:]
+            if need[c] * len(left) > spare:
+                total = sum(need[k] for k in left)
+                for k in left:
+                    widths[k] += spare * need[k] / total
+                break
+            widths[c] += need[c]
+            spare -= need[c]
+        return widths
 
 
 # ------------------------------------------------------------------ the PDF
@@ -801,7 +839,7 @@ def render_pdf(bundle: Mapping[str, Any], markdown: str | None = None, paper: st
     page = (PAPERS[paper][0] * mm, PAPERS[paper][1] * mm)
     width = page[0] - 2 * MARGIN
     conv = _Converter(fonts, styles, width, template_name(bundle))
-    tree = SyntaxTreeNode(MarkdownIt("commonmark").enable("table").parse(markdown))
+    tree = SyntaxTreeNode(_markdown().parse(markdown))
     title_flow, rest = _title_page(list(tree.children), conv, bundle, styles, page[1] - 2 * MARGIN)
     toc = TableOfContents(levelStyles=list(styles.toc), dotsMinLevel=0)
     toc.tableStyle = TableStyle([_table_font(fonts), ("VALIGN", (0, 0), (-1, -1), "TOP"),

@@ -14,7 +14,7 @@ import math
 from collections import defaultdict
 
 from cardc.sim.run import DEFAULT_SECONDS_PER_ACTION
-from cardc.sim.stats import ENDINGS, Tally, welch, wilson
+from cardc.sim.stats import ENDINGS, Tally, is_rate, newcombe, welch, wilson
 
 REPORT_FORMAT = 1
 
@@ -285,34 +285,37 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
 
 def compare(a: dict, b: dict) -> list[dict]:
     """Rows of B against A: every shared metric and every win rate, the
-    difference B - A and its 95% interval (the runs are independent, so
-    Welch's normal approximation), significant when it excludes 0."""
+    difference B - A and its 95% interval.  The runs are independent: rates
+    use Newcombe's interval, other means Welch's normal approximation.
+    A difference is significant when its interval excludes 0."""
     rows = []
     for name in sorted(set(a["metrics"]) & set(b["metrics"])):
-        rows.append({"what": name, "a": a["metrics"][name], "b": b["metrics"][name]})
-    for section in ("seats",):
-        for n in sorted(set(a[section]) & set(b[section]), key=int):
-            for wa, wb in zip(a[section][n]["win"], b[section][n]["win"]):
-                rows.append({"what": f"win {n}p seat {wa['seat']}", "a": _as_mean(wa), "b": _as_mean(wb)})
+        ma, mb = a["metrics"][name], b["metrics"][name]
+        if is_rate(name):
+            ma, mb = _as_tally(ma), _as_tally(mb)
+        rows.append((name, ma, mb))
+    for n in sorted(set(a["seats"]) & set(b["seats"]), key=int):
+        for wa, wb in zip(a["seats"][n]["win"], b["seats"][n]["win"]):
+            rows.append((f"win {n}p seat {wa['seat']}", wa, wb))
     for section in ("agents", "starts"):
         for n in sorted(set(a[section]) & set(b[section])):
-            if n == "all":
-                continue
-            for key in sorted(set(a[section][n]) & set(b[section][n])):
-                rows.append({"what": f"win {n}p {key}", "a": _as_mean(a[section][n][key]),
-                             "b": _as_mean(b[section][n][key])})
+            if n != "all":
+                for key in sorted(set(a[section][n]) & set(b[section][n])):
+                    rows.append((f"win {n}p {key}", a[section][n][key], b[section][n][key]))
     out = []
-    for row in rows:
-        if row["a"]["n"] and row["b"]["n"]:
-            out.append({"what": row["what"], "a": row["a"]["mean"], "b": row["b"]["mean"],
-                        **welch(row["a"], row["b"])})
+    for what, x, y in rows:
+        if "trials" in x:
+            if x["trials"] and y["trials"]:
+                out.append({"what": what, "a": x["rate"], "b": y["rate"],
+                            **newcombe(x["wins"], x["trials"], y["wins"], y["trials"])})
+        elif x["n"] and y["n"]:
+            out.append({"what": what, "a": x["mean"], "b": y["mean"], **welch(x, y)})
     return out
 
 
-def _as_mean(tally: dict) -> dict:
-    """A win tally as the mean and sd of its 0/1 outcomes."""
-    n, p = tally["trials"], tally["rate"]
-    return {"n": n, "mean": p, "sd": math.sqrt(p * (1 - p) * n / (n - 1)) if n > 1 else 0.0}
+def _as_tally(m: dict) -> dict:
+    """A 0/1 metric's summary as wins out of trials."""
+    return {"wins": round(m["mean"] * m["n"]), "trials": m["n"], "rate": m["mean"]}
 
 
 def print_compare(a: dict, b: dict, rows: list, console=None, only_significant=False) -> None:

@@ -330,6 +330,24 @@ class Aggregate:
         _merge_map(self.metrics, other.metrics, Moments)
 
 
+def is_rate(metric: str) -> bool:
+    """Metrics whose observations are 0 or 1 (a game was capped, a seat won)."""
+    return metric in ("capped", "fault", "no_winner", "shared_win") or metric.startswith("win.")
+
+
+def newcombe(k1: int, n1: int, k2: int, n2: int) -> dict:
+    """p2 - p1 for two independent proportions with Newcombe's interval
+    (built from the two Wilson intervals), sound near 0% and 100% where the
+    normal approximation claims certainty from a handful of games."""
+    p1, p2 = k1 / n1, k2 / n2
+    l1, u1 = wilson(k1, n1)
+    l2, u2 = wilson(k2, n2)
+    diff = p2 - p1
+    lo = diff - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2)
+    hi = diff + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+    return {"diff": diff, "lo": lo, "hi": hi, "significant": lo > 0 or hi < 0}
+
+
 def welch(a: dict, b: dict) -> dict:
     """B minus A for two independent summaries {n, mean, sd}: the difference
     and its normal-approximation 95% interval (Welch's standard error)."""
