@@ -156,3 +156,15 @@ def test_window_enter_and_exit_hooks_run_around_the_answers(game_copy):
             assert len(lines) % 2 == 0
             return
     pytest.fail("no window opened")
+
+
+def test_engine_says_why_an_action_is_not_legal(mini_game):
+    st = mini_game.new_state(2, seed=1)
+    me = st.current_player()
+    assert "not P2's" in st.explain(1 - me, st.legal_actions()[0]) or "not P1's" in st.explain(1 - me, st.legal_actions()[0])
+    assert st.explain(me, st.legal_actions()[0]) == ""
+    hand = [c for c in st.zones[mini_game.slot(st, "hand", me)]]
+    thieves = [c for c in hand if mini_game.card_field["id"][c] == "thief"]
+    if thieves:
+        assert st.explain(me, "Play Thief") == "nothing to steal"
+    assert "is not an action now" in st.explain(me, "Fly to the moon")

@@ -151,6 +151,20 @@ class State:
         """Options that exist but are not open now, each with the reason."""
         return [] if self.pending is None else list(self.pending.unavailable)
 
+    def explain(self, player: int, label: str) -> str:
+        """In words, why `player` cannot take the action `label` now ("" if they can)."""
+        if self.terminal:
+            return "the game is over"
+        d = self.pending
+        if d.player != player:
+            return f"it is {self.player_name(d.player)}'s decision, not {self.player_name(player)}'s"
+        if label in d.labels:
+            return ""
+        for name, reason in d.unavailable:
+            if name == label:
+                return reason
+        return f"“{label}” is not an action now ({d.prompt or d.kind}: {', '.join(d.labels)})"
+
     def apply(self, action: int):
         """Take action number `action` of `legal_actions()`.  An illegal action
         raises IllegalAction and leaves the state unchanged."""
