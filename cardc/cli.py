@@ -56,7 +56,7 @@ def cmd_build(args) -> int:
         if args.check:
             old = path.read_bytes() if path.exists() else None
             if old != data:
-                print(f"{built.bundle['game']}: {path} is stale: the sources compile to a different "
+                print(f"{built.bundle['game']}: {path.name} is stale: the sources compile to a different "
                       f"bundle; run `cardc build {built.bundle['game']}` and commit it")
                 failed = True
             else:
@@ -65,7 +65,8 @@ def cmd_build(args) -> int:
         from cardc.bundle_schema import validate_bundle
         validate_bundle(built.bundle)
         write_atomic(path, data)
-        print(f"{built.bundle['game']}: wrote {path} ({len(data):,} bytes, "
+        from cardc.diagnostics import display_path
+        print(f"{built.bundle['game']}: wrote {display_path(path)} ({len(data):,} bytes, "
               f"{len(built.bundle['instances'])} cards)")
     return 1 if failed else 0
 

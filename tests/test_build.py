@@ -83,3 +83,10 @@ def test_cards_command_formats(capsys):
     assert main(["cards", str(MINI), "--format", "csv", "--kind", "gem"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0] == "id,name,kind,value,quantity,text" and len(lines) == 3
+
+
+@pytest.mark.parametrize("game", ["unicorn", "startup", "ipo"])
+def test_committed_bundles_are_up_to_date(game, capsys):
+    """generated/<game>.json is committed so a content change shows its compiled
+    diff; it must be what the sources compile to (run `cardc build`)."""
+    assert main(["build", "--check", game]) == 0, capsys.readouterr().out

@@ -237,7 +237,7 @@ class _Runner:
                                 args.max_holes)
         self.source = _replay_source(args.game, game_id)
         self.games, self.bundle_files = {}, {}
-        self.seconds, self.played, self.memory = 0.0, 0, {}
+        self.seconds, self.played, self.memory, self.workers = 0.0, 0, {}, 1
 
     def run(self, start, stop, total, totals=None) -> Totals:
         totals = totals or Totals.empty(len(self.bundles))
@@ -251,6 +251,7 @@ class _Runner:
             lines = stack.enter_context(open(args.records, "a")) if args.records else None
             pool = executor(args.jobs, args.cluster)
             stack.callback(pool.close)
+            self.workers = pool.workers
             bar = stack.enter_context(_progress(args.quiet))
             task = bar.add_task(self.bundles[0]["name"], total=total * len(self.bundles),
                                 completed=start * len(self.bundles), rate="")
@@ -292,7 +293,7 @@ class _Runner:
     def summary(self, k, totals) -> dict:
         args = self.args
         run = {"seconds": round(self.seconds, 3), "games_per_s": round(self.played / self.seconds, 2)
-               if self.seconds else 0.0, "workers": _workers(args), "cluster": args.cluster,
+               if self.seconds else 0.0, "workers": self.workers, "cluster": args.cluster,
                **self.memory}
         holes = [h for h in self.holes.saved if h["overrides"] == self.variants[k]]
         use = args.use_zones.split(",") if args.use_zones else None
@@ -309,10 +310,6 @@ def _replay_source(name: str, game_id: str) -> str | None:
             game_folders([name])[0].resolve() == (CONTENT / game_id).resolve():
         return None
     return name
-
-
-def _workers(args) -> int:
-    return 0 if args.cluster else args.jobs
 
 
 def _memory() -> dict:

@@ -262,7 +262,7 @@ def chunk_size(games: int) -> int:
 
 class _Inline:
     """Runs each chunk on the spot: `--jobs 1`, no processes, easy to profile."""
-    window = 1
+    window = workers = 1
 
     def submit(self, fn, *args):
         return _Done(fn(*args))
@@ -287,6 +287,7 @@ class _Processes:
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         self.pool = ProcessPoolExecutor(jobs, mp_context=ctx)
+        self.workers = jobs
         self.window = jobs * 4
 
     def submit(self, fn, *args):
@@ -305,7 +306,8 @@ class _Cluster:
         from distributed import Client
         self.own = not isinstance(address, Client)
         self.client = Client(address) if self.own else address
-        self.window = 4 * max(1, sum(self.client.nthreads().values()))
+        self.workers = max(1, sum(self.client.nthreads().values()))
+        self.window = 4 * self.workers
 
     def scatter(self, bundles):
         return self.client.scatter(bundles, broadcast=True)

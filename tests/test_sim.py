@@ -1,0 +1,238 @@
+"""Bulk simulation: reproducible for a seed whatever the jobs or cluster,
+numbers that match a hand count, paired variants that share their deals,
+rule holes saved as replays that reproduce them."""
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+
+import pytest
+
+from cardc.cli import main
+from cardc.engine import EngineError, Game
+from cardc.project import build_folder
+from cardc.sim.run import Plan, derive_seed, play_game, run_chunk
+from cardc.sim.stats import Dist, Moments, PairedDiff, newcombe, wilson
+from conftest import MINI
+
+
+def simulate(tmp_path, *extra, name="r.json"):
+    out = tmp_path / name
+    code = main(["simulate", str(MINI), "--quiet", "--json", str(out),
+                 "--holes", str(tmp_path / "holes"), *extra])
+    assert code == 0
+    return json.loads(out.read_text())
+
+
+def deterministic(report: dict) -> dict:
+    """The report without `run` (wall-clock speed and memory of this run)."""
+    return {k: v for k, v in report.items() if k != "run"}
+
+
+# ---------------------------------------------------------------- reproducibility
+
+def test_same_report_for_one_or_two_jobs(tmp_path):
+    args = ["--games", "150", "--agents", "random,greedy", "--seed", "7"]
+    one = simulate(tmp_path, *args, "--jobs", "1", name="one.json")
+    two = simulate(tmp_path, *args, "--jobs", "2", name="two.json")
+    assert one["plan"]["games"] == 150
+    assert deterministic(one) == deterministic(two)
+    assert two["run"]["workers"] == 2
+
+
+def test_another_seed_gives_other_games(tmp_path):
+    a = simulate(tmp_path, "--games", "40", "--jobs", "1", "--seed", "1", name="a.json")
+    b = simulate(tmp_path, "--games", "40", "--jobs", "1", "--seed", "2", name="b.json")
+    assert a["length"] != b["length"]
+
+
+def test_cluster_run_equals_local_run(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    args = ["--games", "60", "--agents", "random,greedy", "--seed", "3"]
+    local = simulate(tmp_path, *args, "--jobs", "1", name="local.json")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        remote = simulate(tmp_path, *args, "--cluster", cluster.scheduler_address, name="dask.json")
+    assert remote["run"]["cluster"]
+    assert deterministic(local) == deterministic(remote)
+
+
+def test_seating_rotates_every_agent_through_every_seat():
+    plan = Plan(players=(2, 3), agents=("random", "greedy"))
+    seats = Counter()
+    for i in range(8):
+        n, agents = plan.seating(i)
+        assert n == (2, 3)[i % 2]
+        seats.update((n, seat, a) for seat, a in enumerate(agents))
+    # 4 games of each count, 2 agents: each agent sits in each seat twice
+    assert set(seats.values()) == {2} and len(seats) == 2 * 2 + 3 * 2
+
+
+# ---------------------------------------------------------------- numbers vs a hand count
+
+def test_report_matches_a_hand_count(tmp_path, mini_game):
+    """Replay the run's 12 games with a plain loop and count by hand."""
+    report = simulate(tmp_path, "--games", "12", "--jobs", "1", "--seed", "5",
+                      "--agents", "random,greedy")
+    plan = Plan(players=(2, 3), agents=("random", "greedy"), seed=5)
+    from cardc.agents import make_agent
+    endings, wins, trials, turns, resolved = Counter(), Counter(), Counter(), {}, Counter()
+    decisions = forced = 0
+    for i in range(12):
+        n, seats = plan.seating(i)
+        st = mini_game.new_state(n, seed=derive_seed(5, i))
+        st.start_tracking()
+        agents = [make_agent(a, derive_seed(5, i, s)) for s, a in enumerate(seats)]
+        while not st.is_terminal():
+            decisions += 1
+            forced += len(st.legal_actions()) == 1
+            st.apply(agents[st.pending.player].act(st, st.pending.player))
+        endings["capped" if st.capped else "winner" if len(st.winners) == 1 else "shared"] += 1
+        turns.setdefault(n, []).append(st.turn)
+        resolved.update(st.track["resolve"])
+        for s in range(n):
+            trials[n, s] += 1
+            wins[n, s] += s in st.winners
+
+    for ending, count in endings.items():
+        assert report["endings"][ending]["games"] == count
+        assert report["endings"][ending]["lo"] == pytest.approx(wilson(count, 12)[0])
+    for n, ts in turns.items():
+        length = report["length"][str(n)]["turns"]
+        assert length["n"] == len(ts) and length["mean"] == pytest.approx(sum(ts) / len(ts))
+        assert (length["min"], length["max"]) == (min(ts), max(ts))
+        for s, win in enumerate(report["seats"][str(n)]["win"]):
+            assert (win["wins"], win["trials"]) == (wins[n, s], trials[n, s])
+    assert report["decisions"]["total"] == decisions
+    assert report["decisions"]["forced"] == forced
+    for card in report["cards"]:
+        assert card["resolved"]["times"] == resolved.get(card["id"], 0)
+    assert report["unused"]["never_resolved"] == [] if resolved["thief"] else ["thief"]
+
+
+def test_finishing_places_and_lead_changes(mini_game):
+    plan = Plan(players=(3,), agents=("random",), seed=11)
+    for i in range(10):
+        rec = play_game(mini_game, plan, i)
+        assert rec.scores == rec.samples[-1][1]
+        for p in range(3):
+            better = [q for q in range(3) if (q in rec.winners, rec.scores[q]) > (p in rec.winners, rec.scores[p])]
+            assert rec.places[p] == 1 + len(better)
+        changes, leader = 0, None
+        for _, scores in rec.samples:
+            top = [p for p, s in enumerate(scores) if s == max(scores)]
+            if len(top) == 1:
+                changes += leader is not None and top[0] != leader
+                leader = top[0]
+        assert rec.lead_changes == changes
+
+
+def test_statistics_against_known_values():
+    assert wilson(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
+    assert wilson(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    # Newcombe (1998), method 10: 56/70 - 48/80 = 0.2, interval 0.0524 to 0.3339
+    d = newcombe(48, 80, 56, 70)
+    assert (d["diff"], d["lo"], d["hi"]) == pytest.approx((0.2, 0.0524, 0.3339), abs=1e-4)
+    dist = Dist()
+    for v in (3, 1, 2, 2, 10):
+        dist.add(v)
+    s = dist.summary()
+    assert (s["min"], s["median"], s["max"], s["mean"]) == (1, 2, 10, 3.6)
+    m = Moments()
+    for v in (2, 4, 4, 4, 5, 5, 7, 9):
+        m.add(v)
+    assert (m.mean, m.sd) == pytest.approx((5.0, math.sqrt(32 / 7)))
+    p = PairedDiff()
+    for b, v in ((1, 2), (2, 3), (3, 4)):
+        p.add(b, v)
+    assert p.summary()["diff"] == 1 and p.summary()["width"] == 0
+
+
+# ---------------------------------------------------------------- paired variants
+
+def test_paired_variants_play_the_same_deals():
+    base = build_folder(MINI).bundle
+    twin = dict(base, source_hash="twin-" + base["source_hash"])     # same rules, other hash
+    plan = Plan(players=(2, 3), agents=("random", "greedy"), seed=9)
+    chunk = run_chunk([base, twin], plan, 0, 20)
+    games = [Game(base), Game(twin)]
+    for i in range(20):
+        a, b = (play_game(g, plan, i) for g in games)
+        assert (a.seed, a.actions, a.winners) == (b.seed, b.actions, b.winners)
+    for name, diff in chunk.paired[1].diffs.items():
+        assert diff.diff.n > 0 and diff.summary()["diff"] == 0 and diff.summary()["width"] == 0, name
+
+
+def test_sweep_reports_differences_and_stops_when_decisive(tmp_path):
+    out = tmp_path / "sweep.json"
+    code = main(["sweep", str(MINI), "--set", "params.win_at=12,10", "--games", "40",
+                 "--until-decisive", "0.5", "--max-games", "400", "--jobs", "1", "--quiet",
+                 "--json", str(out), "--holes", str(tmp_path / "holes")])
+    assert code == 0
+    sweep = json.loads(out.read_text())
+    same, lower = sweep["variants"]
+    assert same["set"] == {"params.win_at": "12"} and lower["set"] == {"params.win_at": "10"}
+    assert all(d["diff"] == 0 and not d["significant"] for d in same["diffs"].values())
+    assert lower["diffs"]["turns"]["diff"] < 0 and lower["diffs"]["turns"]["significant"]
+    assert sweep["games"] == 40 and same["decided"] and lower["decided"]   # one batch was enough
+
+
+# ---------------------------------------------------------------- holes, records, reports
+
+def test_holes_are_saved_as_replays_that_reproduce_them(tmp_path, game_copy):
+    folder = game_copy(edits={"cards/cards.yaml": [("move prize to me.bank", "resolve prize")]})
+    out = tmp_path / "r.json"
+    assert main(["simulate", str(folder), "--games", "30", "--jobs", "1", "--quiet",
+                 "--json", str(out), "--holes", str(tmp_path / "holes")]) == 0
+    report = json.loads(out.read_text())
+    kinds = {h["ending"] for h in report["holes"]}
+    assert report["endings"]["fault"]["games"] > 0 and {"fault", "capped"} <= kinds
+    assert len(report["holes"]) == sum(report["endings"][e]["games"] for e in ("fault", "capped"))
+    from cardc.play import replay
+    game = Game(build_folder(folder).bundle)
+    for hole in report["holes"]:
+        assert hole["replay"].endswith(f"--bundle {folder}")
+        record = json.loads(open(hole["file"]).read())
+        if hole["ending"] == "fault":
+            with pytest.raises(EngineError):
+                replay(game, record)
+        else:
+            assert replay(game, record).state.capped
+
+
+def test_overridden_holes_replay_with_their_saved_bundle(tmp_path):
+    report = simulate(tmp_path, "--games", "30", "--jobs", "1", "--set", "params.win_at=40")
+    assert report["overrides"] == {"params.win_at": "40"} and report["holes"]
+    hole = report["holes"][0]
+    bundle_file = hole["replay"].split("--bundle ")[1]
+    assert main(["replay", hole["file"], "--bundle", bundle_file, "--quiet"]) == 0
+    assert main(["replay", hole["file"], "--bundle", str(MINI), "--quiet"]) != 0   # not the same game
+
+
+def test_records_hold_one_line_per_game_in_order(tmp_path):
+    lines = tmp_path / "games.jsonl"
+    simulate(tmp_path, "--games", "25", "--jobs", "2", "--records", str(lines))
+    rows = [json.loads(line) for line in lines.read_text().splitlines()]
+    assert [r["index"] for r in rows] == list(range(25))
+    assert all("actions" not in r and r["ending"] for r in rows)
+
+
+def test_html_is_self_contained_and_compare_reads_reports(tmp_path, capsys):
+    html = tmp_path / "r.html"
+    a = simulate(tmp_path, "--games", "30", "--jobs", "1", "--html", str(html), "--start-zone", "bank")
+    text = html.read_text()
+    assert text.count("<svg") >= 5 and "<script" not in text and "http://" not in text.replace(
+        "http://www.w3.org/2000/svg", "")
+    assert set(a["starts"]["all"]) == {"(none)"}       # the bank is empty when setup ends
+    simulate(tmp_path, "--games", "30", "--jobs", "1", name="b.json")
+    assert main(["compare", str(tmp_path / "r.json"), str(tmp_path / "b.json")]) == 0
+    from cardc.sim.report import compare
+    rows = compare(a, a)
+    assert rows and all(r["diff"] == 0 and not r["significant"] for r in rows)
+
+
+@pytest.mark.parametrize("args", [["--players", "5"], ["--agents", "genius"],
+                                  ["--start-zone", "draw"], ["--set", "params.nope=1"]])
+def test_usage_errors(tmp_path, args):
+    assert main(["simulate", str(MINI), "--games", "2", "--quiet", *args]) == 2
