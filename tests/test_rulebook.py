@@ -201,7 +201,7 @@ def test_a_missing_template_is_a_clear_error(ipo):
 
 
 def test_helpers_and_filters(ipo):
-    text = render_markdown(with_template(ipo, "\n".join([
+    text = render_markdown(with_template(ipo, "\n\n".join([
         "{{ 6000 | money }} {{ 1000 | millions }} {{ -75 | money('M') }} {{ 12345 | number }}",
         "{{ 2 | signed }} {{ -1 | signed }} {{ 3 | words }} {{ 25 | words }} {{ 4 | ordinal }} {{ 22 | ordinal }}",
         "{{ 1 | plural('tile') }} {{ 3 | plural('tile') }} {{ 2 | plural('company', 'companies') }}",
@@ -211,7 +211,7 @@ def test_helpers_and_filters(ipo):
         "{{ rule('share_price', 5) }} {{ rule('share_price', 30) }} {{ rule('split_up', 1500, 2) }}",
         "{{ glossary({'Zebra': 'z'})[-1] | join(': ') }} {{ glossary() | length }}",
     ])))
-    lines = text.splitlines()
+    lines = text.strip().split("\n\n")
     assert lines[0] == "$6,000 $1,000M -$75M 12,345"
     assert lines[1] == "+2 -1 three 25 4th 22nd"
     assert lines[2] == "1 tile 3 tiles 2 companies"
@@ -227,6 +227,13 @@ def test_unsupported_markdown_and_missing_glyphs_name_the_line(ipo):
         render_pdf(with_template(ipo, "# T\n\n<div>boxed</div>\n"), gallery=False)
     with pytest.raises(RenderError, match=r"^rulebook.md:3 \(rendered from .*rulebook.md.j2\): .*U\+2603"):
         render_pdf(with_template(ipo, "# T\n\nA snowman ☃ here.\n"), gallery=False)
+
+
+def test_headings_with_markup_characters_reach_the_contents_and_outline(ipo):
+    data = render_pdf(with_template(ipo, "# T\n\n## Cease & Desist < 3 > 2\n\ntext\n"), gallery=False)
+    reader = PdfReader(io.BytesIO(data))
+    assert "Cease & Desist < 3 > 2" in reader.pages[1].extract_text()
+    assert reader.outline[0].title == "Cease & Desist < 3 > 2"
 
 
 def test_markdown_subset_reaches_the_pdf(ipo):
@@ -265,6 +272,12 @@ def test_cli_writes_markdown_and_pdf_atomically(ipo, tmp_path, capsys):
     assert re.search(r"rulebook\.md\.j2:2: error: .*nope", err), err
     assert (tmp_path / "rulebook.md").read_text() == render_markdown(ipo)  # the old file is untouched
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rulebook.md"]
+
+
+def test_the_main_cli_has_the_rulebook_command(tmp_path, capsys):
+    from cardc.cli import main
+    assert main(["rulebook", "ipo", "--out", str(tmp_path), "--format", "md"]) == 0
+    assert (tmp_path / "rulebook.md").read_text().startswith("# IPO\n")
 
 
 def test_write_rulebook_both(ipo, tmp_path):

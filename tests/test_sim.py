@@ -108,7 +108,7 @@ def test_report_matches_a_hand_count(tmp_path, mini_game):
     assert report["decisions"]["forced"] == forced
     for card in report["cards"]:
         assert card["resolved"]["times"] == resolved.get(card["id"], 0)
-    assert report["unused"]["never_resolved"] == [] if resolved["thief"] else ["thief"]
+    assert report["unused"]["never_resolved"] == ([] if resolved["thief"] else ["thief"])
 
 
 def test_finishing_places_and_lead_changes(mini_game):

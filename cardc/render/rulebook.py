@@ -4,8 +4,9 @@ The rulebook is a jinja2 template, `content/<game>/rulebook.md.j2`, carried
 in the bundle (`bundle["rulebook"]`). It is rendered over the bundle, so
 every number it prints is the number the engine uses, and its component
 lists, quantity tables and glossary are loops over the bundle's cards and
-kinds. The Markdown it renders to is written as `rulebook.md`; the same
-Markdown is set as a paginated PDF, `rulebook.pdf`, with ReportLab platypus.
+kinds. The Markdown it renders to is written as `rulebook.md` (tidied: one
+line per paragraph, at most one blank line in a row); the same Markdown is set
+as a paginated PDF, `rulebook.pdf`, with ReportLab platypus.
 
 The template
 ------------
@@ -552,7 +553,7 @@ class _Converter:
             markup, _ = self._inline_of(node)
             return [Paragraph(markup, self._indented(self.styles.body, indent))]
         if kind in ("bullet_list", "ordered_list"):
-            return self.list(node, indent)
+            return self.list_block(node, indent)
         if kind == "table":
             return [self.table(node)]
         if kind == "blockquote":
@@ -593,7 +594,7 @@ class _Converter:
         self.keys += 1
         return Heading(markup, style, toc, " ".join(plain.split()), f"h{self.keys}")
 
-    def list(self, node: SyntaxTreeNode, indent: float) -> list[Flowable]:
+    def list_block(self, node: SyntaxTreeNode, indent: float) -> list[Flowable]:
         ordered = node.type == "ordered_list"
         start = int(node.attrs.get("start", 1)) if ordered else 1
         step = 14.0
@@ -740,7 +741,7 @@ class _Doc(BaseDocTemplate):
             canvas = self.canv
             canvas.bookmarkPage(flowable.toc_key)
             canvas.addOutlineEntry(flowable.toc_text, flowable.toc_key, flowable.toc_level, closed=True)
-            self.notify("TOCEntry", (flowable.toc_level, flowable.toc_text, self.page, flowable.toc_key))
+            self.notify("TOCEntry", (flowable.toc_level, escape(flowable.toc_text), self.page, flowable.toc_key))
 
 
 def _register_family(fonts: Fonts) -> None:
@@ -791,7 +792,8 @@ def _gallery(bundle: Mapping[str, Any], fonts: Fonts, styles: Styles, width: flo
                                         ("TOPPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), gap),
                                         ("VALIGN", (0, 0), (-1, -1), "TOP")]))
         title = f"{deck.title} ({sum(counts.get(c['id'], 0) for c, _ in entries)})"
-        out += [CondPageBreak(deck.height * mm * scale + 40),
+        row_height = deck.height * mm * scale + CardFace.CAPTION + gap
+        out += [CondPageBreak(row_height + HEADING_ROOM),  # the deck's heading never sits alone
                 Heading(escape(title), styles.h3, 1, title, f"h{key}-{index}"), table]
     return out
 
@@ -807,7 +809,10 @@ def _title_page(blocks: list[SyntaxTreeNode], conv: _Converter, bundle: Mapping[
         title, _ = conv._inline_of(blocks[0], "bold")
         end = next((i for i, b in enumerate(blocks[1:], 1) if b.type == "heading"), len(blocks))
         intro, rest = blocks[1:end], blocks[end:]
-    flow: list[Flowable] = [Spacer(1, page_height * 0.22), Paragraph(title, styles.title),
+    kicker = ParagraphStyle("kicker", parent=styles.small, fontName=conv.fonts.name("bold"), fontSize=10,
+                            leading=14, textColor=HexColor(styles.accent))
+    flow: list[Flowable] = [Spacer(1, page_height * 0.2), Paragraph("R U L E B O O K", kicker), Spacer(1, 6),
+                            Paragraph(title, styles.title),
                             HRFlowable(width="40%", thickness=1.2, color=HexColor(styles.accent),
                                        spaceBefore=6, spaceAfter=16)]
     for node in intro:

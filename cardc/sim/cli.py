@@ -17,12 +17,14 @@ import json
 import os
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 from cardc.paths import CONTENT, GENERATED
 from cardc.project import UsageError, build_folder, game_folders, load_bundle
 from cardc.sim import report as rep
-from cardc.sim.run import HoleWriter, Plan, Totals, executor, play_many, write_bundle
+from cardc.sim.run import (HoleWriter, Plan, Totals, executor, peak_rss_mb, play_many,
+                           write_bundle)
 
 
 def add_commands(sub) -> None:
@@ -92,8 +94,8 @@ def cmd_simulate(args) -> int:
     overrides = _parse(parse_sets, args.set)
     bundle = variant_bundle(args.game, overrides)
     plan = make_plan(args, bundle)
-    runner = _Runner(args, [bundle], [overrides], plan)
-    totals = runner.run(0, args.games, args.games)
+    with _Runner(args, [bundle], [overrides], plan, args.games) as runner:
+        totals = runner.run(0, args.games)
     report = runner.summary(0, totals)
     _finish(args, report, rep.print_report, rep.render_html)
     return 0
@@ -112,14 +114,14 @@ def cmd_sweep(args) -> int:
     plan = make_plan(args, bundles[0])
     patterns = [p.strip() for p in args.decide_on.split(",") if p.strip()]
     limit = max(args.games, args.max_games) if args.until_decisive else args.games
-    runner = _Runner(args, bundles, variants, plan)
     done, totals = 0, None
-    while done < limit:
-        stop = min(done + args.games, limit)
-        totals = runner.run(done, stop, limit, totals)
-        done = stop
-        if not args.until_decisive or _decided(totals, patterns, args.until_decisive):
-            break
+    with _Runner(args, bundles, variants, plan, limit) as runner:
+        while done < limit:
+            stop = min(done + args.games, limit)
+            totals = runner.run(done, stop, totals)
+            done = stop
+            if not args.until_decisive or _decided(totals, patterns, args.until_decisive):
+                break
     sweep = {"format": rep.REPORT_FORMAT, "kind": "sweep", "game": bundles[0]["game"],
              "name": bundles[0]["name"], "seed": plan.seed, "games": done,
              "players": list(plan.players), "agents": list(plan.agents),
@@ -227,57 +229,60 @@ def _parse(parser, items):
 
 
 class _Runner:
-    """Runs games of one or more variants with a progress bar, saving rule
-    holes and JSON lines as chunks arrive, and measuring speed and memory."""
+    """Runs games of one or more variants: owns the worker pool, the progress
+    bar and the JSON-lines file for the whole command, saves rule holes as
+    chunks arrive, and measures speed and memory."""
 
-    def __init__(self, args, bundles, variants, plan):
+    def __init__(self, args, bundles, variants, plan, total):
         self.args, self.bundles, self.variants, self.plan = args, bundles, variants, plan
         game_id = bundles[0]["game"]
         self.holes = HoleWriter(Path(args.holes) if args.holes else GENERATED / "holes" / game_id,
                                 args.max_holes)
         self.source = _replay_source(args.game, game_id)
         self.games, self.bundle_files = {}, {}
-        self.seconds, self.played, self.memory, self.workers = 0.0, 0, {}, 1
+        self.total = total * len(bundles)
+        self.seconds, self.played, self.worker_rss, self.memory = 0.0, 0, 0.0, {}
+        self.stack = contextlib.ExitStack()
 
-    def run(self, start, stop, total, totals=None) -> Totals:
-        totals = totals or Totals.empty(len(self.bundles))
+    def __enter__(self):
         args = self.args
-        tracing = args.trace_memory
-        if tracing:
-            import tracemalloc
+        if args.trace_memory:
             tracemalloc.start()
-        t0 = time.perf_counter()
-        with contextlib.ExitStack() as stack:
-            lines = stack.enter_context(open(args.records, "a")) if args.records else None
-            pool = executor(args.jobs, args.cluster)
-            stack.callback(pool.close)
-            self.workers = pool.workers
-            bar = stack.enter_context(_progress(args.quiet))
-            task = bar.add_task(self.bundles[0]["name"], total=total * len(self.bundles),
-                                completed=start * len(self.bundles), rate="")
+        self.lines = self.stack.enter_context(open(args.records, "a")) if args.records else None
+        self.pool = executor(args.jobs, args.cluster)
+        self.stack.callback(self.pool.close)
+        self.bar = self.stack.enter_context(_progress(args.quiet))
+        self.task = self.bar.add_task(self.bundles[0]["name"], total=self.total, rate="")
+        return self
 
-            played_before = self.played
-
-            def on_chunk(result):
-                done = (result.stop - result.start) * len(self.bundles)
-                self.played += done
-                elapsed = time.perf_counter() - t0
-                rate = (self.played - played_before) / elapsed if elapsed else 0
-                bar.update(task, advance=done, rate=f"{rate:,.1f} games/s")
-                for k, rec in result.holes:
-                    self._save_hole(k, rec)
-                for k, line in result.lines:
-                    if len(self.bundles) > 1:
-                        line = {"variant": self.variants[k], **line}
-                    lines.write(json.dumps(line) + "\n")
-
-            play_many(pool, self.bundles, self.plan, start, stop, totals, on_chunk, lines=bool(lines))
-        self.seconds += time.perf_counter() - t0
-        self.memory = _memory()
-        if tracing:
-            import tracemalloc
+    def __exit__(self, *exc):
+        self.stack.close()
+        self.memory = {"peak_rss_mb": peak_rss_mb(), "worker_peak_rss_mb": self.worker_rss}
+        if self.args.trace_memory:
             self.memory["traced_peak_mb"] = round(tracemalloc.get_traced_memory()[1] / 2**20, 2)
             tracemalloc.stop()
+
+    def run(self, start, stop, totals=None) -> Totals:
+        """Play games [start, stop) of every variant into `totals`."""
+        totals = totals or Totals.empty(len(self.bundles))
+        t0 = time.perf_counter()
+        played_before, seconds_before = self.played, self.seconds
+
+        def on_chunk(result):
+            self.played += (result.stop - result.start) * len(self.bundles)
+            self.seconds = seconds_before + time.perf_counter() - t0
+            rate = (self.played - played_before) / (self.seconds - seconds_before or 1e-9)
+            self.bar.update(self.task, completed=self.played, rate=f"{rate:,.1f} games/s")
+            for k, rec in result.holes:
+                self._save_hole(k, rec)
+            for k, line in result.lines:
+                if len(self.bundles) > 1:
+                    line = {"variant": self.variants[k], **line}
+                self.lines.write(json.dumps(line) + "\n")
+
+        play_many(self.pool, self.bundles, self.plan, start, stop, totals, on_chunk,
+                  lines=self.lines is not None)
+        self.worker_rss = max(self.worker_rss, totals.worker_rss_mb)
         return totals
 
     def _save_hole(self, k, rec):
@@ -293,7 +298,7 @@ class _Runner:
     def summary(self, k, totals) -> dict:
         args = self.args
         run = {"seconds": round(self.seconds, 3), "games_per_s": round(self.played / self.seconds, 2)
-               if self.seconds else 0.0, "workers": self.workers, "cluster": args.cluster,
+               if self.seconds else 0.0, "workers": self.pool.workers, "cluster": args.cluster,
                **self.memory}
         holes = [h for h in self.holes.saved if h["overrides"] == self.variants[k]]
         use = args.use_zones.split(",") if args.use_zones else None
@@ -310,15 +315,6 @@ def _replay_source(name: str, game_id: str) -> str | None:
             game_folders([name])[0].resolve() == (CONTENT / game_id).resolve():
         return None
     return name
-
-
-def _memory() -> dict:
-    """Peak resident memory of this process and of the largest finished worker."""
-    import resource
-    unit = 1024 if sys.platform != "darwin" else 1024 * 1024      # ru_maxrss is KiB on Linux
-    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / unit
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / unit
-    return {"peak_rss_mb": round(me, 1), "workers_peak_rss_mb": round(kids, 1)}
 
 
 @contextlib.contextmanager

@@ -135,32 +135,20 @@ def _faulting_action(st) -> int | None:
 
 
 def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
-    """Play game `index` of the plan to its end and record it."""
+    """Play game `index` of the plan to its end and record it.  Any exception
+    the engine raises (a fault in the rules) ends the game as a `fault`."""
     n, seats = plan.seating(index)
-    seed = derive_seed(plan.seed, index)
-    rec = GameRecord(index, seed, n, seats)
+    rec = GameRecord(index, derive_seed(plan.seed, index), n, seats)
     agents = [make_agent(name, derive_seed(plan.seed, index, seat)) for seat, name in enumerate(seats)]
-    timing = game.bundle.get("timing") or {}
-    st, credits = None, ()
+    st = None
     try:
-        st = game.new_state(n, seed=seed)
-        st.start_tracking()
-        credits = (_Credit(st, rec.resolved), _Credit(st, rec.entered))
-        st.track["resolve"], st.track["enter"] = credits
-        last_turn = st.turn
-        leader = None
+        st = game.new_state(n, seed=rec.seed)
+        credits = _track(st, rec)
+        scores = _ScoreWatch()
         while True:
             if rec.starts is None and plan.start_zone and st.stage not in SETUP_STAGES:
                 rec.starts = _starts(game, st, plan.start_zone)
-            if st.turn != last_turn or st.terminal:
-                scores = st.scores()
-                rec.samples.append((st.turn if st.terminal else last_turn, scores))
-                last_turn = st.turn
-                best = max(scores)
-                top = [p for p, s in enumerate(scores) if s == best]
-                if len(top) == 1:
-                    rec.lead_changes += leader is not None and top[0] != leader
-                    leader = top[0]
+            scores.see(st, rec)
             if st.terminal:
                 break
             if len(rec.actions) >= plan.max_decisions:
@@ -179,21 +167,57 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
             rec.actions.append(action)
             st.apply(action)
         rec.scores = rec.samples[-1][1] if st.terminal else st.scores()
-    except Exception as exc:   # an engine fault (or a crash inside it): a rule hole
+    except Exception as exc:
         rec.ending, rec.fault, rec.scores = "fault", f"{type(exc).__name__}: {exc}", None
+    _finish(game, plan, st, rec)
+    return rec
+
+
+def _track(st, rec: GameRecord) -> tuple:
+    """Start the engine's usage counts, credited to seats into `rec`."""
+    st.start_tracking()
+    credits = (_Credit(st, rec.resolved), _Credit(st, rec.entered))
+    st.track["resolve"], st.track["enter"] = credits
+    return credits
+
+
+@dataclass
+class _ScoreWatch:
+    """Samples every seat's score when the turn changes (and at the end),
+    counting lead changes: a new seat alone in the lead."""
+    turn: int | None = None
+    leader: int | None = None
+
+    def see(self, st, rec: GameRecord) -> None:
+        if self.turn is None:
+            self.turn = st.turn
+        if st.turn == self.turn and not st.terminal:
+            return
+        scores = st.scores()
+        rec.samples.append((st.turn if st.terminal else self.turn, scores))
+        self.turn = st.turn
+        top = [p for p, s in enumerate(scores) if s == max(scores)]
+        if len(top) == 1:
+            rec.lead_changes += self.leader is not None and top[0] != self.leader
+            self.leader = top[0]
+
+
+def _finish(game: Game, plan: Plan, st, rec: GameRecord) -> None:
+    """Length, estimated minutes, winners, places and how the game ended."""
+    timing = game.bundle.get("timing") or {}
     if st is not None:
         rec.turns, rec.decisions = st.turn, st.decisions
         if rec.starts is None and plan.start_zone:
             rec.starts = _starts(game, st, plan.start_zone)
     rec.minutes = (rec.choices * timing.get("seconds_per_action", DEFAULT_SECONDS_PER_ACTION)
                    + rec.turns * timing.get("seconds_per_turn", 0)) / 60
-    if rec.ending != "fault":
-        rec.winners = list(st.winners)
-        rec.places = _places(rec.scores, rec.winners)
-        if rec.ending != "stalled":
-            rec.ending = ("capped" if st.capped else "winner" if len(st.winners) == 1
-                          else "shared" if st.winners else "no_winner")
-    return rec
+    if rec.ending == "fault":
+        return
+    rec.winners = list(st.winners)
+    rec.places = _places(rec.scores, rec.winners)
+    if rec.ending != "stalled":
+        rec.ending = ("capped" if st.capped else "winner" if len(st.winners) == 1
+                      else "shared" if st.winners else "no_winner")
 
 
 def _places(scores: list, winners: list) -> list[int]:
@@ -216,6 +240,7 @@ class ChunkResult:
     paired: list
     holes: list = field(default_factory=list)      # (variant, GameRecord)
     lines: list = field(default_factory=list)      # (variant, dict)
+    worker_rss_mb: float = 0.0                     # the worker's peak memory so far
 
 
 _GAMES: dict[str, Game] = {}
@@ -249,7 +274,16 @@ def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = Fa
                 out.holes.append((k, rec))
             if lines:
                 out.lines.append((k, rec.line()))
+    out.worker_rss_mb = peak_rss_mb()
     return out
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory (Linux reports KiB, macOS bytes)."""
+    import resource
+    import sys
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (2**20 if sys.platform == "darwin" else 2**10), 1)
 
 
 def chunk_size(games: int) -> int:
@@ -303,7 +337,12 @@ class _Cluster:
     Workers need cardc installed; bundles are sent once to every worker."""
 
     def __init__(self, address):
-        from distributed import Client
+        try:
+            from distributed import Client
+        except ImportError:
+            from cardc.project import UsageError
+            raise UsageError("--cluster needs Dask: pip install 'dask[distributed]' "
+                             "(or cardc's `cluster` extra)") from None
         self.own = not isinstance(address, Client)
         self.client = Client(address) if self.own else address
         self.workers = max(1, sum(self.client.nthreads().values()))
@@ -345,12 +384,14 @@ class Totals:
     paired differences against the baseline."""
     aggregates: list
     paired: list
+    worker_rss_mb: float = 0.0
 
     @classmethod
     def empty(cls, variants: int) -> "Totals":
         return cls([Aggregate() for _ in range(variants)], [Paired() for _ in range(variants)])
 
     def merge(self, chunk: ChunkResult) -> None:
+        self.worker_rss_mb = max(self.worker_rss_mb, chunk.worker_rss_mb)
         for mine, theirs in zip(self.aggregates, chunk.aggregates):
             mine.merge(theirs)
         for mine, theirs in zip(self.paired, chunk.paired):
