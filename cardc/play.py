@@ -36,16 +36,19 @@ class Logger:
             self.echo(line)
 
     def flush(self):
+        """Print the engine's new log lines; a turn header (written by the
+        engine as each turn starts) is preceded by the scores after the last turn."""
         st = self.st
         while self.seen < len(st.log):
-            self.emit("  " + st.log[self.seen])
+            line = st.log[self.seen]
             self.seen += 1
-        if st.turn != self.turn:
-            if self.turn is not None:
-                self.scores()
-            self.turn = st.turn
-            if not st.terminal:
-                self.emit(f"== Turn {st.turn} (round {st.round}): {st.player_name(st.turn_player)} ==")
+            if line.startswith("== Turn "):
+                if self.turn is not None:
+                    self.scores()
+                self.turn = st.turn
+                self.emit(line)
+            else:
+                self.emit("  " + line)
 
     def scores(self):
         st = self.st

@@ -100,7 +100,13 @@ class Runner:
         seed = int(spec.get("seed", 0))
         start = spec.get("start") or {}
         if start.get("setup", "skip") == "run":
-            return self.game.new_state(self.n, seed=seed, log=True)
+            extra = [k for k in ("turn", "zones", "attach", "counters") if k in start]
+            if extra:
+                raise ScenarioError(_loc(start, extra[0]), f"`{extra[0]}` cannot be used with "
+                                    "`setup: run` (the real setup decides it); use `setup: skip`")
+            st = self.game.new_state(self.n, seed=seed, log=True)
+            self._unique_names(st)
+            return st
         st = State.initial(self.game, self.n, seed, log=True, run=False)
         st.stage = "setup"
         turn = start.get("turn", "P1")

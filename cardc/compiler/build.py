@@ -93,7 +93,7 @@ class GameCompiler:
             for name, spec in block.items():
                 if isinstance(spec, dict):
                     t = self.type_of(spec, "type") if "type" in spec else T.INT
-                    start = spec.get("start", 0 if t == T.INT else (False if t == T.BOOL else None))
+                    start = spec.get("start", {T.INT: 0, T.BOOL: False, T.STR: ""}.get(t))
                     target[name] = Counter(name, t, start, bool(spec.get("per_player", False)))
                 else:
                     t = T.BOOL if isinstance(spec, bool) else T.STR if isinstance(spec, str) else T.INT
@@ -413,7 +413,8 @@ def compile_game(source, diags) -> dict | None:
         "events": d.events,
         "windows": d.windows,
         "modifiers": d.modifiers,
-        "signatures": {kind: {name: {"params": sig.params, "returns": sig.returns}
+        "signatures": {kind: {name: {"params": [[p, t] for p, t in sig.params.items()],
+                                     "returns": sig.returns}
                               for name, sig in target.items()}
                        for kind, target in (("functions", d.functions), ("procs", d.procs))},
         "grid": dict(g["grid"]) if "grid" in g else None,

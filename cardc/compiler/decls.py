@@ -91,7 +91,7 @@ def decls_from_bundle(bundle: dict) -> Decls:
     d.modifiers = dict(bundle["modifiers"])
     for kind, target in (("functions", d.functions), ("procs", d.procs)):
         for name, sig in bundle.get("signatures", {}).get(kind, {}).items():
-            target[name] = Signature(name, dict(sig["params"]), sig["returns"])
+            target[name] = Signature(name, {p: t for p, t in sig["params"]}, sig["returns"])
     d.card_ids = {c["id"] for c in bundle["cards"]}
     d.has_grid = bool(bundle.get("grid"))
     return d

@@ -14,7 +14,8 @@ NULLABLE = {PLAYER, CARD, CELL, STR, ANY}
 DECLARABLE = {"int": INT, "bool": BOOL, "str": STR, "player": PLAYER, "card": CARD,
               "zone": ZONE, "cell": CELL, "list[card]": "list:card",
               "list[player]": "list:player", "list[int]": "list:int",
-              "list[cell]": "list:cell", "list[str]": "list:str"}
+              "list[cell]": "list:cell", "list[str]": "list:str", "list[bool]": "list:bool",
+              "list[zone]": "list:zone"}
 
 
 def list_of(t: str) -> str:

@@ -275,6 +275,9 @@ class State:
             self.turn += 1
             self.stage = "after_turn"
             self.phase = None
+            if self.log is not None:
+                self.log.append(f"== Turn {self.turn} (round {self.round}): "
+                                f"{self.player_name(self.turn_player)} ==")
             self._push_flow("flow:turn", self.turn_player)
             self._auto_trigger("turn_start")
         elif stage == "after_turn":

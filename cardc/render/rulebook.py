@@ -266,7 +266,7 @@ def _context(bundle: Mapping[str, Any]) -> dict[str, Any]:
             hint = did_you_mean(fn_name, signatures)
             raise _HelperError(f"rule(): no function `{fn_name}` in {bundle.get('game')}'s rules"
                                + (f"; {hint}" if hint else ""))
-        params = signatures[fn_name]["params"]
+        params = dict((p, t) for p, t in signatures[fn_name]["params"])   # [[name, type], ...] in order
         if len(args) != len(params):
             raise _HelperError(f"rule(): `{fn_name}` takes {len(params)} argument(s) "
                                f"({', '.join(params)}), not {len(args)}")
