@@ -85,7 +85,8 @@ class GameCompiler:
             if z["id"] in d.zones:
                 self.diags.error(_loc(g["zones"], i), f"zone `{z['id']}` is declared twice")
             d.zones[z["id"]] = ZoneDecl(z["id"], z.get("owner", "shared"), z.get("visibility", "public"),
-                                        bool(z.get("active", False)), z.get("limit"), z.get("overflow"))
+                                        bool(z.get("active", False)), z.get("limit"), z.get("overflow"),
+                                        bool(z.get("keeps_attachments", False)))
         counters = g.get("counters") or {}
         for scope, target in (("game", d.game_counters), ("player", d.player_counters),
                               ("card", d.card_counters)):
@@ -405,7 +406,8 @@ def compile_game(source, diags) -> dict | None:
         "card_fields": d.card_fields,
         "zones": [{"id": z.id, "owner": z.owner, "visibility": z.visibility, "active": z.active,
                    "limit": d.params.get(z.limit, z.limit) if z.limit is not None else None,
-                   "overflow": z.overflow} for z in d.zones.values()],
+                   "overflow": z.overflow, "keeps_attachments": z.keeps_attachments}
+                  for z in d.zones.values()],
         "counters": {scope: {c.name: {"type": c.type, "start": c.start, "per_player": c.per_player}
                              for c in target.values()}
                      for scope, target in (("game", d.game_counters), ("player", d.player_counters),

@@ -34,6 +34,7 @@ class ZoneDecl:
     active: bool = False
     limit: str | int | None = None
     overflow: str | None = None
+    keeps_attachments: bool = False
 
 
 @dataclass
@@ -81,7 +82,7 @@ def decls_from_bundle(bundle: dict) -> Decls:
     d.card_fields = dict(bundle["card_fields"])
     for z in bundle["zones"]:
         d.zones[z["id"]] = ZoneDecl(z["id"], z["owner"], z["visibility"], z["active"],
-                                    z["limit"], z["overflow"])
+                                    z["limit"], z["overflow"], z.get("keeps_attachments", False))
     for scope, target in (("game", d.game_counters), ("player", d.player_counters),
                           ("card", d.card_counters)):
         for name, c in bundle["counters"][scope].items():

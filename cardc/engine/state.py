@@ -500,9 +500,9 @@ class State:
             dest.append(c)
         self.loc[c] = slot
         self.revealed.pop(c, None)
-        if c in self.under and self.game.slot_decl(self, slot)["visibility"] != "public":
-            # attachments follow their host between face-up zones; into a
-            # hidden or private zone they come off and go in with it
+        if c in self.under and not self.game.slot_decl(self, slot).get("keeps_attachments"):
+            # attachments follow their host into a zone that keeps them (a
+            # tableau); anywhere else they come off and go in beside it
             at = dest.index(c) + 1
             for a in self.under.pop(c):
                 del self.host[a]
