@@ -120,6 +120,12 @@ class Runner:
     def place(self, st, start):
         g = self.game
         taken = set()
+        for key, dest in (start.get("empty") or {}).items():
+            f_from, _ = self._zone(key, start["empty"])
+            f_to, _ = self._zone(key, start["empty"], str(dest))
+            src, to = f_from(st, self.env()), f_to(st, self.env())
+            for c in list(st.zones[src]):
+                st.move(c, to, "bottom")
         for key, ids in (start.get("zones") or {}).items():
             f, t = self._zone(key, start["zones"])
             slot = f(st, self.env())
@@ -312,6 +318,10 @@ class Runner:
         for want in expect.get("log") or []:
             if not any(str(want) in line for line in (st.log or [])):
                 out.append(f"log: no line containing `{want}`{ctx}")
+        for want in expect.get("not_log") or []:
+            lines = [line for line in (st.log or []) if str(want) in line]
+            if lines:
+                out.append(f"not_log: `{want}` should not be logged, but: {lines[0]}{ctx}")
         return out
 
 
