@@ -60,6 +60,12 @@ def build_folder(folder: Path, overrides=None) -> Built:
             apply_overrides(source, overrides, diags)
         if not diags.has_errors:
             bundle = compile_game(source, diags)
+        if bundle is not None and overrides:
+            # a variant is another game: its hash must differ from the original's
+            import hashlib
+            text = json.dumps(sorted((str(k), str(v)) for k, v in dict(overrides).items()))
+            bundle["source_hash"] = hashlib.sha256(
+                (bundle["source_hash"] + text).encode()).hexdigest()
     return Built(folder, bundle, _dedupe(diags))
 
 

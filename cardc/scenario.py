@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cardc.compiler.decls import decls_from_bundle
 from cardc.compiler.exprs import ExprCompiler, Scope, Where
-from cardc.diagnostics import Diagnostics, Loc, SourceCache, display_path
+from cardc.diagnostics import Diagnostics, Loc, display_path
 from cardc.dsl.parser import DslError, parse_expr
 from cardc.engine import EngineError, Game
 from cardc.engine.exprs import ExprBuilder, fmt
@@ -118,7 +118,6 @@ class Runner:
         return st
 
     def place(self, st, start):
-        g = self.game
         taken = set()
         for key, dest in (start.get("empty") or {}).items():
             f_from, _ = self._zone(key, start["empty"])

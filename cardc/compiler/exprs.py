@@ -14,7 +14,6 @@ from cardc.compiler import types as T
 from cardc.compiler.decls import (CARD_BUILTIN_FIELDS, EVENT_BUILTINS, GAME_BUILTINS,
                                   PLAYER_BUILTINS, Decls)
 from cardc.diagnostics import Loc, did_you_mean
-from cardc.dsl import nodes as n
 
 BAD = (["lit", None], T.ANY)
 

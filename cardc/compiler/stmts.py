@@ -8,7 +8,7 @@ in the middle of an effect, inside a choice or a reaction window, and resumed.
 from __future__ import annotations
 
 from cardc.compiler import types as T
-from cardc.compiler.exprs import BAD, ExprCompiler, Scope, Where
+from cardc.compiler.exprs import ExprCompiler, Scope, Where
 from cardc.dsl import nodes as n
 from cardc.dsl.parser import DslError, parse_block, parse_expr
 

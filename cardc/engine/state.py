@@ -446,6 +446,10 @@ class State:
         fr.pc += 1
         if "window_close" in self.game.has_hooks:
             self._window_hook("window_close", self.events[ev]["tag"], ev)
+        if self.track is not None:
+            cid = self.game.card_field["id"][card]
+            react = self.track.setdefault("react", {})
+            react[cid] = react.get(cid, 0) + 1
         code = self.game.codes.get(f"card:{self.game.card_field['id'][card]}:reaction")
         if code is not None:
             self.push(code, {"me": d.player, "this": card, "event": ev})
@@ -485,7 +489,7 @@ class State:
     def start_tracking(self):
         """Count, per card definition, how often it is resolved and how often
         it enters each zone: the raw data of card-usage reports."""
-        self.track = {"resolve": {}, "enter": {}}
+        self.track = {"resolve": {}, "enter": {}, "react": {}}
 
     def move(self, c, slot, place="top"):
         if self.track is not None:

@@ -103,14 +103,14 @@ class _Credit(dict):
     (when players choose in turn but nobody has a turn) the decider.  This
     is what "win rate of the players who played it" is measured on."""
 
-    def __init__(self, st, by_seat: dict):
+    def __init__(self, st, by_seat: dict, decider: list):
         super().__init__()
-        self.st, self.by_seat, self.decider = st, by_seat, None
+        self.st, self.by_seat, self.decider = st, by_seat, decider
 
     def __setitem__(self, key, value):
         before = self.get(key, 0)
         super().__setitem__(key, value)
-        seat = self.decider if self.st.stage in SETUP_STAGES else self.st.turn_player
+        seat = self.decider[0] if self.st.stage in SETUP_STAGES else self.st.turn_player
         self.by_seat.setdefault(key, Counter())[seat] += value - before
 
 
@@ -140,24 +140,24 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
     n, seats = plan.seating(index)
     rec = GameRecord(index, derive_seed(plan.seed, index), n, seats)
     agents = [make_agent(name, derive_seed(plan.seed, index, seat)) for seat, name in enumerate(seats)]
-    st = None
+    st, decider = None, [None]
     try:
         st = game.new_state(n, seed=rec.seed)
-        credits = _track(st, rec)
-        scores = _ScoreWatch()
+        _track(st, rec, decider)
+        scores = _ScoreWatch(st.turn)
+        read_starts = bool(plan.start_zone)
         while True:
-            if rec.starts is None and plan.start_zone and st.stage not in SETUP_STAGES:
-                rec.starts = _starts(game, st, plan.start_zone)
-            scores.see(st, rec)
+            if read_starts and st.stage not in SETUP_STAGES:
+                rec.starts, read_starts = _starts(game, st, plan.start_zone), False
+            if st.turn != scores.turn or st.terminal:
+                scores.see(st, rec)
             if st.terminal:
                 break
             if len(rec.actions) >= plan.max_decisions:
                 rec.ending = "stalled"
                 break
-            seat = st.pending.player
+            seat = decider[0] = st.pending.player
             rec.choices += len(st.pending.labels) > 1
-            for c in credits:
-                c.decider = seat
             try:
                 action = agents[seat].act(st, seat)
             except Exception:
@@ -173,26 +173,22 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
     return rec
 
 
-def _track(st, rec: GameRecord) -> tuple:
-    """Start the engine's usage counts, credited to seats into `rec`."""
+def _track(st, rec: GameRecord, decider: list) -> None:
+    """Start the engine's usage counts, credited to seats into `rec`
+    (`decider[0]` is kept up to date by the caller)."""
     st.start_tracking()
-    credits = (_Credit(st, rec.resolved), _Credit(st, rec.entered))
-    st.track["resolve"], st.track["enter"] = credits
-    return credits
+    st.track["resolve"] = _Credit(st, rec.resolved, decider)
+    st.track["enter"] = _Credit(st, rec.entered, decider)
 
 
 @dataclass
 class _ScoreWatch:
     """Samples every seat's score when the turn changes (and at the end),
     counting lead changes: a new seat alone in the lead."""
-    turn: int | None = None
+    turn: int
     leader: int | None = None
 
     def see(self, st, rec: GameRecord) -> None:
-        if self.turn is None:
-            self.turn = st.turn
-        if st.turn == self.turn and not st.terminal:
-            return
         scores = st.scores()
         rec.samples.append((st.turn if st.terminal else self.turn, scores))
         self.turn = st.turn

@@ -33,7 +33,8 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # exact ends: 0 wins has a lower bound of 0, not 1e-18 of rounding
+    return (0.0 if k == 0 else centre - half), (1.0 if k == n else centre + half)
 
 
 # ---------------------------------------------------------------- building blocks
