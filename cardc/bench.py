@@ -52,7 +52,7 @@ def _worker(args):
 def bench(names, games_per, players, seconds, profile=False, jobs=1) -> int:
     from rich.console import Console
     from rich.table import Table
-    console = Console()
+    console = Console(width=120)
     table = Table(title=f"cardc bench: random agents, {players} players (or the nearest allowed)")
     for col in ("game", "players", "games", "games/s", "decisions/s", "decisions/game",
                 "turns/game", "capped"):

@@ -46,6 +46,7 @@ def afterstate_value(st, action: int, seat: int) -> float:
     worth more than any position and a loss less."""
     after = st.clone()
     after.log = None
+    after.lookahead = True          # stop at the next menu without evaluating it
     after.apply(action)
     if after.terminal:
         if seat in after.winners:

@@ -116,7 +116,17 @@ class ExprBuilder:
         return lambda st, env: getattr(st, name)
 
     def _pctr(self, ir):
-        name, p = ir[1], self.build(ir[2])
+        name = ir[1]
+        if ir[2][0] == "var":               # the common `p.money`: read the local directly
+            var = ir[2][1]
+
+            def pctr_var(st, env):
+                try:
+                    return st.pc[name][env[var]]
+                except (KeyError, TypeError):
+                    raise EngineFault(f"`{name}` of `{var}`: no player here") from None
+            return pctr_var
+        p = self.build(ir[2])
 
         def pctr(st, env):
             who = p(st, env)
@@ -132,7 +142,17 @@ class ExprBuilder:
         return lambda st, env: st.player_name(p(st, env))
 
     def _cctr(self, ir):
-        name, c = ir[1], self.build(ir[2])
+        name = ir[1]
+        if ir[2][0] == "var":
+            var = ir[2][1]
+
+            def cctr_var(st, env):
+                try:
+                    return st.cc[name][env[var]]
+                except (KeyError, TypeError):
+                    raise EngineFault(f"`{name}` of `{var}`: no card here") from None
+            return cctr_var
+        c = self.build(ir[2])
 
         def cctr(st, env):
             card = c(st, env)
@@ -153,8 +173,17 @@ class ExprBuilder:
 
     def _field(self, ir):
         values = self.game.card_field[ir[1]]
-        c = self.build(ir[2])
         name = ir[1]
+        if ir[2][0] == "var":
+            var = ir[2][1]
+
+            def field_var(st, env):
+                try:
+                    return values[env[var]]
+                except (KeyError, TypeError):
+                    raise EngineFault(f"`.{name}` of `{var}`: no card here") from None
+            return field_var
+        c = self.build(ir[2])
 
         def field(st, env):
             card = c(st, env)
@@ -232,11 +261,7 @@ class ExprBuilder:
                 values = (a0(st, env), a1(st, env))
             else:
                 values = tuple([a(st, env) for a in args])
-            if everything:
-                stamp = st.version
-            else:
-                pv = st.pv
-                stamp = tuple([pv.get(d, 0) for d in deps])
+            stamp = st.version if everything else tuple(map(st.pv.get, deps))
             key = (name, values)
             try:
                 hit = st.cache.get(key)
@@ -261,6 +286,20 @@ class ExprBuilder:
 
     def _cmp(self, ir):
         op, a, b = ir[1], self.build(ir[2]), self.build(ir[3])
+        if ir[3][0] == "lit" and op in ("==", "!=", ">", "<", ">=", "<=") and ir[3][1] is not None \
+                and not isinstance(ir[3][1], bool):
+            v = ir[3][1]              # comparing with a number or text: no closure for it
+            if op == "==":
+                return lambda st, env: a(st, env) == v
+            if op == "!=":
+                return lambda st, env: a(st, env) != v
+            if op == ">":
+                return lambda st, env: a(st, env) > v
+            if op == "<":
+                return lambda st, env: a(st, env) < v
+            if op == ">=":
+                return lambda st, env: a(st, env) >= v
+            return lambda st, env: a(st, env) <= v
         if op == "==":
             return lambda st, env: a(st, env) == b(st, env)
         if op == "!=":

@@ -185,7 +185,7 @@ class Game:
             return base
         # Which cards modify `name` changes only when an active zone changes.
         pv = st.pv
-        stamp = tuple([pv.get(p, 0) for p in self.active_parts])
+        stamp = tuple(map(pv.get, self.active_parts))
         hit = st.cache.get(("modifiers", name))
         if hit is None or hit[0] != stamp:
             found = []

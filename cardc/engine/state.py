@@ -102,6 +102,7 @@ class State:
         st.log = [] if log else None
         st.history = []
         st.track = None
+        st.lookahead = False
         st.version, st.pv, st.cache = 0, {}, {}
         if run:
             st.run()
@@ -129,7 +130,10 @@ class State:
         st.log = self.log[:] if self.log is not None else None
         st.history = self.history[:]
         st.track = None
-        st.version, st.pv, st.cache = 0, {}, {}
+        st.lookahead = False
+        # the clone starts with the same versions, so the cached function
+        # values stay valid for it (a copy: the two states diverge from here)
+        st.version, st.pv, st.cache = self.version, dict(self.pv), dict(self.cache)
         return st
 
     def player_name(self, p):
@@ -351,6 +355,11 @@ class State:
         self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var)
 
     def ask_menu(self, who, prompt, items):
+        if self.lookahead:
+            # a throwaway clone that a bot only wants to score: stop here
+            # without working out which options the menu would offer
+            self.pending = Decision("menu", who, prompt, [], [], None)
+            return
         label_fns, values, unavailable = [], [], []
         env = self.stack[-1].env
         self._menu_options(items, env, {}, label_fns, values, unavailable)
@@ -630,6 +639,7 @@ class State:
             st.terminal, st.winners, st.capped = data["terminal"], data["winners"], data["capped"]
             st.decisions, st.history, st.log = data["decisions"], data["history"], data["log"]
             st.track = None
+            st.lookahead = False
             st.version, st.pv, st.cache = 0, {}, {}
             _check_cards(st)
             return st
