@@ -45,6 +45,11 @@ class Result:
     failures: list = field(default_factory=list)
 
 
+def _key_loc(container, key):
+    locs = getattr(container, "key_locs", None)
+    return locs[key] if locs and key in locs else _loc(container, key)
+
+
 def _loc(container, key):
     locs = getattr(container, "value_locs", None)
     if locs and key in locs:
@@ -68,23 +73,27 @@ class Runner:
         self.trail = []
 
     # ------------------------------------------------------------ expressions
-    def compile(self, text, container, key, want=None):
+    def lower(self, text, loc):
+        """Check one expression of the scenario against the game: (IR, type).
+        Players P1..Pn and the named cards are its locals."""
         text = str(text)
-        diags = Diagnostics()
-        loc = _loc(container, key) or Loc(self.file, 0, 0)
-        where = Where(container[key] if isinstance(container[key], str) and hasattr(container[key], "position")
-                      else text, loc.file, "scenario", loc.line, loc.col)
         try:
             node = parse_expr(text)
         except DslError as exc:
             raise ScenarioError(loc, f"cannot parse `{text}`: {exc.message}") from None
         names = {k: "player" for k in self.names}
         names.update({k: "card" for k in self.card_names})
-        ec = ExprCompiler(self.decls, where, diags)
+        diags = Diagnostics()
+        ec = ExprCompiler(self.decls, Where(text, loc.file, "scenario", loc.line, loc.col), diags)
         ir, t = ec.expr(node, Scope(names))
         if diags.has_errors:
             d = diags.sorted()[0]
-            raise ScenarioError(d.loc, d.message + (f" ({d.hint})" if d.hint else ""))
+            raise ScenarioError(loc, d.message + (f" ({d.hint})" if d.hint else ""))
+        return ir, t
+
+    def compile(self, text, container, key):
+        """A closure for the expression `text`, written at container[key]."""
+        ir, t = self.lower(text, _loc(container, key) or Loc(self.file, 0, 0))
         return self.builder.build(ir), t
 
     def env(self):
@@ -178,25 +187,16 @@ class Runner:
                 self.card_names.setdefault(cid, i)
 
     def _set_counter(self, st, key, value, container):
-        diags = Diagnostics()
         loc = _loc(container, key) or Loc(self.file, 0, 0)
         try:
-            node = parse_expr(str(key))
-        except DslError as exc:
-            raise ScenarioError(loc, f"cannot parse `{key}`: {exc.message}") from None
-        names = {k: "player" for k in self.names}
-        names.update({k: "card" for k in self.card_names})
-        ec = ExprCompiler(self.decls, Where(str(key), loc.file, "scenario", loc.line, loc.col), diags)
-        ir, t = ec.expr(node, Scope(names))
-        if diags.has_errors or ir[0] not in ("gctr", "pctr", "cctr", "cpp"):
+            ir, t = self.lower(key, loc)
+        except ScenarioError:
+            ir = None
+        if ir is None or ir[0] not in ("gctr", "pctr", "cctr", "cpp"):
             raise ScenarioError(loc, f"`{key}` is not a counter")
-        if isinstance(value, str):
-            v, _ = self._expr_value(st, value, loc)
-        else:
-            v = value
-        env = self.env()
-        kind = ir[0]
-        b = self.builder
+        v = self.builder.build(self.lower(value, loc)[0])(st, self.env()) \
+            if isinstance(value, str) else value
+        env, b, kind = self.env(), self.builder, ir[0]
         if kind == "gctr":
             st.g[ir[1]] = v
         elif kind == "pctr":
@@ -205,21 +205,6 @@ class Runner:
             st.cc[ir[1]][b.build(ir[2])(st, env)] = v
         else:
             st.cc[ir[1]][b.build(ir[2])(st, env) * st.n + b.build(ir[3])(st, env)] = v
-
-    def _expr_value(self, st, text, loc):
-        diags = Diagnostics()
-        names = {k: "player" for k in self.names}
-        names.update({k: "card" for k in self.card_names})
-        try:
-            node = parse_expr(text)
-        except DslError as exc:
-            raise ScenarioError(loc, f"cannot parse `{text}`: {exc.message}") from None
-        ec = ExprCompiler(self.decls, Where(text, loc.file, "scenario", loc.line, loc.col), diags)
-        ir, t = ec.expr(node, Scope(names))
-        if diags.has_errors:
-            d = diags.sorted()[0]
-            raise ScenarioError(loc, d.message)
-        return self.builder.build(ir)(st, self.env()), t
 
     # ------------------------------------------------------------ steps
     def run(self) -> list:
@@ -277,14 +262,14 @@ class Runner:
             if isinstance(want, str) and want in self.card_names and t == "card":
                 want_v = self.card_names[want]
             if got != want_v:
-                out.append(f"{_loc(expect['values'], key)}: `{key}`: expected {want}, "
+                out.append(f"{_key_loc(expect['values'], key)}: `{key}`: expected {want}, "
                            f"got {fmt(got, t, st)}{ctx}")
         for key, ids in (expect.get("zones") or {}).items():
             f, _ = self._zone(key, expect["zones"])
             slot = f(st, self.env())
             got = Multiset(self.game.card_field["id"][c] for c in st.zones[slot])
             if got != Multiset(str(i) for i in ids or []):
-                out.append(f"{_loc(expect['zones'], key)}: `{key}`: expected {sorted(map(str, ids or []))}, "
+                out.append(f"{_key_loc(expect['zones'], key)}: `{key}`: expected {sorted(map(str, ids or []))}, "
                            f"got {sorted(got.elements())}{ctx}")
         for key, zone in (expect.get("where") or {}).items():
             if key not in self.card_names:
@@ -292,7 +277,7 @@ class Runner:
             f, _ = self._zone(key, expect["where"], str(zone))
             slot = st.zone_of(self.card_names[key])
             if slot != f(st, self.env()):
-                out.append(f"{_loc(expect['where'], key)}: `{key}`: expected in {zone}, "
+                out.append(f"{_key_loc(expect['where'], key)}: `{key}`: expected in {zone}, "
                            f"found in {self.game.slot_name(st, slot) if slot >= 0 else 'no zone'}{ctx}")
         if "winner" in expect or "winners" in expect:
             want = expect.get("winners", expect.get("winner"))
@@ -379,7 +364,8 @@ def expand(paths) -> list[Path]:
     return out
 
 
-def run_scenarios(paths, verbose=False, out=sys.stdout) -> int:
+def run_scenarios(paths, verbose=False, out=None) -> int:
+    out = out or sys.stdout
     cache, passed, failed = {}, 0, 0
     for path in expand(paths):
         for r in run_file(path, cache):
