@@ -94,6 +94,20 @@ def _first_last(c, node, scope):
     return _call(node.name, [ir]), T.elem(t)
 
 
+def _flatten(c, node, scope):
+    if len(node.args) != 1:
+        c.error(node, "`flatten` takes one list of lists")
+        return ["lit", None], T.ANY
+    ir, t = c.as_list(node.args[0], scope)
+    inner = T.elem(t)
+    if inner == T.ZONE:
+        return _call("flatten", [ir]), "list:card"
+    if not (inner.startswith("list:") or inner == T.ANY):
+        c.error(node.args[0], f"`flatten` needs a list of lists, but this is {T.plain(t)}")
+        return ["lit", None], T.ANY
+    return _call("flatten", [ir]), inner
+
+
 def _index_of(c, node, scope):
     if len(node.args) != 2:
         c.error(node, "`index_of` takes a list and an item")
@@ -179,6 +193,7 @@ BUILTINS = {
     "shuffled_order": _list_to_same,
     "sort_by": _sort_by,
     "index_of": _index_of,
+    "flatten": _flatten,
     "rivals": _fixed([T.PLAYER], "list:player"),
     "next_player": _fixed([T.PLAYER], T.PLAYER),
     "players_from": _fixed([T.PLAYER], "list:player"),

@@ -108,12 +108,18 @@ def _split(cell):
 
 
 def _column(st, env, cell):
-    letters, _ = _split(cell)
-    return st.game.grid_columns.index(letters) + 1
+    try:
+        return st.game.grid_column_of[cell]
+    except KeyError:
+        letters, _ = _split(cell)
+        return st.game.grid_columns.index(letters) + 1
 
 
 def _row(st, env, cell):
-    return _split(cell)[1]
+    try:
+        return st.game.grid_row_of[cell]
+    except KeyError:
+        return _split(cell)[1]
 
 
 def _cell(st, env, c):
@@ -196,6 +202,7 @@ IMPL = {
     "shuffled_order": lambda st, env, xs: st.shuffled(list(xs)),
     "sort_by": _sort_by,
     "index_of": _index_of,
+    "flatten": lambda st, env, xss: [x for xs in xss for x in (st.zones[xs] if type(xs) is int else xs)],
     "rivals": _rivals,
     "next_player": lambda st, env, p: (p + 1) % st.n,
     "players_from": _players_from,

@@ -18,7 +18,7 @@ _STATIC_CALLS = {"count", "sum", "any", "all", "max", "min", "max_list", "min_li
                  "bottom", "first", "last", "reversed", "unique", "index_of", "rivals",
                  "next_player", "players_from", "round_up", "abs", "cell", "cells",
                  "neighbors", "distance", "column", "row", "connected", "cards_at",
-                 "has_reaction", "has_effect", "sort_by", "modified"}
+                 "has_reaction", "has_effect", "sort_by", "modified", "flatten"}
 
 
 def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set) -> None:

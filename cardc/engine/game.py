@@ -102,6 +102,7 @@ class Game:
     # ------------------------------------------------------------ grid
     def _grid(self, grid):
         self.grid_columns, self.grid_cells, self.grid_neighbors = [], [], {}
+        self.grid_column_of, self.grid_row_of = {}, {}
         if not grid:
             return
         cols = grid["columns"]
@@ -111,6 +112,7 @@ class Game:
             for ci, col in enumerate(self.grid_columns):
                 cell = f"{col}{r}"
                 self.grid_cells.append(cell)
+                self.grid_column_of[cell], self.grid_row_of[cell] = ci + 1, r
                 nbs = []
                 for dc, dr in ((-1, 0), (1, 0), (0, -1), (0, 1)):
                     c2, r2 = ci + dc, r + dr

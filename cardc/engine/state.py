@@ -32,26 +32,24 @@ class Decision:
     """A question to one player: pick one of `labels` (values hold the answers).
 
     `unavailable` lists menu options not offered now, each with its reason,
-    so a human can see why a card cannot be played.  A menu's labels are
-    text built from expressions; they are only computed when someone reads
-    them (a random bot never does), from the state that owns the decision."""
+    so a human can see why a card cannot be played.  Labels are text built
+    from expressions; they are only computed when someone reads them (a random
+    bot never does), by `make_labels(state)` on the state that owns the decision."""
     __slots__ = ("kind", "player", "prompt", "_labels", "values", "var", "unavailable",
-                 "_label_fns", "_owner")
+                 "_make", "_owner")
 
     def __init__(self, kind, player, prompt, labels, values, var, unavailable=(),
-                 label_fns=None, owner=None):
+                 make_labels=None, owner=None):
         self.kind, self.player, self.prompt = kind, player, prompt
         self._labels, self.values, self.var = labels, values, var
         self.unavailable = list(unavailable)
-        self._label_fns, self._owner = label_fns, owner
+        self._make, self._owner = make_labels, owner
 
     @property
     def labels(self):
         if self._labels is None:
-            st = self._owner
-            env = st.stack[-1].env
-            self._labels = [f(st, {**env, **b}) for f, b in self._label_fns]
-            self._label_fns = self._owner = None
+            self._labels = self._make(self._owner)
+            self._make = self._owner = None
         return self._labels
 
     def copy_for(self, st):
@@ -59,7 +57,7 @@ class Decision:
         if self._labels is not None:
             return self
         return Decision(self.kind, self.player, self.prompt, None, self.values, self.var,
-                        self.unavailable, self._label_fns, st)
+                        self.unavailable, self._make, st)
 
     def to_json(self):
         return {"kind": self.kind, "player": self.player, "prompt": self.prompt,
@@ -345,11 +343,13 @@ class State:
         return fmt(value, typ, self)
 
     def ask_choice(self, who, var, values, typ, optional, prompt):
-        labels = [self._label(v, typ, who) for v in values]
+        shown = list(values)
         if optional:
-            labels.append("Pass")
             values = values + [None]
-        self.pending = Decision("choose", who, prompt, labels, values, var)
+
+        def make_labels(st):
+            return [st._label(v, typ, who) for v in shown] + (["Pass"] if optional else [])
+        self.pending = Decision("choose", who, prompt, None, values, var, (), make_labels, self)
 
     def ask_yes_no(self, who, var, prompt):
         self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var)
@@ -365,8 +365,11 @@ class State:
         self._menu_options(items, env, {}, label_fns, values, unavailable)
         if not values:
             raise EngineFault("a menu has no option open" + (f" (“{prompt}”)" if prompt else ""))
+        def make_labels(st):
+            env = st.stack[-1].env
+            return [f(st, {**env, **b}) for f, b in label_fns]
         self.pending = Decision("menu", who, prompt, None, values, None, unavailable,
-                                label_fns, self)
+                                make_labels, self)
 
     def _menu_options(self, items, env, bindings, labels, values, unavailable):
         for item in items:
