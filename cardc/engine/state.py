@@ -35,29 +35,35 @@ class Decision:
     so a human can see why a card cannot be played.  Labels are text built
     from expressions; they are only computed when someone reads them (a random
     bot never does), by `make_labels(state)` on the state that owns the decision."""
-    __slots__ = ("kind", "player", "prompt", "_labels", "values", "var", "unavailable",
+    __slots__ = ("kind", "player", "prompt", "_labels", "values", "var", "_unavailable",
                  "_make", "_owner")
 
     def __init__(self, kind, player, prompt, labels, values, var, unavailable=(),
                  make_labels=None, owner=None):
         self.kind, self.player, self.prompt = kind, player, prompt
         self._labels, self.values, self.var = labels, values, var
-        self.unavailable = list(unavailable)
+        self._unavailable = unavailable          # a list, or a function of the state
         self._make, self._owner = make_labels, owner
 
     @property
     def labels(self):
         if self._labels is None:
             self._labels = self._make(self._owner)
-            self._make = self._owner = None
+            self._make = None
         return self._labels
+
+    @property
+    def unavailable(self):
+        if callable(self._unavailable):
+            self._unavailable = self._unavailable(self._owner)
+        return list(self._unavailable)
 
     def copy_for(self, st):
         """The same decision, owned by a clone of its state."""
-        if self._labels is not None:
+        if self._labels is not None and not callable(self._unavailable):
             return self
-        return Decision(self.kind, self.player, self.prompt, None, self.values, self.var,
-                        self.unavailable, self._make, st)
+        return Decision(self.kind, self.player, self.prompt, self._labels, self.values, self.var,
+                        self._unavailable, self._make, st)
 
     def to_json(self):
         return {"kind": self.kind, "player": self.player, "prompt": self.prompt,
@@ -368,8 +374,12 @@ class State:
         def make_labels(st):
             env = st.stack[-1].env
             return [f(st, {**env, **b}) for f, b in label_fns]
-        self.pending = Decision("menu", who, prompt, None, values, None, unavailable,
-                                make_labels, self)
+
+        def make_unavailable(st):
+            env = st.stack[-1].env
+            return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in unavailable]
+        self.pending = Decision("menu", who, prompt, None, values, None,
+                                make_unavailable if unavailable else [], make_labels, self)
 
     def _menu_options(self, items, env, bindings, labels, values, unavailable):
         for item in items:
@@ -380,7 +390,7 @@ class State:
                     labels.append((label, b))
                     values.append([pc, b])
                 elif reason is not None:
-                    unavailable.append([label(self, env), reason(self, env)])
+                    unavailable.append((label, reason, dict(bindings)))
             elif item[0] == "for":
                 _, var, lst, sub = item
                 for v in list(lst(self, env)):
