@@ -88,3 +88,40 @@ def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, di
                 mod_deps[name], changed = out, True
     return ({k: frozenset(v) for k, v in fn_deps.items()},
             {k: frozenset(v) for k, v in mod_deps.items()})
+
+
+_SIMPLE = {"lit", "var", "pctr", "gctr", "cctr", "cpp", "field", "gattr", "bin", "cmp", "and",
+           "or", "not", "neg", "if", "pattr", "str", "fmt", "eattr"}
+_CHEAP_CALLS = {"abs", "round_up", "max", "min", "column", "row", "cell", "has_effect",
+                "has_reaction", "next_player", "owner_of", "host", "modified"}
+
+
+def simple_functions(code: dict) -> dict:
+    """{function: True} for bodies of a few reads and comparisons, calling
+    only other such functions (no lists, no modifiers): cheaper to compute
+    again than to look up in a cache."""
+    bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
+    memo: dict = {}
+
+    def simple(ir, stack):
+        if not isinstance(ir, list) or not ir:
+            return True
+        if not isinstance(ir[0], str):          # a list of expressions (the parts of `and`)
+            return all(simple(part, stack) for part in ir)
+        op = ir[0]
+        if op == "fn":                      # the callee caches itself if it is worth it
+            return all(simple(a, stack) for a in ir[2])
+        if op == "call":
+            return ir[1] in _CHEAP_CALLS and all(simple(a, stack) for a in ir[2])
+        if op not in _SIMPLE:
+            return False
+        return all(simple(part, stack) for part in ir[1:] if isinstance(part, list))
+
+    def fn_simple(name, stack):
+        if name not in memo:
+            if name in stack or name not in bodies:
+                return False
+            memo[name] = simple(bodies[name], stack | {name})
+        return memo[name]
+
+    return {name: fn_simple(name, frozenset()) for name in bodies}

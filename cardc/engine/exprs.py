@@ -251,6 +251,16 @@ class ExprBuilder:
         n_args = len(args)
         a0 = args[0] if n_args >= 1 else None
         a1 = args[1] if n_args >= 2 else None
+        if game.fn_simple.get(name):
+            # A few reads and comparisons: computing it again is cheaper than
+            # looking it up, so it is not cached.
+            if n_args == 1:
+                p0 = params[0]
+                return lambda st, env: functions[name](st, {p0: a0(st, env)})
+            if n_args == 2:
+                p0, p1 = params
+                return lambda st, env: functions[name](st, {p0: a0(st, env), p1: a1(st, env)})
+            return lambda st, env: functions[name](st, {p: a(st, env) for p, a in zip(params, args)})
 
         def fn(st, env):
             # Functions are pure: the same arguments give the same value while

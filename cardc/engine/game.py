@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cardc.engine.deps import function_deps
+from cardc.engine.deps import function_deps, simple_functions
 from cardc.engine.errors import BundleMismatch, EngineFault
 from cardc.engine.exprs import ExprBuilder
 from cardc.engine.ops import OpBuilder
@@ -127,6 +127,7 @@ class Game:
         code = bundle["code"]
         self.fn_params = {k[3:]: v["params"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_deps, self.mod_deps = function_deps(code, self.cards, self.active_zone_ids)
+        self.fn_simple = simple_functions(code)
         self.cache_functions = True       # off only to test that caching changes nothing
         self.functions = {}
         for key, spec in code.items():
