@@ -168,3 +168,16 @@ def test_engine_says_why_an_action_is_not_legal(mini_game):
     if thieves:
         assert st.explain(me, "Play Thief") == "nothing to steal"
     assert "is not an action now" in st.explain(me, "Fly to the moon")
+
+
+def test_game_end_hooks_run_before_the_game_is_over(game_copy):
+    folder = game_copy(edits={
+        "game.yaml": [("windows:\n", "events:\n  game_end: {}\nwindows:\n")],
+        "rules.yaml": [("functions:\n", "hooks:\n  game_end: |\n    for p in players:\n"
+                                       "      log \"final {p}: {worth(p)}\"\nfunctions:\n")],
+    })
+    game = Game(build_folder(folder).bundle)
+    st = play_out(game.new_state(2, seed=3, log=True), 3)
+    finals = [l for l in st.log if l.startswith("final")]
+    assert st.is_terminal() and st.winners and not st.capped
+    assert finals == [f"final P{p + 1}: {s}" for p, s in enumerate(st.scores())]

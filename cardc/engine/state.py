@@ -100,7 +100,7 @@ class State:
         st.seed = seed
         st.stack, st.pending, st.events = [], None, []
         st.turn, st.round, st.turn_player, st.first_player = 0, 0, 0, 0
-        st.stage, st.phase = "init", None
+        st.stage, st.phase, st.ending = "init", None, None
         st.terminal, st.winners, st.capped = False, [], False
         st.decisions = 0
         st.log = [] if log else None
@@ -128,7 +128,7 @@ class State:
         st.events = [dict(e) for e in self.events]
         st.turn, st.round, st.turn_player, st.first_player = \
             self.turn, self.round, self.turn_player, self.first_player
-        st.stage, st.phase = self.stage, self.phase
+        st.stage, st.phase, st.ending = self.stage, self.phase, self.ending
         st.terminal, st.winners, st.capped = self.terminal, self.winners[:], self.capped
         st.decisions = self.decisions
         st.log = self.log[:] if self.log is not None else None
@@ -302,6 +302,8 @@ class State:
         elif stage == "round_over":
             self.round += 1
             self.stage = "round"
+        elif stage == "ending":             # the game_end hooks have run
+            self.end_game(self.ending)
 
     def _push_flow(self, key, me):
         code = self.game.codes.get(key)
@@ -334,8 +336,15 @@ class State:
             self.push(code, env)
 
     def end_game(self, winners):
-        self.terminal = True
+        """`end game`: stop everything now.  If the game declares a `game_end`
+        event, its hooks run first (a last accounting), then the game ends."""
         self.stack.clear()
+        if "game_end" in self.game.has_hooks and self.stage != "ending":
+            self.stage = "ending"
+            self.ending = winners
+            self._auto_trigger("game_end")
+            return
+        self.terminal = True
         if winners is None:
             scores = self.scores()
             best = max(scores) if scores else 0
@@ -607,7 +616,8 @@ class State:
             "pending": self.pending.to_json() if self.pending else None,
             "events": self.events, "turn": self.turn, "round": self.round,
             "turn_player": self.turn_player, "first_player": self.first_player,
-            "stage": self.stage, "phase": self.phase, "terminal": self.terminal,
+            "stage": self.stage, "phase": self.phase, "ending": self.ending,
+            "terminal": self.terminal,
             "winners": self.winners, "capped": self.capped, "decisions": self.decisions,
             "history": self.history, "log": self.log,
         }
@@ -648,7 +658,7 @@ class State:
             st.events = data["events"]
             st.turn, st.round = data["turn"], data["round"]
             st.turn_player, st.first_player = data["turn_player"], data["first_player"]
-            st.stage, st.phase = data["stage"], data["phase"]
+            st.stage, st.phase, st.ending = data["stage"], data["phase"], data.get("ending")
             st.terminal, st.winners, st.capped = data["terminal"], data["winners"], data["capped"]
             st.decisions, st.history, st.log = data["decisions"], data["history"], data["log"]
             st.track = None
