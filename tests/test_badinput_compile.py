@@ -83,3 +83,32 @@ def test_unused_procedure_is_a_warning_that_strict_turns_into_failure(game_copy,
     assert warning.message == "procedure `unused_thing` is never used"
     assert main(["check", str(folder)]) == 0
     assert main(["check", "--strict", str(folder)]) == 1
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+_WORDS = ["me", "this", "draw", "discard", "me.hand", "p.bank", "count(", ")", "[", "]", "c",
+          ".value", "+", "-", "==", "and", "not", "if", ":", "move", "to", "let", "x", "=",
+          "choose", "in", "where", "1", "\"t\"", "none", "worth(me)", "resolve", "window",
+          "steal", "for", "option", "\n  ", "\n", "players", "rivals(me)", "top(draw)"]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=12).map(" ".join))
+def test_any_effect_text_compiles_or_reports_a_located_error(game_copy, text):
+    """Whatever a designer types as a card's effect, the compiler answers with
+    a bundle or with located diagnostics, never a crash."""
+    import shutil
+    folder = game_copy()
+    path = folder / "cards/cards.yaml"
+    body = "\n".join("        " + line for line in text.splitlines() or [""])
+    original = path.read_text()
+    path.write_text(original.replace(
+        "      cancel event\n", "      cancel event\n" + body.replace("        ", "      ", 1) + "\n", 1))
+    try:
+        built = build_folder(folder)
+        for d in built.diags.errors:
+            assert d.loc is not None and d.loc.line >= 1, d
+    finally:
+        shutil.rmtree(folder)
