@@ -58,6 +58,7 @@ class ExprBuilder:
 
     def __init__(self, game):
         self.game = game
+        self._inlining = []          # functions being built in place (no endless recursion)
 
     def build(self, ir):
         if ir is None:
@@ -242,8 +243,20 @@ class ExprBuilder:
 
     def _fn(self, ir):
         name = ir[1]
-        args = [self.build(a) for a in ir[2]]
         game = self.game
+        if game.fn_simple.get(name) and name not in self._inlining and \
+                all(_trivial(a) for a in ir[2]):
+            # A function of a few reads and comparisons, called with plain
+            # arguments: build its body in place, with the arguments
+            # substituted for the parameters (it is pure, so this is exact).
+            body = game.fn_bodies[name]
+            params = game.fn_params[name]
+            self._inlining.append(name)
+            try:
+                return self.build(_substitute(body, dict(zip(params, ir[2]))))
+            finally:
+                self._inlining.pop()
+        args = [self.build(a) for a in ir[2]]
         params = game.fn_params[name]
         deps = tuple(sorted(game.fn_deps.get(name, ("*",))))
         everything = "*" in deps
@@ -425,3 +438,19 @@ class ExprBuilder:
 
 
 _MISSING = object()
+
+
+def _trivial(ir) -> bool:
+    """An argument cheap and safe to evaluate more than once."""
+    return ir[0] in ("var", "lit") or (ir[0] in ("field", "pctr", "cctr") and ir[2][0] == "var")
+
+
+def _substitute(ir, args: dict):
+    """`ir` with every `["var", param]` replaced by that argument's IR."""
+    if isinstance(ir, list):
+        if len(ir) == 2 and ir[0] == "var" and isinstance(ir[1], str) and ir[1] in args:
+            return args[ir[1]]
+        return [_substitute(part, args) for part in ir]
+    if isinstance(ir, dict):
+        return {k: _substitute(v, args) for k, v in ir.items()}
+    return ir

@@ -128,6 +128,7 @@ class Game:
         self.fn_params = {k[3:]: v["params"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_deps, self.mod_deps = function_deps(code, self.cards, self.active_zone_ids)
         self.fn_simple = simple_functions(code)
+        self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.cache_functions = True       # off only to test that caching changes nothing
         self.functions = {}
         for key, spec in code.items():
