@@ -208,6 +208,8 @@ class ExprBuilder:
         if name == "count":
             a = args[0]
             return lambda st, env: len(a(st, env))
+        if name == "modified":
+            return self._modified(ir[2][0][1], args[1], list(kwargs.items()))
         if kwargs:
             return lambda st, env: impl(st, env, *[a(st, env) for a in args],
                                         **{k: v(st, env) for k, v in kwargs.items()})
@@ -218,6 +220,25 @@ class ExprBuilder:
             a, b = args
             return lambda st, env: impl(st, env, a(st, env), b(st, env))
         return lambda st, env: impl(st, env, *[a(st, env) for a in args])
+
+    def _modified(self, name, base, kwargs):
+        """`modified("x", base, k=v…)`: the arguments are only worked out when
+        some card in play modifies `x`."""
+        game = self.game
+
+        def modified(st, env):
+            mods = game.active_modifiers(st, name)
+            value = base(st, env)
+            if not mods:
+                return value
+            args = {k: f(st, env) for k, f in kwargs}
+            for c, f, owner in mods:
+                inner = dict(args)
+                inner["value"], inner["this"] = value, c
+                inner["me"] = owner if owner is not None else st.turn_player
+                value = f(st, inner)
+            return value
+        return modified
 
     def _lazy_quantifier(self, name, comp_ir):
         """`any([x.f for x in xs if c])` stops at the first true (or, for

@@ -184,10 +184,11 @@ class Game:
                     out.extend(st.zones[base + index * st.n + p])
         return out
 
-    def apply_modifiers(self, st, name, base, args):
+    def active_modifiers(self, st, name):
+        """[(card, modifier closure, owner)] in force for `name`, in zone order.
+        Which cards modify a value changes only when an active zone changes."""
         if name not in self.has_modifiers:
-            return base
-        # Which cards modify `name` changes only when an active zone changes.
+            return ()
         pv = st.pv
         stamp = tuple(map(pv.get, self.active_parts))
         hit = st.cache.get(("modifiers", name))
@@ -196,11 +197,13 @@ class Game:
             for c in self.active_cards(st):
                 f = self.modifiers_of[self.card_def[c]].get(name)
                 if f is not None:
-                    owner = self.slot_owner(st, st.zone_of(c))
-                    found.append((c, f, owner if owner is not None else None))
+                    found.append((c, f, self.slot_owner(st, st.zone_of(c))))
             hit = st.cache[("modifiers", name)] = (stamp, found)
+        return hit[1]
+
+    def apply_modifiers(self, st, name, base, args):
         value = base
-        for c, f, owner in hit[1]:
+        for c, f, owner in self.active_modifiers(st, name):
             env = dict(args)
             env["value"], env["this"] = value, c
             env["me"] = owner if owner is not None else st.turn_player
