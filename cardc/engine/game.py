@@ -189,8 +189,7 @@ class Game:
         Which cards modify a value changes only when an active zone changes."""
         if name not in self.has_modifiers:
             return ()
-        pv = st.pv
-        stamp = tuple(map(pv.get, self.active_parts))
+        stamp = st.pv.get("active", 0)
         hit = st.cache.get(("modifiers", name))
         if hit is None or hit[0] != stamp:
             found = []

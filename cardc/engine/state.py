@@ -253,8 +253,12 @@ class State:
 
     def touch_slot(self, slot):
         if slot >= 0:
-            part = "z:" + self.game.slot_decl(self, slot)["id"]
-            self.pv[part] = self.pv.get(part, 0) + 1
+            decl = self.game.slot_decl(self, slot)
+            pv = self.pv
+            part = "z:" + decl["id"]
+            pv[part] = pv.get(part, 0) + 1
+            if decl["active"]:             # one version for every zone whose cards are in force
+                pv["active"] = pv.get("active", 0) + 1
 
     def _flow_next(self):
         """Advance the game's outer structure: setup, rounds, turns."""
