@@ -7,6 +7,8 @@ interpreter fast enough for bulk simulation.
 """
 from __future__ import annotations
 
+import os
+
 from cardc.engine.builtins import IMPL
 from cardc.engine.errors import EngineFault
 
@@ -56,13 +58,20 @@ _CMP = {
 class ExprBuilder:
     """Compiles IR lists into closures for one game."""
 
-    def __init__(self, game):
+    def __init__(self, game, generate=True):
         self.game = game
         self._inlining = []          # functions being built in place (no endless recursion)
+        # Python generated from the IR when possible (faster); these closures otherwise
+        self.pygen = None
+        if generate and os.environ.get("CARDC_NO_CODEGEN") != "1":
+            from cardc.engine.pygen import PyGen
+            self.pygen = PyGen(game, fmt)
 
     def build(self, ir):
         if ir is None:
             return None
+        if self.pygen is not None:
+            return self.pygen.compile(ir)
         return getattr(self, "_" + ir[0])(ir)
 
     # ----- leaves

@@ -18,6 +18,11 @@ from cardc.engine.ops import OpBuilder
 SUPPORTED_FORMAT = 1
 
 
+def _env_call(body, params):
+    """A function body called the old way, with its arguments in a dict."""
+    return lambda st, env: body(st, *[env[p] for p in params])
+
+
 class Game:
     def __init__(self, bundle: dict):
         if bundle.get("format") != SUPPORTED_FORMAT:
@@ -130,10 +135,19 @@ class Game:
         self.fn_simple = simple_functions(code)
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.cache_functions = True       # off only to test that caching changes nothing
+        self._cached = {}
+        self.py_bodies = {}
+        if ex.pygen is not None:
+            for name, body in self.fn_bodies.items():
+                self.py_bodies[name] = ex.pygen.compile_body(body, self.fn_params[name])
         self.functions = {}
         for key, spec in code.items():
             if key.startswith("fn:"):
-                self.functions[key[3:]] = ex.build(spec["expr"])
+                name = key[3:]
+                if ex.pygen is not None:
+                    self.functions[name] = _env_call(self.py_bodies[name], self.fn_params[name])
+                else:
+                    self.functions[name] = ex.build(spec["expr"])
         self.codes = {}        # name -> Code
         for key, spec in code.items():
             if key.split(":")[0] in ("proc", "hook", "flow") and spec is not None:
@@ -183,6 +197,35 @@ class Game:
                 for p in range(st.n):
                     out.extend(st.zones[base + index * st.n + p])
         return out
+
+    def cached_function(self, name):
+        """The call of function `name` with positional arguments: cached by
+        the versions of the state parts it reads, unless it is too cheap to cache."""
+        if name in self._cached:
+            return self._cached[name]
+        bodies = self.py_bodies
+        deps = tuple(sorted(self.fn_deps.get(name, ("*",))))
+        everything = "*" in deps
+        game = self
+
+        if self.fn_simple.get(name):
+            def call(st, *values):
+                return bodies[name](st, *values)
+        else:
+            def call(st, *values):
+                key = (name, values)
+                try:
+                    hit = st.cache.get(key)
+                except TypeError:           # a list argument: not cacheable
+                    return bodies[name](st, *values)
+                stamp = st.version if everything else tuple(map(st.pv.get, deps))
+                if hit is not None and hit[0] == stamp and game.cache_functions:
+                    return hit[1]
+                result = bodies[name](st, *values)
+                st.cache[key] = (stamp, result)
+                return result
+        self._cached[name] = call
+        return call
 
     def active_modifiers(self, st, name):
         """[(card, modifier closure, owner)] in force for `name`, in zone order.
