@@ -1,0 +1,188 @@
+"""Decisions: the questions the rules put to players (a choice from a list,
+yes or no, a menu of options, an answer in a reaction window).
+
+A mixin of `State`; `Decision` is the pending question itself.
+"""
+from __future__ import annotations
+
+from cardc.engine.errors import EngineFault
+from cardc.engine.exprs import fmt
+
+
+class Decision:
+    """A question to one player: pick one of `labels` (values hold the answers).
+
+    `unavailable` lists menu options not offered now, each with its reason,
+    so a human can see why a card cannot be played.  Labels are text built
+    from expressions; they are only computed when someone reads them (a random
+    bot never does), by `make_labels(state)` on the state that owns the decision."""
+    __slots__ = ("kind", "player", "prompt", "_labels", "values", "var", "_unavailable",
+                 "_make", "_owner")
+
+    def __init__(self, kind, player, prompt, labels, values, var, unavailable=(),
+                 make_labels=None, owner=None):
+        self.kind, self.player, self.prompt = kind, player, prompt
+        self._labels, self.values, self.var = labels, values, var
+        self._unavailable = unavailable          # a list, or a function of the state
+        self._make, self._owner = make_labels, owner
+
+    @property
+    def labels(self):
+        if self._labels is None:
+            self._labels = self._make(self._owner)
+            self._make = None
+        return self._labels
+
+    @property
+    def unavailable(self):
+        if callable(self._unavailable):
+            self._unavailable = self._unavailable(self._owner)
+        return list(self._unavailable)
+
+    def copy_for(self, st):
+        """The same decision, owned by a clone of its state."""
+        if self._labels is not None and not callable(self._unavailable):
+            return self
+        return Decision(self.kind, self.player, self.prompt, self._labels, self.values, self.var,
+                        self._unavailable, self._make, st)
+
+    def to_json(self):
+        return {"kind": self.kind, "player": self.player, "prompt": self.prompt,
+                "labels": self.labels, "values": self.values, "var": self.var,
+                "unavailable": self.unavailable}
+
+
+class Asking:
+    def _label(self, value, typ, who):
+        if typ == "card" and value is not None and not self.visible(value, who):
+            return "a hidden card"
+        return fmt(value, typ, self)
+
+    def ask_choice(self, who, var, values, typ, optional, prompt):
+        shown = list(values)
+        if optional:
+            values = values + [None]
+
+        def make_labels(st):
+            return [st._label(v, typ, who) for v in shown] + (["Pass"] if optional else [])
+        self.pending = Decision("choose", who, prompt, None, values, var, (), make_labels, self)
+
+    def ask_yes_no(self, who, var, prompt):
+        self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var)
+
+    def ask_menu(self, who, prompt, items):
+        if self.lookahead:
+            # a throwaway clone that a bot only wants to score: stop here
+            # without working out which options the menu would offer
+            self.pending = Decision("menu", who, prompt, [], [], None)
+            return
+        label_fns, values, unavailable = [], [], []
+        env = self.stack[-1].env
+        self._menu_options(items, env, {}, label_fns, values, unavailable)
+        if not values:
+            raise EngineFault("a menu has no option open" + (f" (“{prompt}”)" if prompt else ""))
+        def make_labels(st):
+            env = st.stack[-1].env
+            return [f(st, {**env, **b}) for f, b in label_fns]
+
+        def make_unavailable(st):
+            env = st.stack[-1].env
+            return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in unavailable]
+        self.pending = Decision("menu", who, prompt, None, values, None,
+                                make_unavailable if unavailable else [], make_labels, self)
+
+    def _menu_options(self, items, env, bindings, labels, values, unavailable):
+        for item in items:
+            if item[0] == "opt":
+                _, label, cond, reason, pc = item
+                if cond is None or cond(self, env):
+                    b = dict(bindings)
+                    labels.append((label, b))
+                    values.append([pc, b])
+                elif reason is not None:
+                    unavailable.append((label, reason, dict(bindings)))
+            elif item[0] == "for":
+                _, var, lst, sub = item
+                for v in list(lst(self, env)):
+                    env[var] = v
+                    self._menu_options(sub, env, {**bindings, var: v}, labels, values, unavailable)
+            else:
+                _, cond, sub = item
+                if cond(self, env):
+                    self._menu_options(sub, env, bindings, labels, values, unavailable)
+
+    def poll_window(self, fr, var, tag, players_fn, fields):
+        """Ask each listed player in turn for one answer from their zone.
+
+        The window's progress (event id, players, whose turn to answer) lives
+        in the frame's locals under `$w<pc>`, so a save inside a window resumes."""
+        g = self.game
+        key = f"$w{fr.pc}"
+        state = fr.env.get(key)
+        if state is None:
+            event = {"tag": tag, "cancelled": False, "responder": None, "response": None}
+            for k, f in fields.items():
+                event[k] = f(self, fr.env)
+            self.events.append(event)
+            seen, order = set(), []
+            for p in players_fn(self, fr.env):
+                if p is not None and p not in seen:
+                    seen.add(p)
+                    order.append(p)
+            state = fr.env[key] = [len(self.events) - 1, order, 0]
+            self.touch("events")
+            if "window_open" in g.has_hooks:
+                self._window_hook("window_open", tag, len(self.events) - 1)
+                return      # the hooks run first; this op then polls
+        ev, order, i = state
+        from_zone = g.windows[tag]["from"]
+        while i < len(order):
+            p = order[i]
+            eligible = []
+            for c in self.zones[g.slot(self, from_zone, p)]:
+                d = g.card_def[c]
+                if g.reaction_tag[d] == tag:
+                    cond = g.reaction_if[d]
+                    if cond is None or cond(self, {"me": p, "this": c, "event": ev}):
+                        eligible.append(c)
+            if eligible:
+                state[2] = i
+                labels = [f"Respond with {g.card_name[c]}" for c in eligible] + ["Pass"]
+                self.pending = Decision("window", p, f"Answer {tag}?", labels, eligible + [None], var)
+                return
+            i += 1
+        del fr.env[key]
+        fr.env[var] = ev
+        fr.pc += 1
+        if "window_close" in g.has_hooks:
+            self._window_hook("window_close", tag, ev)
+
+    def _window_hook(self, event, tag, ev):
+        """Enter and exit hooks of a reaction window (events `window_open` /
+        `window_close`, with whichever of `tag` and `event` they declare)."""
+        declared = self.game.events[event]
+        args = {k: v for k, v in (("tag", tag), ("event", ev)) if k in declared}
+        self.trigger(event, args, self.turn_player)
+
+    def _answer_window(self, fr, d, card):
+        key = f"$w{fr.pc}"
+        state = fr.env[key]
+        if card is None:
+            state[2] += 1
+            return          # the window op runs again and polls the next player
+        ev = state[0]
+        self.events[ev]["responder"] = d.player
+        self.events[ev]["response"] = card
+        del fr.env[key]
+        fr.env[d.var] = ev
+        fr.pc += 1
+        if "window_close" in self.game.has_hooks:
+            self._window_hook("window_close", self.events[ev]["tag"], ev)
+        if self.track is not None:
+            cid = self.game.card_field["id"][card]
+            react = self.track.setdefault("react", {})
+            react[cid] = react.get(cid, 0) + 1
+        code = self.game.codes.get(f"card:{self.game.card_field['id'][card]}:reaction")
+        if code is not None:
+            self.push(code, {"me": d.player, "this": card, "event": ev})
+

@@ -1,0 +1,158 @@
+"""The interpreter: running ops until a player must decide, and the game's
+outer structure (setup, rounds, turns), triggers and the end of the game.
+
+A mixin of `State`: these methods work on the state's own data.
+"""
+from __future__ import annotations
+
+from cardc.engine.errors import EngineFault
+
+
+class Frame:
+    """One running block: its code, the next op, and its locals."""
+    __slots__ = ("code", "pc", "env")
+
+    def __init__(self, code, pc, env):
+        self.code, self.pc, self.env = code, pc, env
+
+
+class Interpreter:
+    def push(self, code, env):
+        self.stack.append(Frame(code, 0, env))
+
+    def run(self):
+        """Run ops until a player must decide or the game ends."""
+        stack = self.stack
+        while self.pending is None and not self.terminal:
+            if not stack:
+                self._flow_next()
+                continue
+            fr = stack[-1]
+            code = fr.code
+            ops = code.ops
+            if fr.pc >= len(ops):
+                stack.pop()
+                continue
+            if code.mutates[fr.pc]:
+                self.version += 1
+            try:
+                ops[fr.pc](self, fr)
+            except EngineFault as exc:
+                if not exc.where:
+                    raise self._fault(exc.message, fr) from None
+                raise
+            except (TypeError, KeyError, IndexError, ValueError, AttributeError, ZeroDivisionError) as exc:
+                raise self._fault(f"{type(exc).__name__}: {exc}", fr) from exc
+
+    def _fault(self, message, fr):
+        resolving = [f.code.label for f in self.stack if f.code.card]
+        return EngineFault(message, f"{fr.code.where(fr.pc)} in {fr.code.label}", resolving)
+
+    def touch(self, part):
+        """Note that one part of the state changed (see cardc.engine.deps)."""
+        self.pv[part] = self.pv.get(part, 0) + 1
+
+    def touch_slot(self, slot):
+        if slot >= 0:
+            decl = self.game.slot_decl(self, slot)
+            pv = self.pv
+            part = "z:" + decl["id"]
+            pv[part] = pv.get(part, 0) + 1
+            if decl["active"]:             # one version for every zone whose cards are in force
+                pv["active"] = pv.get("active", 0) + 1
+
+    def _flow_next(self):
+        """Advance the game's outer structure: setup, rounds, turns."""
+        self.version += 1
+        self.touch("flow")
+        g = self.game
+        stage = self.stage
+        if stage == "init":
+            self.stage = "setup"
+            self._push_flow("flow:setup", 0)
+        elif stage == "setup":
+            self.first_player = self.turn_player
+            self.round = 1
+            self.stage = "round"
+            self._auto_trigger("game_start")
+        elif stage == "round":
+            self.stage = "turn"
+            self._push_flow("flow:round_start", self.first_player)
+            self._auto_trigger("round_start")
+        elif stage == "turn":
+            if self.turn >= g.max_turns:
+                self.capped = True
+                self.terminal = True
+                self.winners = []
+                return
+            self.turn += 1
+            self.stage = "after_turn"
+            self.phase = None
+            if self.log is not None:
+                self.log.append(f"== Turn {self.turn} (round {self.round}): "
+                                f"{self.player_name(self.turn_player)} ==")
+            self._push_flow("flow:turn", self.turn_player)
+            self._auto_trigger("turn_start")
+        elif stage == "after_turn":
+            self.stage = "next_turn"
+            self._auto_trigger("turn_end")
+        elif stage == "next_turn":
+            self.turn_player = (self.turn_player + 1) % self.n
+            if self.turn_player == self.first_player:
+                self.stage = "round_over"
+                self._push_flow("flow:round_end", self.first_player)
+                self._auto_trigger("round_end")
+            else:
+                self.stage = "turn"
+        elif stage == "round_over":
+            self.round += 1
+            self.stage = "round"
+        elif stage == "ending":             # the game_end hooks have run
+            self.end_game(self.ending)
+
+    def _push_flow(self, key, me):
+        code = self.game.codes.get(key)
+        if code is not None:
+            self.push(code, {"me": me})
+
+    def _auto_trigger(self, event):
+        if event in self.game.has_hooks:
+            args = {k: None for k in self.game.events[event]}
+            if "player" in args:
+                args["player"] = self.turn_player
+            self.trigger(event, args, self.turn_player)
+
+    def trigger(self, event, args, me):
+        """Run every hook of `event`: the game's own, then each active card's."""
+        g = self.game
+        if event not in g.has_hooks:
+            return
+        frames = []
+        key = g.game_hooks.get(event)
+        if key:
+            frames.append((g.codes[key], {**args, "me": me}))
+        for c in g.active_cards(self):
+            hook = g.hooks_of[g.card_def[c]].get(event)
+            if hook:
+                owner = g.slot_owner(self, self.zone_of(c))
+                who = owner if owner is not None else args.get("player", me)
+                frames.append((g.codes[hook], {**args, "me": who, "this": c}))
+        for code, env in reversed(frames):
+            self.push(code, env)
+
+    def end_game(self, winners):
+        """`end game`: stop everything now.  If the game declares a `game_end`
+        event, its hooks run first (a last accounting), then the game ends."""
+        self.stack.clear()
+        if "game_end" in self.game.has_hooks and self.stage != "ending":
+            self.stage = "ending"
+            self.ending = winners
+            self._auto_trigger("game_end")
+            return
+        self.terminal = True
+        if winners is None:
+            scores = self.scores()
+            best = max(scores) if scores else 0
+            winners = [p for p in range(self.n) if scores[p] == best]
+        self.winners = sorted({w for w in winners if w is not None})
+

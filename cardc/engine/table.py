@@ -1,0 +1,132 @@
+"""The table: where each card is, what each player can see, and moving,
+shuffling, attaching and revealing cards.
+
+A mixin of `State`: these methods work on the state's own data.
+"""
+from __future__ import annotations
+
+from cardc.engine import rng
+from cardc.engine.errors import EngineFault
+
+ATTACHED = -1
+OUT = -2            # per-player cards of seats not in this game
+
+
+class Table:
+    def zone_of(self, c):
+        slot = self.loc[c]
+        while slot == ATTACHED:
+            c = self.host[c]
+            slot = self.loc[c]
+        return slot
+
+    def visible(self, c, p):
+        slot = self.zone_of(c)
+        if slot < 0:
+            return False
+        decl = self.game.slot_decl(self, slot)
+        vis = decl["visibility"]
+        if vis == "public":
+            return True
+        if vis == "owner" and self.game.slot_owner(self, slot) == p:
+            return True
+        return p in self.revealed.get(c, ())
+
+    def _take(self, c):
+        """Remove a card from wherever it is."""
+        slot = self.loc[c]
+        self.touch_slot(slot)
+        if slot == ATTACHED:
+            h = self.host.pop(c)
+            self.under[h].remove(c)
+            if not self.under[h]:
+                del self.under[h]
+        elif slot >= 0:
+            self.zones[slot].remove(c)
+
+    def start_tracking(self):
+        """Count, per card definition, how often it is resolved and how often
+        it enters each zone: the raw data of card-usage reports."""
+        self.track = {"resolve": {}, "enter": {}, "react": {}}
+
+    def move(self, c, slot, place="top"):
+        if self.track is not None:
+            key = self.game.card_field["id"][c] + ">" + self.game.slot_decl(self, slot)["id"]
+            self.track["enter"][key] = self.track["enter"].get(key, 0) + 1
+        self._take(c)
+        dest = self.zones[slot]
+        self.touch_slot(slot)
+        if place == "top":
+            dest.insert(0, c)
+        else:
+            dest.append(c)
+        self.loc[c] = slot
+        self.revealed.pop(c, None)
+        if c in self.under and not self.game.slot_decl(self, slot).get("keeps_attachments"):
+            # attachments follow their host into a zone that keeps them (a
+            # tableau); anywhere else they come off and go in beside it
+            at = dest.index(c) + 1
+            for a in self.under.pop(c):
+                del self.host[a]
+                dest.insert(at, a)
+                self.loc[a] = slot
+                at += 1
+
+    def check_limit(self, slot):
+        decl = self.game.slot_decl(self, slot)
+        limit = decl["limit"]
+        if limit is None or len(self.zones[slot]) <= limit:
+            return
+        key = "proc:" + decl["overflow"]
+        owner = self.game.slot_owner(self, slot)
+        for f in self.stack:
+            if f.code.name == key and f.env.get(f.code.params[0]) == owner:
+                return          # already discarding down
+        code = self.game.codes[key]
+        self.push(code, {code.params[0]: owner, "me": owner})
+
+    def shuffle_zone(self, slot):
+        self.touch_slot(slot)
+        cards = self.zones[slot]
+        self.shuffled(cards)
+        for c in cards:
+            self.revealed.pop(c, None)
+
+    def shuffled(self, xs):
+        """Fisher-Yates in place with the state's generator; returns xs."""
+        s = self.rng
+        for i in range(len(xs) - 1, 0, -1):
+            s, j = rng.below(s, i + 1)
+            xs[i], xs[j] = xs[j], xs[i]
+        self.rng = s
+        return xs
+
+    def pick(self, values):
+        self.rng, i = rng.below(self.rng, len(values))
+        return values[i]
+
+    def attach(self, c, h):
+        if c is None or h is None:
+            raise EngineFault("`attach` needs two cards")
+        if c == h:
+            raise EngineFault("a card cannot be attached to itself")
+        self._take(c)
+        self.revealed.pop(c, None)
+        self.loc[c] = ATTACHED
+        self.host[c] = h
+        self.under.setdefault(h, []).append(c)
+
+    def detach(self, c):
+        if self.loc[c] != ATTACHED:
+            return
+        slot = self.zone_of(c)
+        self._take(c)
+        self.touch_slot(slot)
+        self.zones[slot].insert(0, c)
+        self.loc[c] = slot
+
+    def reveal(self, c, p):
+        seen = self.revealed.setdefault(c, [])
+        if p not in seen:
+            seen.append(p)
+
