@@ -139,27 +139,35 @@ def _distance(st, env, a, b):
 
 
 def _cards_at(st, env, cards, cell):
-    cells = st.game.card_field["cell"]
-    wanted = set(cell) if isinstance(cell, list) else None
     for slot, zone in enumerate(st.zones):
         if zone is cards:       # a whole zone: look it up in a per-state index
-            part = "z:" + st.game.slot_decl(st, slot)["id"]
-            stamp = st.pv.get(part, 0)
-            hit = st.cache.get(("cells", slot))
-            if hit is None or hit[0] != stamp:
-                index = {}
-                for c in cards:
-                    index.setdefault(cells[c], []).append(c)
-                hit = st.cache[("cells", slot)] = (stamp, index)
-            index = hit[1]
-            if wanted is None:
-                return list(index.get(cell, ()))
-            found = [c for x in wanted for c in index.get(x, ())]
-            found.sort(key=cards.index)         # in the zone's order, like a scan
-            return found
-    if wanted is None:
-        return [c for c in cards if cells[c] == cell]
-    return [c for c in cards if cells[c] in wanted]
+            return cards_at_slot(st, slot, cell)
+    cells = st.game.card_field["cell"]
+    if isinstance(cell, list):
+        wanted = set(cell)
+        return [c for c in cards if cells[c] in wanted]
+    return [c for c in cards if cells[c] == cell]
+
+
+def cards_at_slot(st, slot, cell):
+    """`cards_at` on a whole zone, answered from an index of the zone by cell
+    that is rebuilt only when the zone changes."""
+    cards = st.zones[slot]
+    part = "z:" + st.game.slot_decl(st, slot)["id"]
+    stamp = st.pv.get(part, 0)
+    hit = st.cache.get(("cells", slot))
+    if hit is None or hit[0] != stamp:
+        cells = st.game.card_field["cell"]
+        index = {}
+        for c in cards:
+            index.setdefault(cells[c], []).append(c)
+        hit = st.cache[("cells", slot)] = (stamp, index)
+    index = hit[1]
+    if not isinstance(cell, list):
+        return list(index.get(cell, ()))
+    found = [c for x in set(cell) for c in index.get(x, ())]
+    found.sort(key=cards.index)         # in the zone's order, like a scan
+    return found
 
 
 def _connected(st, env, cards, start):

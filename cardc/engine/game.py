@@ -213,16 +213,28 @@ class Game:
                 return bodies[name](st, *values)
         else:
             def call(st, *values):
+                # An entry is (state version, versions of the parts read, result):
+                # valid as is while nothing changed, and still valid after a
+                # change to parts the function does not read.
                 key = (name, values)
                 try:
                     hit = st.cache.get(key)
                 except TypeError:           # a list argument: not cacheable
                     return bodies[name](st, *values)
-                stamp = st.version if everything else tuple(map(st.pv.get, deps))
-                if hit is not None and hit[0] == stamp and game.cache_functions:
-                    return hit[1]
+                version = st.version
+                stamp = None
+                if hit is not None and game.cache_functions:
+                    if hit[0] == version:
+                        return hit[2]
+                    if not everything:
+                        stamp = tuple(map(st.pv.get, deps))
+                        if hit[1] == stamp:
+                            st.cache[key] = (version, stamp, hit[2])
+                            return hit[2]
                 result = bodies[name](st, *values)
-                st.cache[key] = (stamp, result)
+                if stamp is None and not everything:
+                    stamp = tuple(map(st.pv.get, deps))
+                st.cache[key] = (version, stamp, result)
                 return result
         self._cached[name] = call
         return call

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 
-from cardc.engine.builtins import IMPL
+from cardc.engine.builtins import IMPL, cards_at_slot
 from cardc.engine.errors import EngineFault
 
 _GATTRS = {"turn", "round", "turn_player", "first_player"}
@@ -150,6 +150,9 @@ class PyGen:
             return f"{name}({self.expr(elt, inner)} {loop}{test})"
         if name == "count":
             return f"len({self.expr(args[0], scope)})"
+        if name == "cards_at" and args[0][0] == "cards":      # a whole zone: use its index
+            at = self.bind(cards_at_slot, "_b")
+            return f"{at}(st, {self.expr(args[0][1], scope)}, {self.expr(args[1], scope)})"
         if name in ("max", "min"):
             return f"{name}({', '.join(self.expr(a, scope) for a in args)})"
         if name == "modified":
