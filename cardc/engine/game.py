@@ -132,6 +132,10 @@ class Game:
         code = bundle["code"]
         self.fn_params = {k[3:]: v["params"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_deps, self.mod_deps = function_deps(code, self.cards, self.active_zone_ids)
+        # every part of the state a function can depend on, at version 0
+        self.parts = dict.fromkeys(
+            {d for deps in list(self.fn_deps.values()) + list(self.mod_deps.values())
+             for d in deps if d != "*"} | {"active", "flow", "events"}, 0)
         self.fn_simple = simple_functions(code)
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.cache_functions = True       # off only to test that caching changes nothing
@@ -227,13 +231,14 @@ class Game:
                     if hit[0] == version:
                         return hit[2]
                     if not everything:
-                        stamp = tuple(map(st.pv.get, deps))
+                        # versions only grow, so their sum changes whenever one does
+                        stamp = sum(map(st.pv.__getitem__, deps))
                         if hit[1] == stamp:
                             st.cache[key] = (version, stamp, hit[2])
                             return hit[2]
                 result = bodies[name](st, *values)
                 if stamp is None and not everything:
-                    stamp = tuple(map(st.pv.get, deps))
+                    stamp = sum(map(st.pv.__getitem__, deps))
                 st.cache[key] = (version, stamp, result)
                 return result
         self._cached[name] = call

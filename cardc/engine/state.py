@@ -62,7 +62,7 @@ class State(Interpreter, Asking, Table):
         st.history = []
         st.track = None
         st.lookahead = False
-        st.version, st.pv, st.cache = 0, {}, {}
+        st.version, st.pv, st.cache = 0, dict(game.parts), {}
         if run:
             st.run()
         return st
@@ -230,7 +230,7 @@ class State(Interpreter, Asking, Table):
             st.decisions, st.history, st.log = data["decisions"], data["history"], data["log"]
             st.track = None
             st.lookahead = False
-            st.version, st.pv, st.cache = 0, {}, {}
+            st.version, st.pv, st.cache = 0, dict(game.parts), {}
             _check_cards(st)
             return st
         except (KeyError, TypeError, ValueError) as exc:
