@@ -78,7 +78,10 @@ class Asking:
             return
         label_fns, values, unavailable = [], [], []
         env = self.stack[-1].env
-        self._menu_options(items, env, {}, label_fns, values, unavailable)
+        if callable(items):                  # generated: see PyGen.compile_menu
+            items(self, env, label_fns, values, unavailable)
+        else:
+            self._menu_options(items, env, {}, label_fns, values, unavailable)
         if not values:
             raise EngineFault("a menu has no option open" + (f" (“{prompt}”)" if prompt else ""))
         def make_labels(st):

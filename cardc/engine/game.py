@@ -246,19 +246,22 @@ class Game:
 
     def active_modifiers(self, st, name):
         """[(card, modifier closure, owner)] in force for `name`, in zone order.
-        Which cards modify a value changes only when an active zone changes."""
+        Which cards modify what changes only when an active zone changes, so
+        one scan of the active zones serves every modifier until then."""
         if name not in self.has_modifiers:
             return ()
         stamp = st.pv.get("active", 0)
-        hit = st.cache.get(("modifiers", name))
+        hit = st.cache.get("modifiers")
         if hit is None or hit[0] != stamp:
-            found = []
+            found = {}
             for c in self.active_cards(st):
-                f = self.modifiers_of[self.card_def[c]].get(name)
-                if f is not None:
-                    found.append((c, f, self.slot_owner(st, st.zone_of(c))))
-            hit = st.cache[("modifiers", name)] = (stamp, found)
-        return hit[1]
+                mods = self.modifiers_of[self.card_def[c]]
+                if mods:
+                    owner = self.slot_owner(st, st.zone_of(c))
+                    for mname, f in mods.items():
+                        found.setdefault(mname, []).append((c, f, owner))
+            hit = st.cache["modifiers"] = (stamp, found)
+        return hit[1].get(name, ())
 
     def apply_modifiers(self, st, name, base, args):
         value = base

@@ -401,7 +401,10 @@ class OpBuilder:
     def _menu(self, o):
         by = self.x.build(o[1])
         prompt = self.x.build(o[2])
-        items = self._menu_items(o[3])
+        if self.x.pygen is not None:        # the options' conditions as generated Python
+            items = self.x.pygen.compile_menu(o[3], self.x.build)
+        else:
+            items = self._menu_items(o[3])
 
         def menu(st, fr):
             st.ask_menu(by(st, fr.env), prompt(st, fr.env) if prompt else None, items)

@@ -63,6 +63,51 @@ class PyGen:
         src = self.expr(ir, scope)
         return self._define("_body", f"(st{args})", src, prelude="env = None")
 
+    def compile_menu(self, items, build):
+        """One function f(st, env, labels, values, unavailable) that finds the
+        options a menu offers now: the conditions are written inline, and
+        each open option records its label (a closure, read only if someone
+        asks), its body's pc and the loop variables it was found with."""
+        lines: list = []
+        self._menu_lines(items, {}, build, lines, 1)
+        name = f"_menu{next(self.ids)}"
+        source = f"def {name}(st, env, labels, values, unavailable):\n" + \
+            "\n".join(lines + ["    return None"]) + "\n"
+        exec(compile(source, f"<cardc {name}>", "exec"), self.ns)  # noqa: S102 - from IR only
+        return self.ns[name]
+
+    def _menu_lines(self, items, scope, build, out, depth):
+        pad = "    " * depth
+        bindings = "{" + ", ".join(f"{k!r}: {v}" for k, v in scope.items()) + "}"
+        for item in items:
+            if item[0] == "opt":
+                _, label, cond, reason, pc = item
+                lab = self.bind(build(label), "_lab")
+                add = [f"{pad}    _b = {bindings}", f"{pad}    labels.append(({lab}, _b))",
+                       f"{pad}    values.append([{pc}, _b])"]
+                if cond is None:
+                    out += [f"{pad}if True:"] + add
+                    continue
+                out += [f"{pad}if {self.expr(cond, scope)}:"] + add
+                if reason is not None:
+                    why = self.bind(build(reason), "_why")
+                    out += [f"{pad}else:", f"{pad}    unavailable.append(({lab}, {why}, {bindings}))"]
+            elif item[0] == "for":
+                _, var, lst, sub = item
+                local = self._local(scope)
+                out.append(f"{pad}for {local} in list({self.expr(lst, scope)}):")
+                before = len(out)
+                self._menu_lines(sub, {**scope, var: local}, build, out, depth + 1)
+                if len(out) == before:
+                    out.append(f"{pad}    pass")
+            else:
+                _, cond, sub = item
+                out.append(f"{pad}if {self.expr(cond, scope)}:")
+                before = len(out)
+                self._menu_lines(sub, scope, build, out, depth + 1)
+                if len(out) == before:
+                    out.append(f"{pad}    pass")
+
     def _define(self, prefix, signature, src, prelude=None):
         name = f"{prefix}{next(self.ids)}"
         lines = [f"def {name}{signature}:"]
