@@ -141,6 +141,7 @@ class Game:
         self.cache_functions = True       # off only to test that caching changes nothing
         self._cached = {}
         self.py_bodies = {}
+        self.pygen = ex.pygen
         if ex.pygen is not None:
             for name, body in self.fn_bodies.items():
                 self.py_bodies[name] = ex.pygen.compile_body(body, self.fn_params[name])
@@ -212,6 +213,11 @@ class Game:
         everything = "*" in deps
         game = self
 
+        if self.pygen is not None and not self.fn_simple.get(name):
+            call = self.pygen.compile_cached(name, self.fn_bodies[name], self.fn_params[name],
+                                             deps, self)
+            self._cached[name] = call
+            return call
         if self.fn_simple.get(name):
             def call(st, *values):
                 return bodies[name](st, *values)

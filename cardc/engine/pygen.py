@@ -108,6 +108,46 @@ class PyGen:
                 if len(out) == before:
                     out.append(f"{pad}    pass")
 
+    def compile_cached(self, name, body, params, deps, game):
+        """The cached call of a content function, written out for its own
+        parameters and dependencies: the cache check, the stamp (the sum of the
+        versions of the parts it reads) and the body itself, in one function."""
+        args = [f"_a{i}" for i in range(len(params))]
+        scope = dict(zip(params, args))
+        sig = "".join(", " + a for a in args)
+        key = f"({name!r}, ({''.join(a + ', ' for a in args)}))"
+        everything = "*" in deps
+        stamp = "None" if everything else (" + ".join(f"pv[{d!r}]" for d in deps) or "0")
+        self.ns.setdefault("_game", game)
+        fname = f"_fn{next(self.ids)}"
+        lines = [
+            f"def {fname}(st{sig}):",
+            "    env = None",
+            f"    key = {key}",
+            "    cache = st.cache",
+            "    try:",
+            "        hit = cache.get(key)",
+            "    except TypeError:",
+            "        key = hit = None",
+            "    version = st.version",
+            "    pv = st.pv",
+            "    if hit is not None and _game.cache_functions:",
+            "        if hit[0] == version:",
+            "            return hit[2]",
+            f"        stamp = {stamp}",
+            "        if stamp is not None and hit[1] == stamp:",
+            "            cache[key] = (version, stamp, hit[2])",
+            "            return hit[2]",
+            "    else:",
+            f"        stamp = {stamp}",
+            f"    result = {self.expr(body, scope)}",
+            "    if key is not None:",
+            "        cache[key] = (version, stamp, result)",
+            "    return result",
+        ]
+        exec(compile("\n".join(lines) + "\n", f"<cardc {fname}>", "exec"), self.ns)  # noqa: S102
+        return self.ns[fname]
+
     def _define(self, prefix, signature, src, prelude=None):
         name = f"{prefix}{next(self.ids)}"
         lines = [f"def {name}{signature}:"]
