@@ -52,6 +52,10 @@ class OpBuilder:
                     spec.get("params", []), card["name"] if card else None, mutates)
 
     def op(self, o):
+        if self.x.pygen is not None:        # simple statements as generated Python
+            generated = self.x.pygen.compile_op(o)
+            if generated is not None:
+                return generated
         return getattr(self, "_" + o[0])(o)
 
     # ----- locals and counters

@@ -63,6 +63,55 @@ class PyGen:
         src = self.expr(ir, scope)
         return self._define("_body", f"(st{args})", src, prelude="env = None")
 
+    def compile_op(self, o):
+        """Simple statements (`let`, `jf`, counter `set`) written out as one
+        function f(st, fr) each; None for the others, which stay closures."""
+        kind = o[0]
+        if kind == "let":
+            v = self.expr(o[2], {})
+            body = [f"    v = {v}", f"    env[{o[1]!r}] = v[:] if type(v) is list else v",
+                    "    fr.pc += 1"]
+        elif kind == "jf":
+            body = [f"    fr.pc = fr.pc + 1 if {self.expr(o[1], {})} else {o[2]}"]
+        elif kind == "set":
+            body = self._set_lines(o)
+            if body is None:
+                return None
+        else:
+            return None
+        name = f"_op{next(self.ids)}"
+        source = "\n".join([f"def {name}(st, fr):", "    env = fr.env"] + body) + "\n"
+        exec(compile(source, f"<cardc {name}>", "exec"), self.ns)  # noqa: S102 - from IR only
+        return self.ns[name]
+
+    def _set_lines(self, o):
+        target, op, value = o[1], o[2], self.expr(o[3], {})
+        kind, name = target[0], target[1]
+        lines = []
+        if kind == "gctr":
+            ref, part = f"st.g[{name!r}]", f"g:{name}"
+        elif kind == "pctr":
+            lines += [f"    _p = {self.expr(target[2], {})}",
+                      f"    if _p is None: raise EngineFault({'cannot set `' + name + '` of none'!r})"]
+            ref, part = f"st.pc[{name!r}][_p]", f"p:{name}"
+        elif kind == "cctr":
+            lines += [f"    _c = {self.expr(target[2], {})}",
+                      f"    if _c is None: raise EngineFault({'cannot set `' + name + '` of none'!r})"]
+            ref, part = f"st.cc[{name!r}][_c]", f"c:{name}"
+        elif kind == "cpp":
+            lines += [f"    _c = {self.expr(target[2], {})}", f"    _p = {self.expr(target[3], {})}",
+                      "    if _c is None or _p is None: "
+                      f"raise EngineFault({'cannot set `' + name + '` of none'!r})"]
+            ref, part = f"st.cc[{name!r}][_c * st.n + _p]", f"c:{name}"
+        else:
+            return None                 # game attributes: rare, left to the closure
+        if op == "=":
+            lines.append(f"    {ref} = {value}")
+        else:
+            lines.append(f"    {ref} = {ref} {op[0]} {value}")
+        lines += ["    pv = st.pv", f"    pv[{part!r}] = pv.get({part!r}, 0) + 1", "    fr.pc += 1"]
+        return lines
+
     def compile_menu(self, items, build):
         """One function f(st, env, labels, values, unavailable) that finds the
         options a menu offers now: the conditions are written inline, and
