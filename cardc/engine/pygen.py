@@ -318,12 +318,11 @@ class PyGen:
             mods = game.active_modifiers(st, name)
             if not mods:
                 return value
-            args = args_fn()
+            env = args_fn()           # a fresh dict: each modifier sees the value so far
             for c, f, owner in mods:
-                inner = dict(args)
-                inner["value"], inner["this"] = value, c
-                inner["me"] = owner if owner is not None else st.turn_player
-                value = f(st, inner)
+                env["value"], env["this"] = value, c
+                env["me"] = owner if owner is not None else st.turn_player
+                value = f(st, env)
             return value
         return modified
 
