@@ -43,6 +43,12 @@ def _mod(a, b):
     return a % b
 
 
+def _index(xs, k):
+    if not -len(xs) <= k < len(xs):
+        raise EngineFault(f"index {k} is outside a list of {len(xs)}")
+    return xs[k]
+
+
 _BIN = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "/": _div, "%": _mod,
@@ -231,22 +237,11 @@ class ExprBuilder:
         return lambda st, env: impl(st, env, *[a(st, env) for a in args])
 
     def _modified(self, name, base, kwargs):
-        """`modified("x", base, k=v…)`: the arguments are only worked out when
-        some card in play modifies `x`."""
-        game = self.game
+        """`modified("x", base, k=v…)`: see Game.modify."""
+        modify = self.game.modify
 
         def modified(st, env):
-            mods = game.active_modifiers(st, name)
-            value = base(st, env)
-            if not mods:
-                return value
-            args = {k: f(st, env) for k, f in kwargs}
-            for c, f, owner in mods:
-                inner = dict(args)
-                inner["value"], inner["this"] = value, c
-                inner["me"] = owner if owner is not None else st.turn_player
-                value = f(st, inner)
-            return value
+            return modify(st, name, base(st, env), lambda: {k: f(st, env) for k, f in kwargs})
         return modified
 
     def _lazy_quantifier(self, name, comp_ir):
@@ -441,13 +436,7 @@ class ExprBuilder:
 
     def _index(self, ir):
         a, i = self.build(ir[1]), self.build(ir[2])
-
-        def index(st, env):
-            xs, k = a(st, env), i(st, env)
-            if not -len(xs) <= k < len(xs):
-                raise EngineFault(f"index {k} is outside a list of {len(xs)}")
-            return xs[k]
-        return index
+        return lambda st, env: _index(a(st, env), i(st, env))
 
     def _str(self, ir):
         parts = []

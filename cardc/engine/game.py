@@ -269,14 +269,22 @@ class Game:
             hit = st.cache["modifiers"] = (stamp, found)
         return hit[1].get(name, ())
 
-    def apply_modifiers(self, st, name, base, args):
-        value = base
-        for c, f, owner in self.active_modifiers(st, name):
-            env = dict(args)
+    def modify(self, st, name, value, args_fn):
+        """`value` adjusted by every modifier of `name` in force, in zone order.
+        `args_fn()` makes the modifier's arguments (a fresh dict), only when
+        some card in play modifies `name`."""
+        mods = self.active_modifiers(st, name)
+        if not mods:
+            return value
+        env = args_fn()
+        for c, f, owner in mods:
             env["value"], env["this"] = value, c
             env["me"] = owner if owner is not None else st.turn_player
             value = f(st, env)
         return value
+
+    def apply_modifiers(self, st, name, base, args):
+        return self.modify(st, name, base, lambda: dict(args))
 
     def broken_invariants(self, st) -> list[str]:
         """The content's invariants that do not hold now (none while a zone

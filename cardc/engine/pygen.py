@@ -17,26 +17,9 @@ import itertools
 
 from cardc.engine.builtins import IMPL, cards_at_slot
 from cardc.engine.errors import EngineFault
+from cardc.engine.exprs import _div, _index, _mod
 
 _GATTRS = {"turn", "round", "turn_player", "first_player"}
-
-
-def _div(a, b):
-    if b == 0:
-        raise EngineFault("division by zero")
-    return a // b
-
-
-def _mod(a, b):
-    if b == 0:
-        raise EngineFault("modulo by zero")
-    return a % b
-
-
-def _index(xs, k):
-    if not -len(xs) <= k < len(xs):
-        raise EngineFault(f"index {k} is outside a list of {len(xs)}")
-    return xs[k]
 
 
 class PyGen:
@@ -46,7 +29,7 @@ class PyGen:
         self.game = game
         self.ids = itertools.count()
         self.ns = {"EngineFault": EngineFault, "_div": _div, "_mod": _mod, "_index": _index,
-                   "_fmt": fmt, "_modified": self._modified_helper(), "_pzone": _pzone}
+                   "_fmt": fmt, "_modified": game.modify, "_pzone": _pzone}
         self.names = {}             # python name of each bound object, by id
         self._inlining = []         # functions being written in place (no endless recursion)
 
@@ -80,9 +63,7 @@ class PyGen:
         else:
             return None
         name = f"_op{next(self.ids)}"
-        source = "\n".join([f"def {name}(st, fr):", "    env = fr.env"] + body) + "\n"
-        exec(compile(source, f"<cardc {name}>", "exec"), self.ns)  # noqa: S102 - from IR only
-        return self.ns[name]
+        return self._exec(name, [f"def {name}(st, fr):", "    env = fr.env"] + body)
 
     def _set_lines(self, o):
         target, op, value = o[1], o[2], self.expr(o[3], {})
@@ -120,10 +101,8 @@ class PyGen:
         lines: list = []
         self._menu_lines(items, {}, build, lines, 1)
         name = f"_menu{next(self.ids)}"
-        source = f"def {name}(st, env, labels, values, unavailable):\n" + \
-            "\n".join(lines + ["    return None"]) + "\n"
-        exec(compile(source, f"<cardc {name}>", "exec"), self.ns)  # noqa: S102 - from IR only
-        return self.ns[name]
+        return self._exec(name, [f"def {name}(st, env, labels, values, unavailable):"]
+                          + lines + ["    return None"])
 
     def _menu_lines(self, items, scope, build, out, depth):
         pad = "    " * depth
@@ -194,8 +173,7 @@ class PyGen:
             "        cache[key] = (version, stamp, result)",
             "    return result",
         ]
-        exec(compile("\n".join(lines) + "\n", f"<cardc {fname}>", "exec"), self.ns)  # noqa: S102
-        return self.ns[fname]
+        return self._exec(fname, lines)
 
     def _define(self, prefix, signature, src, prelude=None):
         name = f"{prefix}{next(self.ids)}"
@@ -203,7 +181,12 @@ class PyGen:
         if prelude:
             lines.append("    " + prelude)
         lines.append(f"    return {src}")
-        exec(compile("\n".join(lines) + "\n", f"<cardc {name}>", "exec"), self.ns)  # noqa: S102 - from IR only
+        return self._exec(name, lines)
+
+    def _exec(self, name, lines):
+        """Define the generated function `name` from its source lines.  The
+        source comes from the IR only (see the module docstring)."""
+        exec(compile("\n".join(lines) + "\n", f"<cardc {name}>", "exec"), self.ns)  # noqa: S102
         return self.ns[name]
 
     def bind(self, obj, prefix="_o"):
@@ -310,21 +293,6 @@ class PyGen:
                 self._inlining.pop()
         call = self.bind(game.cached_function(name), "_fn")
         return f"{call}(st{''.join(', ' + self.expr(a, scope) for a in args)})"
-
-    def _modified_helper(self):
-        game = self.game
-
-        def modified(st, name, value, args_fn):
-            mods = game.active_modifiers(st, name)
-            if not mods:
-                return value
-            env = args_fn()           # a fresh dict: each modifier sees the value so far
-            for c, f, owner in mods:
-                env["value"], env["this"] = value, c
-                env["me"] = owner if owner is not None else st.turn_player
-                value = f(st, env)
-            return value
-        return modified
 
     # ------------------------------------------------------------ operators
     def _bin(self, ir, scope):
