@@ -23,26 +23,33 @@ class Interpreter:
     def run(self):
         """Run ops until a player must decide or the game ends."""
         stack = self.stack
-        while self.pending is None and not self.terminal:
-            if not stack:
-                self._flow_next()
-                continue
-            fr = stack[-1]
-            code = fr.code
-            ops = code.ops
-            if fr.pc >= len(ops):
-                stack.pop()
-                continue
-            if code.mutates[fr.pc]:
-                self.version += 1
-            try:
-                ops[fr.pc](self, fr)
-            except EngineFault as exc:
-                if not exc.where:
-                    raise self._fault(exc.message, fr) from None
+        fr = None
+        try:
+            while self.pending is None and not self.terminal:
+                if not stack:
+                    self._flow_next()
+                    continue
+                fr = stack[-1]
+                code = fr.code
+                ops, mutates, end = code.ops, code.mutates, len(code.ops)
+                # run this frame's ops while it stays on top and nobody must decide
+                while fr.pc < end:
+                    pc = fr.pc
+                    if mutates[pc]:
+                        self.version += 1
+                    ops[pc](self, fr)
+                    if self.pending is not None or self.terminal or not stack or stack[-1] is not fr:
+                        break
+                else:
+                    stack.pop()
+        except EngineFault as exc:
+            if not exc.where and fr is not None:
+                raise self._fault(exc.message, fr) from None
+            raise
+        except (TypeError, KeyError, IndexError, ValueError, AttributeError, ZeroDivisionError) as exc:
+            if fr is None:
                 raise
-            except (TypeError, KeyError, IndexError, ValueError, AttributeError, ZeroDivisionError) as exc:
-                raise self._fault(f"{type(exc).__name__}: {exc}", fr) from exc
+            raise self._fault(f"{type(exc).__name__}: {exc}", fr) from exc
 
     def _fault(self, message, fr):
         resolving = [f.code.label for f in self.stack if f.code.card]
