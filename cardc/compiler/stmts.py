@@ -290,11 +290,12 @@ class BlockCompiler(ExprCompiler):
     # ------------------------------------------------------------ control flow
     def _s_If(self, s, scope):
         ends = []
-        for cond, body in s.branches:
+        for i, (cond, body) in enumerate(s.branches):
             c = self.condition(cond, scope)
             jf = self.emit(cond, ["jf", c, None])
             self.block(body, scope.child())
-            ends.append(self.emit(None, ["jump", None]))
+            if s.other or i < len(s.branches) - 1:      # the last branch just falls through
+                ends.append(self.emit(None, ["jump", None]))
             self.ops[jf][2] = self.here()
         if s.other:
             self.block(s.other, scope.child())
