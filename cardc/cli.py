@@ -175,7 +175,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("game")
     s.add_argument("--players", type=int)
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--agents", default="random", help="comma-separated per seat: random, greedy, human")
+    s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, human; "
+                   "the last one named fills the remaining seats")
     s.add_argument("--log", help="write the replay (bundle hash, seed, actions) to this file")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_play)
@@ -248,6 +249,9 @@ def main(argv=None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except (KeyboardInterrupt, EOFError):
+        print("\ncardc: stopped", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -74,7 +74,9 @@ class Logger:
 
 def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) -> PlayedGame:
     st = game.new_state(players, seed=seed, log=True)
-    agents = [make_agent(agent_names[i % len(agent_names)], seed * 1000 + i) for i in range(players)]
+    # one agent per seat; when fewer are named, the last one fills the other seats
+    agents = [make_agent(agent_names[min(i, len(agent_names) - 1)], seed * 1000 + i)
+              for i in range(players)]
     logger = Logger(st, echo)
     actions = []
     undo_points = {}

@@ -5,10 +5,14 @@ from __future__ import annotations
 def observation_text(obs: dict, game, state=None) -> str:
     lines = [f"Turn {obs['turn']} (round {obs['round']}), P{obs['turn_player'] + 1} to play"
              + (f", phase {obs['phase']}" if obs.get("phase") else "")]
+    types = {scope: {k: c["type"] for k, c in game.counters[scope].items()} for scope in ("game", "player")}
     if obs["game"]:
-        lines.append("  game: " + ", ".join(f"{k} {v}" for k, v in obs["game"].items()))
+        lines.append("  game: " + ", ".join(f"{k} {_value(v, types['game'].get(k), game)}"
+                                            for k, v in obs["game"].items()))
     for name, values in obs["counters"].items():
-        lines.append(f"  {name}: " + ", ".join(f"P{i + 1} {v}" for i, v in enumerate(values)))
+        typ = types["player"].get(name)
+        lines.append(f"  {name}: " + ", ".join(f"P{i + 1} {_value(v, typ, game)}"
+                                               for i, v in enumerate(values)))
     for key, zone in obs["zones"].items():
         if not zone["count"]:
             continue
@@ -28,6 +32,19 @@ def observation_text(obs: dict, game, state=None) -> str:
     if game.grid_cells:
         lines.append(board_text(obs, game, state))
     return "\n".join(lines)
+
+
+def _value(v, typ=None, game=None):
+    """A counter's value as a player reads it: P2 for a player, a card's name."""
+    if v is None:
+        return "-"
+    if v is True or v is False:
+        return "yes" if v else "no"
+    if typ == "player":
+        return f"P{v + 1}"
+    if typ == "card" and game is not None:
+        return game.card_name[v]
+    return str(v)
 
 
 def board_text(obs: dict, game, state=None) -> str:
