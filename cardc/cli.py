@@ -71,6 +71,18 @@ def cmd_build(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_new(args) -> int:
+    from cardc.new import NewGameError, new_game
+    try:
+        folder = new_game(args.name, title=args.title)
+    except NewGameError as exc:
+        raise UsageError(str(exc)) from None
+    from cardc.diagnostics import display_path
+    print(f"created {display_path(folder)}: try `cardc check {args.name}` and "
+          f"`cardc play {args.name} --players 2`")
+    return 0
+
+
 def cmd_cards(args) -> int:
     bundle = load_bundle(args.game)
     rows = []
@@ -164,6 +176,11 @@ def parser() -> argparse.ArgumentParser:
                    help="do not write; fail if a committed bundle is stale")
     s.add_argument("--strict", action="store_true")
     s.set_defaults(func=cmd_build)
+
+    s = sub.add_parser("new", help="start a new game in content/NAME from a small working one")
+    s.add_argument("name", help="the game id, lower_snake_case")
+    s.add_argument("--title", help="the game's display name")
+    s.set_defaults(func=cmd_new)
 
     s = sub.add_parser("cards", help="list a game's cards")
     s.add_argument("game")
