@@ -122,7 +122,7 @@ class PyGen:
                     out += [f"{pad}else:", f"{pad}    unavailable.append(({lab}, {why}, {bindings}))"]
             elif item[0] == "for":
                 _, var, lst, sub = item
-                local = self._local(scope)
+                local = self._local()
                 out.append(f"{pad}for {local} in list({self.expr(lst, scope)}):")
                 before = len(out)
                 self._menu_lines(sub, {**scope, var: local}, build, out, depth + 1)
@@ -202,7 +202,7 @@ class PyGen:
     def expr(self, ir, scope) -> str:
         return getattr(self, "_" + ir[0])(ir, scope)
 
-    def _local(self, scope):
+    def _local(self):
         return f"_l{next(self.ids)}"
 
     def _lit(self, ir, scope):
@@ -261,7 +261,7 @@ class PyGen:
         name, args, kwargs = ir[1], ir[2], ir[3]
         if name in ("any", "all") and args[0][0] == "comp":
             _, elt, var, it, cond = args[0]
-            inner = {**scope, var: self._local(scope)}
+            inner = {**scope, var: self._local()}
             loop = f"for {inner[var]} in {self.expr(it, scope)}"
             test = f" if {self.expr(cond, inner)}" if cond else ""
             return f"{name}({self.expr(elt, inner)} {loop}{test})"
@@ -326,7 +326,7 @@ class PyGen:
 
     def _comp(self, ir, scope):
         _, elt, var, it, cond = ir
-        inner = {**scope, var: self._local(scope)}
+        inner = {**scope, var: self._local()}
         test = f" if {self.expr(cond, inner)}" if cond else ""
         return f"[{self.expr(elt, inner)} for {inner[var]} in {self.expr(it, scope)}{test}]"
 
