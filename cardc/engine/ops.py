@@ -356,21 +356,33 @@ class OpBuilder:
         return cancel
 
     # ----- decisions
+    def _where(self, itvar, cond_ir):
+        """The `where` filter of a choice: f(st, env, values) -> kept values."""
+        if cond_ir is None:
+            return None
+        if self.x.pygen is not None:
+            return self.x.pygen.compile_filter(itvar, cond_ir)
+        cond = self.x.build(cond_ir)
+
+        def where(st, env, values):
+            kept = []
+            for v in values:
+                env[itvar] = v
+                if cond(st, env):
+                    kept.append(v)
+            return kept
+        return where
+
     def _choose(self, o):
-        var, items, itvar = o[1], self.x.build(o[2]), o[3]
-        where, by = self.x.build(o[4]), self.x.build(o[5])
+        var, items = o[1], self.x.build(o[2])
+        where, by = self._where(o[3], o[4]), self.x.build(o[5])
         optional, prompt, typ = o[6], self.x.build(o[7]), o[8]
 
         def choose(st, fr):
             env = fr.env
             values = list(items(st, env))
             if where is not None:
-                kept = []
-                for v in values:
-                    env[itvar] = v
-                    if where(st, env):
-                        kept.append(v)
-                values = kept
+                values = where(st, env, values)
             if not values and not optional:
                 raise EngineFault("nothing to choose from" +
                                   (f" for “{prompt(st, env)}”" if prompt else ""))
@@ -379,18 +391,13 @@ class OpBuilder:
         return choose
 
     def _random(self, o):
-        var, items, itvar, where = o[1], self.x.build(o[2]), o[3], self.x.build(o[4])
+        var, items, where = o[1], self.x.build(o[2]), self._where(o[3], o[4])
 
         def rnd(st, fr):
             env = fr.env
             values = list(items(st, env))
             if where is not None:
-                kept = []
-                for v in values:
-                    env[itvar] = v
-                    if where(st, env):
-                        kept.append(v)
-                values = kept
+                values = where(st, env, values)
             env[var] = st.pick(values) if values else None
             fr.pc += 1
         return rnd

@@ -93,6 +93,15 @@ class PyGen:
         lines += ["    pv = st.pv", f"    pv[{part!r}] = pv.get({part!r}, 0) + 1", "    fr.pc += 1"]
         return lines
 
+    def compile_filter(self, var, cond):
+        """f(st, env, values): the values for which `cond` holds, with `var`
+        naming each in turn (a choice's `where`), as one list comprehension."""
+        local = self._local()
+        test = self.expr(cond, {var: local})
+        name = f"_where{next(self.ids)}"
+        return self._exec(name, [f"def {name}(st, env, values):",
+                                 f"    return [{local} for {local} in values if {test}]"])
+
     def compile_menu(self, items, build):
         """One function f(st, env, labels, values, unavailable) that finds the
         options a menu offers now: the conditions are written inline, and
