@@ -181,3 +181,14 @@ def test_game_end_hooks_run_before_the_game_is_over(game_copy):
     finals = [l for l in st.log if l.startswith("final")]
     assert st.is_terminal() and st.winners and not st.capped
     assert finals == [f"final P{p + 1}: {s}" for p, s in enumerate(st.scores())]
+
+
+def test_a_determinized_copy_keeps_what_a_seat_sees_and_shuffles_the_rest(mini_game):
+    st = mini_game.new_state(3, seed=4)
+    seat = st.current_player()
+    d = st.determinized(seat, random.Random(1))
+    assert d.observation(seat)["zones"] == st.observation(seat)["zones"]    # the seat sees the same
+    assert [len(z) for z in d.zones] == [len(z) for z in st.zones]
+    assert sorted(c for z in d.zones for c in z) == sorted(c for z in st.zones for c in z)
+    assert d.zones != st.zones, "hidden cards were shuffled"
+    assert all(d.loc[c] == slot for slot, z in enumerate(d.zones) for c in z)

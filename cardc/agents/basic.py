@@ -2,9 +2,11 @@
 
 Random is uniform over the legal actions with its own seeded generator, so
 a game is reproducible.  Greedy looks one step ahead: for each legal action
-it asks the engine for the afterstate (the position when the next decision
-comes up) and scores it with the game's own `eval` expression for its seat,
-so a designer changes what "good" means in content, not in Python.
+it plays the action on a copy of the game as its seat might imagine it (the
+cards it cannot see shuffled among the places it cannot see into, so it
+never acts on hidden information) and scores the position when the next
+decision comes up with the game's own `eval` expression for its seat, so a
+designer changes what "good" means in content, not in Python.
 """
 from __future__ import annotations
 
@@ -31,9 +33,10 @@ class GreedyAgent:
         n = len(st.pending.values)
         if n == 1:
             return 0
+        guess = st.determinized(seat, self.rng)
         best, best_value = [], None
         for a in range(n):
-            value = afterstate_value(st, a, seat)
+            value = afterstate_value(guess, a, seat)
             if best_value is None or value > best_value:
                 best, best_value = [a], value
             elif value == best_value:

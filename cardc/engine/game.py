@@ -93,6 +93,7 @@ class Game:
         self.instances = bundle["instances"]
         self.card_def = [self.card_index[i["card"]] for i in self.instances]
         self.card_seat = [i["seat"] for i in self.instances]
+        self.card_start = [self.cards[d]["starts_in"] for d in self.card_def]
         self.card_name = [self.cards[d]["name"] for d in self.card_def]
         self.card_field = {
             "id": [self.cards[d]["id"] for d in self.card_def],

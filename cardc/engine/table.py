@@ -130,3 +130,39 @@ class Table:
         if p not in seen:
             seen.append(p)
 
+
+    def determinized(self, p, rnd):
+        """A copy of this state as `p` might imagine it: every card `p` cannot
+        see is shuffled (with `rnd`, the caller's own generator) among the
+        places `p` cannot see into that hold cards with the same back (cards
+        that started in the same zone: a tile never trades places with a
+        company card), zone sizes kept.  What `p` sees is exact; what `p` does
+        not see is a guess.  Bots that look ahead use this, so they never act
+        on hidden information."""
+        d = self.clone()
+        game = self.game
+        groups: dict = {}
+        revealed = d.revealed
+        for slot, zone in enumerate(d.zones):
+            if not zone:
+                continue
+            vis = game.slot_decl(d, slot)["visibility"]
+            if vis == "public" or (vis == "owner" and game.slot_owner(d, slot) == p):
+                continue                        # every card here is in plain sight for p
+            for i, c in enumerate(zone):
+                if p not in revealed.get(c, ()):
+                    back = game.card_start[c]
+                    places, cards = groups.setdefault(back, ([], []))
+                    places.append((slot, i))
+                    cards.append(c)
+        for back in sorted(groups):
+            places, cards = groups[back]
+            rnd.shuffle(cards)
+            for (slot, i), c in zip(places, cards):
+                d.zones[slot][i] = c
+                d.loc[c] = slot
+        # cached values that read the reshuffled zones are stale now
+        d.version += 1
+        for slot in {slot for places, _ in groups.values() for slot, _ in places}:
+            d.touch_slot(slot)
+        return d
