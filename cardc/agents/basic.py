@@ -36,7 +36,8 @@ class GreedyAgent:
         guess = st.determinized(seat, self.rng)
         best, best_value = [], None
         for a in range(n):
-            value = afterstate_value(guess, a, seat)
+            # the last look-ahead may use the guess itself: it is not needed after
+            value = afterstate_value(guess, a, seat, in_place=(a == n - 1))
             if best_value is None or value > best_value:
                 best, best_value = [a], value
             elif value == best_value:
@@ -44,10 +45,11 @@ class GreedyAgent:
         return self.rng.choice(best)
 
 
-def afterstate_value(st, action: int, seat: int) -> float:
+def afterstate_value(st, action: int, seat: int, in_place: bool = False) -> float:
     """The game's evaluation for `seat` after taking `action`, with a win
-    worth more than any position and a loss less."""
-    after = st.clone()
+    worth more than any position and a loss less.  With `in_place`, `st`
+    itself is played on (a throwaway copy the caller no longer needs)."""
+    after = st if in_place else st.clone()
     after.log = None
     after.lookahead = True          # stop at the next menu without evaluating it
     after.apply(action)
