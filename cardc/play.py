@@ -89,22 +89,31 @@ def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) 
         choice = agent.act(st, seat)
         if choice == "undo":
             points = undo_points.get(seat) or []
-            if points and points[-1][0].rng == st.rng:
-                st, logger.st = points[-1][0].clone(), None
-                logger.st = st
-                del actions[points[-1][1]:]
-                points.pop()
-                logger.emit("  (undone)")
-            else:
+            if not points:
+                logger.emit("  (nothing to undo)")
+            elif points[-1][0].rng != st.rng:
                 logger.emit("  (cannot undo: something was drawn or shuffled since)")
+            elif not seen_cards(st, seat) <= points[-1][2]:
+                logger.emit("  (cannot undo: you have seen cards since that you could not see then)")
+            else:
+                saved, at, _ = points.pop()
+                st = logger.st = saved.clone()
+                del actions[at:]
+                logger.emit("  (undone)")
             continue
         if agent.name == "human":
-            undo_points[seat].append((st.clone(), len(actions)))
+            undo_points[seat].append((st.clone(), len(actions), seen_cards(st, seat)))
         logger.decision(choice)
         actions.append(choice)
         st.apply(choice)
     logger.end()
     return PlayedGame(st, actions, logger.lines)
+
+
+def seen_cards(st, seat) -> set:
+    """The cards whose faces `seat` can see now: an undo may not go back past
+    a moment after which the seat saw something new."""
+    return {c for c in range(len(st.game.instances)) if st.loc[c] != -2 and st.visible(c, seat)}
 
 
 def replay_record(game: Game, players, seed, actions, agents) -> dict:

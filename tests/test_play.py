@@ -58,3 +58,32 @@ def test_human_menu_shows_reasons_and_accepts_numbers(mini_game):
     assert "1. Bank" in text and "type a number from 1 to" in text
     assert "(not now: nothing to steal)" in text or "Play Thief" not in text
     assert "hand of P1" in text
+
+
+def test_human_undo_goes_back_to_the_last_decision(game_copy):
+    """`undo` returns to the seat's previous decision while nothing new was
+    drawn, shuffled or seen; the undone action leaves the replay."""
+    from cardc.agents import human as human_mod
+    import cardc.agents as agents
+    from cardc.engine import Game
+    from cardc.project import build_folder
+    folder = game_copy(edits={"game.yaml": [("    me.plays = 1\n", "    me.plays = 2\n")]})
+    game = Game(build_folder(folder).bundle)
+    answers = iter(["1", "undo", "2"] + ["1"] * 2000)
+
+    class Scripted(human_mod.HumanAgent):
+        def act(self, st, seat):
+            text = next(answers)
+            return "undo" if text == "undo" else min(int(text) - 1, len(st.legal_actions()) - 1)
+
+    real = agents.AGENTS["human"]
+    agents.AGENTS["human"] = Scripted
+    try:
+        lines = []
+        result = play(game, 2, 7, ["human"], echo=lines.append)
+    finally:
+        agents.AGENTS["human"] = real
+    assert "  (undone)" in lines
+    first = lines.index("  (undone)")
+    assert lines[first - 1].startswith("  P1 · Play a card → ")      # the move taken back
+    assert result.actions[0] == 1, "the replay starts with the second answer, not the undone one"
