@@ -329,6 +329,29 @@ class GameCompiler:
                                                 {**names, "value": T.INT, **d.modifiers[name]}, T.INT)
         return card
 
+    def warn_unused(self, cards):
+        """Warnings (not errors, unless --strict): procedures and functions that
+        nothing uses, and cards of which no copy is ever in play."""
+        procs, fns = set(self.used_procs), set()
+        for key, code in self.code.items():
+            kind, _, own = key.partition(":")     # a rule calling only itself is still unused
+            inner_p, inner_f = set(), set()
+            _referenced(code, inner_p, inner_f)
+            procs.update(inner_p - ({own} if kind == "proc" else set()))
+            fns.update(inner_f - ({own} if kind == "fn" else set()))
+        for card in cards:
+            _referenced(card, procs, fns)
+        rules = self.src.rules or {}
+        for kind, used, noun in (("procs", procs, "procedure"), ("functions", fns, "function")):
+            block = rules.get(kind) or {}
+            for name in block:
+                if name not in used:
+                    self.diags.warning(_key_loc(block, name), f"{noun} `{name}` is never used",
+                                       "remove it, or call it from the flow, a card or another rule")
+        for card in cards:
+            if card["count"] == 0:
+                self.diags.warning(None, f"card `{card['id']}` has count 0: no copy is ever in play")
+
 
 def _referenced(ir, procs: set, fns: set):
     """Collect proc and function names used anywhere in compiled code."""
@@ -346,38 +369,6 @@ def _referenced(ir, procs: set, fns: set):
             _referenced(part, procs, fns)
 
 
-def _warn_unused(self, cards):
-    """Warnings (not errors, unless --strict): procedures and functions that
-    nothing uses, and cards of which no copy is ever in play."""
-    procs, fns = set(self.used_procs), set()
-    for key, code in self.code.items():
-        if not key.startswith(("fn:", "proc:")):
-            _referenced(code, procs, fns)
-        elif key.startswith("fn:"):
-            _referenced(code, procs, set())
-            inner = set()
-            _referenced(code, set(), inner)
-            fns.update(inner - {key[3:]})
-        else:
-            inner_p, inner_f = set(), set()
-            _referenced(code, inner_p, inner_f)
-            procs.update(inner_p - {key[5:]})
-            fns.update(inner_f)
-    for card in cards:
-        _referenced(card, procs, fns)
-    rules = self.src.rules or {}
-    for kind, used, noun in (("procs", procs, "procedure"), ("functions", fns, "function")):
-        block = rules.get(kind) or {}
-        for name in block:
-            if name not in used:
-                self.diags.warning(_key_loc(block, name), f"{noun} `{name}` is never used",
-                                   "remove it, or call it from the flow, a card or another rule")
-    for card in cards:
-        if card["count"] == 0:
-            self.diags.warning(None, f"card `{card['id']}` has count 0: no copy is ever in play")
-
-
-GameCompiler.warn_unused = _warn_unused
 
 
 def compile_game(source, diags) -> dict | None:
