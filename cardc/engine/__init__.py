@@ -1,6 +1,6 @@
 """The generic rules engine: it runs any compiled bundle and knows no game.
 
-    game = Game.load("generated/unicorn.json")
+    game = Game.load("generated/<game>.json")
     st = game.new_state(players=4, seed=1)
     while not st.is_terminal():
         st.apply(0)          # or an agent's pick from st.legal_actions()
