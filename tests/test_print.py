@@ -329,6 +329,45 @@ def test_crop_marks_stay_in_the_margin_outside_the_bleed(paper, bleed):
 # ---------------------------------------------------------------- text and fonts
 
 
+def text_sizes(page) -> list[tuple[str, float]]:
+    """(text, size in points as printed) of every string on a page."""
+    out = []
+
+    def visit(text, cm, tm, font, size):
+        if text.strip():
+            scale = math.hypot(tm[0], tm[1]) * math.hypot(cm[0], cm[1])
+            out.append((text.strip(), size * scale))
+
+    page.extract_text(visitor_text=visit)
+    return out
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_no_text_anywhere_is_smaller_than_6_pt(game):
+    rendered = render_game(GAMES[game](), PrintOptions())
+    seen = 0
+    for name, data in rendered.files.items():
+        for index, page in enumerate(pdf(data).pages):
+            for text, size in text_sizes(page):
+                seen += 1
+                assert size >= 6 - 1e-6, (name, index, text, size)
+    assert seen > 100
+
+
+def test_footer_has_version_stamp_and_card_number():
+    bundle = bundles.unicorn()
+    rendered = render_game(bundle, PrintOptions())
+    reader = pdf(rendered.files["cards.pdf"])
+    runs = [t for page in reader.pages for t, x, y in text_runs(page)]
+    total = sum(1 for p in rendered.placements["cards.pdf"] if p.side == "front" and p.card_id in
+                {c["id"] for c in bundle["cards"] if c["kind"] not in ("startup", "reference")})
+    assert f"Unicorn v0.3 · 1/{total}" in runs and f"Unicorn v0.3 · {total}/{total}" in runs
+    # an errata sheet keeps the numbers of the full set
+    errata = render_game(bundle, PrintOptions(cards=("cto",)))
+    numbers = [t for page in pdf(errata.files["errata.pdf"]).pages for t, x, y in text_runs(page) if "v0.3 ·" in t]
+    assert numbers and set(numbers) <= set(runs)
+
+
 def test_fonts_are_embedded_truetype_subsets(unicorn_default):
     data = unicorn_default.files["cards.pdf"]
     assert b"/FontFile2" in data

@@ -28,7 +28,7 @@ from reportlab.pdfgen.canvas import Canvas
 from cardc.diagnostics import did_you_mean
 
 from .atomic import write_atomic
-from .cards import Face, Prepared, prepare, prepare_back
+from .cards import Face, Prepared, numbered, prepare, prepare_back
 from .components import board_pages, cell_names, tracker_pages
 from .errors import RenderError
 from .fonts import Fonts, load_fonts
@@ -149,12 +149,40 @@ def select_ids(bundle: Mapping[str, Any], faces: Mapping[str, Face], wanted: Seq
     return [i for i in ids if i in set(wanted)] if wanted else ids
 
 
-def group_by_deck(ids: Sequence[str], prepared: Mapping[str, Prepared], layout: Layout) -> list[DeckGroup]:
-    """Cards grouped by deck in layout order, keeping bundle order within a deck."""
+def group_by_deck(ids: Sequence[str], prepared: Mapping[str, Prepared], layout: Layout,
+                  numbers: Sequence[tuple[int, int]] | None = None, fonts: Fonts | None = None,
+                  params: Mapping[str, Any] | None = None) -> list[DeckGroup]:
+    """Cards grouped by deck in layout order, keeping bundle order within a
+    deck; with `numbers` ((n, of) per id), each copy carries its number in
+    its footer."""
     groups: dict[str, list[Prepared]] = {d.id: [] for d in layout.decks}
-    for card_id in ids:
-        groups[prepared[card_id].face.deck.id].append(prepared[card_id])
+    for index, card_id in enumerate(ids):
+        card = prepared[card_id]
+        if numbers is not None and fonts is not None:
+            card = numbered(card, layout, fonts, params or {}, *numbers[index])
+        groups[card.face.deck.id].append(card)
     return [(cards[0].face.deck, cards) for cards in groups.values() if cards]
+
+
+def card_numbers(bundle: Mapping[str, Any], faces: Mapping[str, Face], ids: Sequence[str]) -> list[tuple[int, int]]:
+    """(number, of) for each of `ids`: its place among every physical card
+    of its deck, so an errata sheet prints the same numbers as the full set."""
+    every = instance_ids(bundle)
+    totals = Counter(faces[i].deck.id for i in every)
+    seen: Counter = Counter()
+    by_copy: dict[tuple[str, int], tuple[int, int]] = {}
+    copies: Counter = Counter()
+    for card_id in every:
+        deck = faces[card_id].deck.id
+        seen[deck] += 1
+        by_copy[(card_id, copies[card_id])] = (seen[deck], totals[deck])
+        copies[card_id] += 1
+    used: Counter = Counter()
+    out = []
+    for card_id in ids:
+        out.append(by_copy.get((card_id, used[card_id]), (0, totals[faces[card_id].deck.id])))
+        used[card_id] += 1
+    return out
 
 
 def streams(groups: Sequence[DeckGroup]) -> list[list[Prepared]]:
@@ -215,7 +243,7 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
                     lambda p: f"{p.face.card_id} · ×{counts.get(p.face.card_id, 0)} · {p.face.deck.id}")
         rendered.files["proof.pdf"] = pdf.finish()
         return rendered
-    groups = group_by_deck(ids, prepared, layout)
+    groups = group_by_deck(ids, prepared, layout, card_numbers(bundle, faces, ids), fonts, params)
     if options.cards:
         fronts, backs = _sheets("errata", title, options, fonts)
         _write_sheets("errata", fronts, backs, _impose_groups(groups, fronts, backs, fonts, options, rendered), rendered)
