@@ -411,7 +411,7 @@ def test_a_missing_glyph_is_an_error_not_a_box():
 
 def test_inline_icons_replace_their_token():
     bundle = bundles.startup()
-    bundle["layout"]["icons"] = {"money": {"label": "$", "colour": "#2e7d32"}}
+    bundle["layout"]["icons"]["money"] = {"label": "$", "colour": "#2e7d32"}
     bundle["cards"][2]["text"] = "Gain 2 :money: now."
     rendered = render_game(bundle, PrintOptions(cards=("backend_dev",)))
     text = pdf(rendered.files["errata.pdf"]).pages[0].extract_text()
@@ -627,3 +627,68 @@ def test_the_real_bundle_prints_when_it_has_been_built(game, tmp_path):
 
 def layout_style(bundle: dict, kind: str) -> str:
     return load_layout(bundle).deck_of(kind).style
+
+
+# ---------------------------------------------------------------- frames: contrast, one size per deck
+
+
+def real_bundle(game):
+    path = REPO / "generated" / f"{game}.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("game", ["unicorn", "startup", "ipo"])
+def test_every_text_colour_reaches_4_5_to_1_on_its_background(game):
+    from cardc.render.cards import INK, MUTED, PANEL, contrast_ratio
+    from cardc.render.pipeline import build_faces
+
+    bundle = real_bundle(game)
+    layout = load_layout(bundle)
+    notes: list[str] = []
+    faces = build_faces(bundle, layout, notes)
+    assert not notes, notes  # the shipped colours are right as written, not patched at print time
+    for face in faces.values():
+        if face.deck.style == "tile":
+            continue
+        ratio = contrast_ratio(face.colour, face.deck.title_ink)
+        assert ratio >= 4.5, (face.card_id, face.colour, face.deck.title_ink, round(ratio, 2))
+    inks = {face.deck.title_ink for face in faces.values() if face.deck.style != "tile"}
+    assert len(inks) == 1  # one title ink for the game
+    for ink, background in ((INK, PANEL), (MUTED, PANEL), (INK, "#ffffff")):
+        assert contrast_ratio(ink, background) >= 4.5
+    for deck in layout.decks:
+        from cardc.render.cards import back_ink
+        assert contrast_ratio(back_ink(deck), deck.back.colour) >= 4.5, deck.id
+
+
+def test_a_colour_too_light_for_white_titles_is_darkened_and_reported():
+    bundle = bundles.unicorn()
+    bundle["layout"].pop("colours", None)
+    rendered = render_game(bundle, PrintOptions(cards=("series_a",)))
+    assert any("funding" in note and "4.5:1" in note for note in rendered.notes), rendered.notes
+
+
+@pytest.mark.parametrize("game", ["unicorn", "startup", "ipo"])
+def test_one_title_and_badge_size_per_deck(game):
+    from cardc.render.cards import prepare_all
+    from cardc.render.pipeline import build_faces
+
+    bundle = real_bundle(game)
+    layout = load_layout(bundle)
+    prepared = prepare_all(build_faces(bundle, layout), layout, load_fonts(), bundle["params"])
+    for box in ("name", "corner", "type"):
+        sizes: dict[str, set] = {}
+        for card in prepared.values():
+            if box in card.fitted:
+                sizes.setdefault(card.face.deck.id, set()).add(card.fitted[box].size)
+        assert all(len(v) == 1 for v in sizes.values()), (box, sizes)
+
+
+def test_a_title_without_a_badge_takes_the_badge_width():
+    from cardc.render.cards import prepare_all
+    from cardc.render.pipeline import build_faces
+
+    bundle = real_bundle("unicorn")
+    layout = load_layout(bundle)
+    prepared = prepare_all(build_faces(bundle, layout), layout, load_fonts(), bundle["params"])
+    assert prepared["reference"].boxes["name"].w > prepared["poach"].boxes["name"].w + 10

@@ -76,6 +76,8 @@ def add_print_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cards", type=parse_ids, default=(), metavar="ID,...",
                         help="print only these cards (an errata sheet, errata.pdf)")
     parser.add_argument("--proof", action="store_true", help="a contact sheet of every card (proof.pdf)")
+    parser.add_argument("--low-ink", action="store_true",
+                        help="white cards with a coloured header band (and plain backs), to save toner")
     parser.add_argument("--fit", choices=FITS, default="cards",
                         help="when the bleed does not fit: keep the cards a sheet with a smaller bleed "
                              "(cards, default) or keep the bleed with fewer cards a sheet (bleed)")
@@ -84,7 +86,8 @@ def add_print_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
     options = PrintOptions(paper=args.paper, bleed=args.bleed, backs=args.backs, offset=args.offset,
-                           cards=args.cards, proof=args.proof, fit=getattr(args, "fit", "cards"))
+                           cards=args.cards, proof=args.proof, fit=getattr(args, "fit", "cards"),
+                           low_ink=getattr(args, "low_ink", False))
     try:
         rendered = render_game(bundle, options)
         out = _out_dir(args, bundle)
