@@ -104,14 +104,18 @@ def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="game id (its bundle generated/<game>.json is exported)")
-    parser.add_argument("--tts", action="store_true", required=True,
-                        help="Tabletop Simulator deck sheets and a PNG per card")
+    parser.add_argument("--tts", action="store_true",  # the only export; kept so old commands still work
+                        help="Tabletop Simulator saved object (tts/<game>.json), deck sheets and a PNG per card")
+    parser.add_argument("--card-px", type=int, default=None, metavar="PX",
+                        help="card width in pixels, 100-2048 (default 409; larger cards give sheets with fewer columns)")
+    parser.add_argument("--url-base", metavar="URL",
+                        help="where the sheets will be uploaded (default: file:// paths on this machine)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
 
 
 def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
     try:
-        paths = export_tts(bundle, _out_dir(args, bundle))
+        paths = export_tts(bundle, _out_dir(args, bundle), getattr(args, "card_px", None), getattr(args, "url_base", None))
     except RenderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
