@@ -19,6 +19,7 @@ from reportlab.lib.colors import HexColor, white
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
+from .errors import RenderError
 from .fonts import Fonts
 from .layout import Box, Deck, Layout, TextStyle
 from .text import Fitted, check_glyphs, draw, fit
@@ -79,6 +80,14 @@ def render_template(source: str | None, context: Mapping[str, Any]) -> str:
         return " ".join(_template(source).render(context).split())
     except jinja2.UndefinedError:
         return ""
+
+
+def render_strict(source: str, context: Mapping[str, Any], where: str) -> str:
+    """A template that must render in full (an aid's text): a name it lacks is an error."""
+    try:
+        return _template(source).render(context).strip()
+    except jinja2.TemplateError as error:
+        raise RenderError(f"{where}: {error}") from None
 
 
 def contrast(colour: str) -> str:
