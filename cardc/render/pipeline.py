@@ -276,7 +276,7 @@ def component_list(bundle: Mapping[str, Any], layout: Layout) -> list[Component]
             out.append(Component(deck.title, counts[deck.id], kinds, file))
     if layout.aids:
         out.append(Component("Player aids", len(layout.aids) * seats,
-                             "a turn summary for each player: " + ", ".join(a.title for a in layout.aids), "cards.pdf"))
+                             "one of each per player: " + ", ".join(a.title for a in layout.aids), "cards.pdf"))
     for title, (entries, copies) in _token_groups(bundle, layout).items():
         out.append(Component(title, copies, f"{len(entries)} different, to cut out", "components.pdf"))
     if bundle.get("grid"):
