@@ -311,7 +311,8 @@ def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, 
     placements: list[Placement] = []
     for cards in streams(groups):
         deck = cards[0].face.deck
-        fitted = fit_grid(options.paper, deck.width, deck.height, deck.gap, options.bleed, options.fit)
+        bleed = 0.0 if deck.style == "tile" else options.bleed  # tiles and tokens: pale, single-sided, no bleed
+        fitted = fit_grid(options.paper, deck.width, deck.height, deck.gap, bleed, options.fit)
         if fitted.note and fitted.note not in rendered.notes:
             rendered.notes.append(fitted.note)
         decks = {c.face.deck.id: c.face.deck for c in cards}
@@ -389,7 +390,7 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
         tracker_pages(sheet.canvas, fonts, layout.trackers, bundle, PAPERS[options.paper], title)
         _write_sheets("components", sheet, None, placements, rendered)
     guide = Pdf(f"{title}: cutting guide", fonts)
-    guide_pages(guide.canvas, fonts, card_groups + tile_groups, options, title)
+    guide_pages(guide.canvas, fonts, card_groups + tile_groups, options, title, layout.also_need)
     if options.backs != "none":
         calibration_pages(guide.canvas, fonts, PAPERS[options.paper], options.flip, options.offset)
     rendered.files["guide.pdf"] = guide.finish()
