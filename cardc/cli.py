@@ -278,6 +278,10 @@ def main(argv=None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except OSError as exc:      # a read-only folder, a full disk: one line, not a traceback
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"cardc: cannot write or read{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     except (KeyboardInterrupt, EOFError):
         print("\ncardc: stopped", file=sys.stderr)
         return 130

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from cardc import sandbox
 from cardc.compiler import types as T
+from cardc.compiler.bounds import check_unbounded
 from cardc.compiler.decls import Counter, Decls, Signature, ZoneDecl
 from cardc.compiler.exprs import Where
 from cardc.compiler.stmts import compile_block, compile_expr
 from cardc.diagnostics import Loc, did_you_mean, display_path
+from cardc.limits import MAX_CARDS
 
 BUNDLE_FORMAT = 1
 CARD_KEYS = {"id", "name", "kind", "count", "per_player", "starts_in", "text", "flavour",
@@ -47,6 +49,7 @@ class GameCompiler:
         self.d = Decls()
         self.game = source.game
         self.code: dict = {}
+        self.fn_locs: dict = {}      # function name -> where its expression is written
         self.used_procs: set = set()
 
     # ------------------------------------------------------------ helpers
@@ -157,6 +160,7 @@ class GameCompiler:
             sig = self.d.functions[name]
             ir = self.expr(spec, "expr", f"function `{name}`", dict(sig.params), sig.returns)
             self.code["fn:" + name] = {"params": list(sig.params), "expr": ir}
+            self.fn_locs[name] = _loc(spec, "expr")
         for name, spec in (rules.get("procs") or {}).items():
             sig = self.d.procs[name]
             names = {"me": T.PLAYER, **sig.params} if "me" not in sig.params else dict(sig.params)
@@ -248,7 +252,7 @@ class GameCompiler:
     # ------------------------------------------------------------ cards
     def compile_cards(self):
         cards, instances = [], []
-        seen = {}
+        seen, count_locs = {}, {}
         env = sandbox.environment()
         for path, doc in self.src.card_files:
             defaults = doc.get("defaults") or {}
@@ -256,6 +260,8 @@ class GameCompiler:
                 card = self.compile_card(raw, defaults, env)
                 if card is None:
                     continue
+                holder = raw if "count" in raw else defaults if "count" in defaults else raw
+                count_locs.setdefault(card["id"], _loc(holder, "count" if "count" in holder else "id"))
                 if card["id"] in seen:
                     self.diags.error(_loc(raw, "id"), f"duplicate card id `{card['id']}` "
                                      f"(first defined at {seen[card['id']]})")
@@ -264,6 +270,14 @@ class GameCompiler:
                 seen[card["id"]] = f"{loc.file}:{loc.line}"
                 cards.append(card)
         max_players = int((self.game.get("players") or {}).get("max", 1))
+        total = sum(card["count"] * (max_players if card["per_player"] else 1) for card in cards
+                    if isinstance(card["count"], int))
+        if total > MAX_CARDS:
+            big = max(cards, key=lambda c: c["count"] if isinstance(c["count"], int) else 0)
+            self.diags.error(count_locs[big["id"]], f"the game has {total:,} physical cards, over the limit of {MAX_CARDS:,} "
+                             f"(`{big['id']}` alone has {big['count']:,})", "lower the card counts")
+            return cards, []
+        instances = []
         for card in cards:
             seats = range(max_players) if card["per_player"] else [None]
             for seat in seats:
@@ -429,6 +443,8 @@ def compile_game(source, diags) -> dict | None:
     gc.compile_flow()
     cards, instances = gc.compile_cards()
     gc.check_templates(cards)
+    if not diags.has_errors:
+        check_unbounded(gc.code, cards, gc.fn_locs, diags)
     g = source.game
     if not diags.has_errors:
         gc.warn_unused(cards)

@@ -98,6 +98,8 @@ def cmd_simulate(args) -> int:
         totals = runner.run(0, args.games)
     report = runner.summary(0, totals)
     _finish(args, report, rep.print_report, rep.render_html)
+    if runner.holes.failed:
+        print(f"cardc: warning: {runner.holes.failed} ({runner.holes.skipped} not saved)", file=sys.stderr)
     return 0
 
 
@@ -288,8 +290,12 @@ class _Runner:
         from cardc.engine import Game
         if k not in self.games:
             self.games[k] = Game(self.bundles[k])
-            self.bundle_files[k] = (write_bundle(self.holes.folder, self.bundles[k])
-                                    if self.variants[k] else self.source)
+            try:
+                self.bundle_files[k] = (write_bundle(self.holes.folder, self.bundles[k])
+                                        if self.variants[k] else self.source)
+            except OSError as exc:
+                self.holes.failed = f"cannot save rule holes in {self.holes.folder}: {exc.strerror or exc}"
+                self.bundle_files[k] = None
         self.holes.save(self.games[k], rec, self.variants[k], self.bundle_files[k])
 
     def summary(self, k, totals) -> dict:
