@@ -112,11 +112,14 @@ def test_the_seat_sees_its_observation_and_the_game_matches_cardc_play(mini):
     assert played.actions == table.actions
 
 
-def test_a_bot_choosing_a_hidden_card_is_not_named(mini):
-    """Discarding down from a hidden hand: the person sees that P2 chose, not what."""
+def test_a_bot_choosing_a_card_that_stays_hidden_is_not_named(game_copy):
+    """Discarding down into a hidden pile: the person sees that P2 chose, not what
+    (a card that lands face up, as in the real game, is named)."""
+    folder = game_copy(edits={"rules.yaml": [("move c to discard", "move c to draw")]})
+    hidden = Game(build_folder(folder).bundle)
     found = False
     for seed in range(40):
-        table = Table(mini, 2, seed, ["human", "random"])
+        table = Table(hidden, 2, seed, ["human", "random"])
         rng = random.Random(seed)
         for _ in range(200):
             if table.view()["terminal"]:

@@ -19,6 +19,7 @@ from cardc.render.layout import load_layout
 #: a line longer than this in a source listing is cut (a listing is for reading)
 LINE_LIMIT = 400
 SOURCE_LINES = 80
+_LIST_ITEM = re.compile(r"([-*+]|\d+[.)]) ")
 
 
 @dataclass
@@ -199,6 +200,9 @@ def mentions(bundle: dict, name: str) -> list[str]:
             if stripped.startswith("|"):           # a table: the matching rows only
                 rows = stripped.splitlines()
                 stripped = "\n".join(rows[:2] + [r for r in rows[2:] if pattern.search(r)])
+            elif _LIST_ITEM.match(stripped):         # a list: the matching items only
+                items = re.split(r"\n(?=[-*+] |\d+[.)] )", stripped)
+                stripped = "\n".join(i for i in items if pattern.search(i))
             md = (f"*{heading}*\n\n" if heading else "") + stripped
             out.append(_markdown().render(md))
         if len(out) >= 12:
