@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
-import jinja2
 from reportlab.lib.colors import HexColor, white
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
+from cardc import sandbox
+
+from .errors import RenderError
 from .fonts import Fonts
 from .layout import Box, Deck, Layout, TextStyle
 from .text import Fitted, check_glyphs, draw, fit
@@ -62,12 +64,12 @@ class Prepared:
     fitted: Mapping[str, Fitted]
 
 
-_JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+_JINJA = sandbox.environment()
 
 
 @lru_cache(maxsize=256)
-def _template(source: str) -> jinja2.Template:
-    return _JINJA.from_string(source)
+def _template(source: str):
+    return sandbox.compile_template(_JINJA, source)
 
 
 def render_template(source: str | None, context: Mapping[str, Any]) -> str:
@@ -75,9 +77,11 @@ def render_template(source: str | None, context: Mapping[str, Any]) -> str:
     if not source:
         return ""
     try:
-        return " ".join(_template(source).render(context).split())
-    except jinja2.UndefinedError:
-        return ""
+        return " ".join(sandbox.render(_template(source), context).split())
+    except sandbox.TemplateProblem as exc:
+        if exc.undefined:
+            return ""
+        raise RenderError(f"layout template {source!r}: {exc}") from None
 
 
 def contrast(colour: str) -> str:
