@@ -229,6 +229,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--scale", type=positive, default=10)
     s.set_defaults(func=cmd_bench)
 
+    from cardc.serve.cli import add_arguments as add_serve_arguments
+    add_serve_arguments(sub.add_parser("serve", help="the designer's workbench in the browser: "
+                                       "cards, rulebook, play and simulate, following edits"))
     _optional_commands(sub)
     return p
 
