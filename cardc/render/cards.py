@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
-import jinja2
 from reportlab.lib.colors import HexColor, white
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
+from cardc import sandbox
+
+from .errors import RenderError
 from .fonts import Fonts
 from .layout import Box, Deck, Layout, TextStyle
 from .text import Fitted, check_glyphs, draw, fit
@@ -62,12 +64,12 @@ class Prepared:
     fitted: Mapping[str, Fitted]
 
 
-_JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+_JINJA = sandbox.environment()
 
 
 @lru_cache(maxsize=256)
-def _template(source: str) -> jinja2.Template:
-    return _JINJA.from_string(source)
+def _template(source: str):
+    return sandbox.compile_template(_JINJA, source)
 
 
 def render_template(source: str | None, context: Mapping[str, Any]) -> str:
@@ -75,9 +77,11 @@ def render_template(source: str | None, context: Mapping[str, Any]) -> str:
     if not source:
         return ""
     try:
-        return " ".join(_template(source).render(context).split())
-    except jinja2.UndefinedError:
-        return ""
+        return " ".join(sandbox.render(_template(source), context).split())
+    except sandbox.TemplateProblem as exc:
+        if exc.undefined:
+            return ""
+        raise RenderError(f"layout template {source!r}: {exc}") from None
 
 
 def contrast(colour: str) -> str:
@@ -94,10 +98,26 @@ def tint(colour: str, amount: float) -> str:
     return "#" + "".join(f"{round(255 * (v + (1 - v) * amount)):02x}" for v in parts)
 
 
-def _context(face: Face, layout: Layout, params: Mapping[str, Any]) -> dict[str, Any]:
+def _context(face: Face, layout: Layout, params: Mapping[str, Any],
+             number: int | None = None, total: int | None = None) -> dict[str, Any]:
     fields = {k: v for k, v in face.fields.items() if v is not None}
     return {**fields, "name": face.name, "id": face.card_id, "kind": face.kind_label,
-            "kind_id": face.kind, "game": layout.title, "params": params}
+            "kind_id": face.kind, "game": layout.title, "params": params, "stamp": layout.stamp,
+            "number": number, "total": total}
+
+
+def numbered(card: Prepared, layout: Layout, fonts: Fonts, params: Mapping[str, Any],
+             number: int, total: int) -> Prepared:
+    """The card with its footer for copy `number` of `total` in its deck
+    ("Unicorn v0.3 · 12/98"), so old and new printouts and errata sheets
+    can be told apart and sorted."""
+    face = card.face
+    text = render_template(face.deck.footer, _context(face, layout, params, number, total))
+    if not text or "footer" not in card.boxes:
+        return card
+    fitted = _fit(text, card.boxes["footer"], face.deck.styles["footer"], layout, fonts,
+                  f"card {face.card_id} ({face.name}), box footer")
+    return dataclasses.replace(card, fitted={**card.fitted, "footer": fitted})
 
 
 def _fit(text: str, box: Box, style: TextStyle, layout: Layout, fonts: Fonts, where: str) -> Fitted:

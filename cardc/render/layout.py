@@ -18,6 +18,7 @@ from typing import Any, Mapping
 import jsonschema
 import yaml
 
+from cardc.diagnostics import did_you_mean
 from cardc.paths import GRAMMAR, PRINT
 
 from .errors import RenderError
@@ -100,6 +101,7 @@ class Tracker:
 @dataclass(frozen=True)
 class Layout:
     title: str
+    stamp: str  # "v0.3", or "#" + the content hash when the layout names no version
     decks: tuple[Deck, ...]
     icons: Mapping[str, Icon]
     board: Board
@@ -186,6 +188,13 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
     title = game.get("title") or bundle.get("name") or bundle.get("game", "")
     base = [defaults["card"], game.get("card") or {}]
     decks = [_deck(_frame_levels(*base, entry), title) for entry in game.get("decks") or []]
+    kinds = bundle.get("kinds") or {}
+    for deck in decks:
+        for kind in deck.kinds:
+            if kinds and kind not in kinds:
+                hint = did_you_mean(kind, kinds)
+                raise RenderError(f"content/{bundle.get('game', '?')}/layout.yaml: deck `{deck.id}` lists kind "
+                                  f"`{kind}`, which the game does not define" + (f"; {hint}" if hint else ""))
     ids = [deck.id for deck in decks]
     if len(set(ids)) != len(ids):
         raise RenderError(f"layout: deck ids repeat: {ids}")
@@ -196,8 +205,11 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
         Tracker(**{**t, "labels": {int(k): v for k, v in (t.get("labels") or {}).items()}})
         for t in (game.get("trackers") or defaults.get("trackers") or [])
     ]
+    version = str(game.get("version") or "").strip()
+    stamp = f"v{version.removeprefix('v')}" if version else "#" + str(bundle.get("source_hash") or "")[:6]
     return Layout(
         title=title,
+        stamp=stamp,
         decks=tuple(decks),
         icons={name: Icon(**icon) for name, icon in icons.items()},
         board=Board(**board),

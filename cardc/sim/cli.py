@@ -19,6 +19,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from cardc.cliargs import not_negative, positive
 from cardc.paths import CONTENT, GENERATED
 from cardc.project import UsageError, build_folder, game_folders, load_bundle
 from cardc.sim import report as rep
@@ -30,7 +31,7 @@ def add_commands(sub) -> None:
     s = sub.add_parser("simulate", help="play many games with agents and report balance, length "
                        "and card usage")
     _common(s)
-    s.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
+    s.add_argument("--games", type=positive, default=1000, help="games to play (default 1000)")
     s.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                    help="change a number of the content for this run, e.g. params.win_at=15")
     s.add_argument("--html", metavar="PATH", help="write an HTML report with charts")
@@ -40,11 +41,11 @@ def add_commands(sub) -> None:
     _common(s)
     s.add_argument("--set", action="append", default=[], required=True, metavar="PATH=V1,V2,...",
                    help="values to try, one variant each (repeat for several paths)")
-    s.add_argument("--games", type=int, default=500,
+    s.add_argument("--games", type=positive, default=500,
                    help="games per variant (with --until-decisive: per batch; default 500)")
     s.add_argument("--until-decisive", type=float, metavar="WIDTH",
                    help="play batches until every difference's 95%% interval is narrower than WIDTH")
-    s.add_argument("--max-games", type=int, default=20_000, help="stop --until-decisive here")
+    s.add_argument("--max-games", type=positive, default=20_000, help="stop --until-decisive here")
     s.add_argument("--decide-on", default="win.*",
                    help="metrics (comma-separated, * wildcards) --until-decisive waits for "
                         "(default win.*: win rates by seat and by agent)")
@@ -65,7 +66,7 @@ def _common(s) -> None:
     s.add_argument("--agents", default="random",
                    help="agents, comma-separated; they rotate through the seats (default random)")
     s.add_argument("--seed", type=int, default=0, help="the run's seed: same seed, same report")
-    s.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+    s.add_argument("--jobs", type=positive, default=os.cpu_count() or 1,
                    help="worker processes (default: every core); results do not depend on it")
     s.add_argument("--cluster", metavar="ADDRESS", help="run on a Dask scheduler, e.g. tcp://host:8786")
     s.add_argument("--start-zone", metavar="ZONE",
@@ -74,11 +75,11 @@ def _common(s) -> None:
     s.add_argument("--use-zones", metavar="Z1,Z2",
                    help="zones a card entering counts as used (default: public per-player zones)")
     s.add_argument("--target-minutes", type=float, help="target length (default: the game's timing)")
-    s.add_argument("--max-decisions", type=int, default=100_000,
+    s.add_argument("--max-decisions", type=positive, default=100_000,
                    help="a game still running after this many decisions is stopped as stalled")
     s.add_argument("--holes", metavar="DIR", help="where rule-hole replays go "
                    "(default generated/holes/<game>/)")
-    s.add_argument("--max-holes", type=int, default=100, help="replays saved at most (default 100)")
+    s.add_argument("--max-holes", type=not_negative, default=100, help="replays saved at most (default 100)")
     s.add_argument("--json", metavar="PATH", help="write the report as JSON")
     s.add_argument("--records", metavar="PATH", help="append one JSON line per game to this file")
     s.add_argument("--trace-memory", action="store_true",
