@@ -14,7 +14,6 @@ from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 
-from cardc.render.layout import load_layout
 
 #: a line longer than this in a source listing is cut (a listing is for reading)
 LINE_LIMIT = 400
@@ -54,8 +53,7 @@ def quantity(card: dict, players_max: int) -> tuple[str, int]:
 
 def gallery_groups(view) -> list[Group]:
     """The cards grouped by deck (layout order) and kind (declaration order)."""
-    bundle = view.bundle
-    layout = load_layout(bundle)
+    bundle, layout = view.bundle, view.layout
     kinds = bundle.get("kinds") or {}
     order = {k: i for i, k in enumerate(kinds)}
     top = bundle["players"]["max"]
