@@ -179,7 +179,6 @@ def test_a_two_player_game_played_by_clicking_replays_identically(server, page, 
         page.wait_for_selector("#decision, #game-over")
         if page.locator("#game-over").count():
             break
-        assert "Rob whom" in page.content() or page.locator("button.action").count() >= 1
         buttons = page.locator("button.action")
         buttons.nth(rng.randrange(buttons.count())).click()
         if not undone and page.locator("#undo").count():

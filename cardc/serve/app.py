@@ -28,6 +28,9 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 import jinja2
+# imported before the server starts: it hooks uvicorn's exit so open event
+# streams end at once on Ctrl-C
+from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -168,29 +171,30 @@ class Pages:
     async def play_view(self, request: Request):
         name, table = self.table(request)
         view = self.bench.games[name]
-        return self.page("play.html", request, view, table=table, t=table.view(),
+        seen = await asyncio.to_thread(table.view)
+        return self.page("play.html", request, view, table=table, t=seen,
                          key=request.path_params["table"])
 
     async def play_act(self, request: Request):
         name, table = self.table(request)
         form = await self.form(request)
         key = request.path_params["table"]
-        # a form sent twice (or from an old page) names a position that has passed
-        if form.get("at") == str(len(table.actions)):
-            try:
-                await asyncio.to_thread(table.act, int(form.get("action", "-1")))
-            except ValueError as exc:
-                table.note = str(exc)
+        try:
+            # a form sent twice (or from an old page) names a position that has passed
+            await asyncio.to_thread(table.act, int(form.get("action", "-1")), int(form.get("at", "-1")))
+        except ValueError as exc:
+            table.note = str(exc)
         return RedirectResponse(f"/play/{key}", status_code=303)
 
     async def play_undo(self, request: Request):
         name, table = self.table(request)
-        table.undo()
+        await asyncio.to_thread(table.undo)
         return RedirectResponse(f"/play/{request.path_params['table']}", status_code=303)
 
     async def play_replay(self, request: Request):
         name, table = self.table(request)
-        data = json.dumps(table.replay(), indent=1) + "\n"
+        with table.lock:
+            data = json.dumps(table.replay(), indent=1) + "\n"
         filename = f"{table.game.id}-seed{table.seed}.json"
         return Response(data, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{filename}"'})
@@ -243,7 +247,6 @@ class Pages:
 
     # ------------------------------------------------------------ live reload
     async def events(self, request: Request):
-        from sse_starlette import EventSourceResponse
         bench = self.bench
 
         async def stream():
