@@ -167,6 +167,10 @@ def _ci(d) -> str:
     return f"{_pct(d['rate'] if 'rate' in d else d['share'])} [{_pct(d['lo'])}–{_pct(d['hi'])}]"
 
 
+def _seconds(s: float) -> str:
+    return f"{s:.3f}s" if s >= 0.01 else f"{1000 * s:.2f}ms"
+
+
 def _num(x, digits=1) -> str:
     if x is None:
         return "–"
@@ -185,6 +189,10 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
     if run.get("seconds"):
         console.print(f"played in {run['seconds']:.1f}s on {run.get('workers', 1)} worker(s): "
                       f"{run['games_per_s']:.1f} games/s")
+    think = run.get("seconds_per_decision")
+    if think:
+        console.print("seconds per decision (with 2+ options): "
+                      + ", ".join(f"{agent} {_seconds(s)}" for agent, s in think.items()))
 
     t = Table(title="How games end")
     for col in ("ending", "games", "share [95% CI]"):
