@@ -22,6 +22,7 @@ from pathlib import Path
 from cardc.paths import CONTENT, GENERATED
 from cardc.project import UsageError, build_folder, game_folders, load_bundle
 from cardc.sim import report as rep
+from cardc.sim.stats import mark_significant
 from cardc.sim.run import (HoleWriter, Plan, Totals, executor, peak_rss_mb, play_many,
                            seconds_per_decision, write_bundle)
 
@@ -132,6 +133,9 @@ def cmd_sweep(args) -> int:
             "set": variants[k], "diffs": diffs,
             "decided": _widths_ok(diffs, patterns, args.until_decisive) if args.until_decisive else None,
             "report": runner.summary(k, totals)})
+    # one family of tests: every metric of every variant
+    mark_significant([d for v in sweep["variants"] for d in v["diffs"].values()])
+    sweep["correction"] = "holm"
     sweep["run"] = sweep["baseline"]["run"]
     _finish(args, sweep, rep.print_sweep, rep.render_sweep_html)
     return 0
