@@ -191,7 +191,7 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
                       f"{run['games_per_s']:.1f} games/s")
     think = run.get("seconds_per_decision")
     if think:
-        console.print("seconds per decision (with 2+ options): "
+        console.print("CPU seconds per decision (with 2+ options, one core): "
                       + ", ".join(f"{agent} {_seconds(s)}" for agent, s in think.items()))
 
     t = Table(title="How games end")

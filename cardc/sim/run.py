@@ -86,8 +86,10 @@ class GameRecord:
     entered: dict = field(default_factory=dict)     # "card>zone" -> Counter(seat -> times)
     fault: str | None = None
     actions: list = field(default_factory=list)
-    # agent -> [seconds thinking, decisions with 2+ options]: wall-clock, so
-    # it goes to the report's `run`, never into the seeded statistics
+    # agent -> [CPU seconds thinking, decisions with 2+ options]: measured, so
+    # it goes to the report's `run`, never into the seeded statistics.  CPU
+    # time of this thread, so a machine busy with other work does not inflate it
+
     think: dict = field(default_factory=dict)
 
     def line(self) -> dict:
@@ -164,7 +166,7 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
             seat = decider[0] = st.pending.player
             choice = len(st.pending.values) > 1
             rec.choices += choice
-            t0 = time.perf_counter()
+            t0 = time.thread_time()
             try:
                 action = agents[seat].act(SeatView(st, seat))
             except Exception:
@@ -173,7 +175,7 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
                     raise
             if choice:
                 spent = rec.think.setdefault(seats[seat], [0.0, 0])
-                spent[0] += time.perf_counter() - t0
+                spent[0] += time.thread_time() - t0
                 spent[1] += 1
             rec.actions.append(action)
             st.apply(action)
@@ -296,7 +298,7 @@ def add_think(total: dict, more: dict) -> None:
 
 
 def seconds_per_decision(think: dict) -> dict:
-    """agent -> mean seconds an agent took for a decision with 2+ options."""
+    """agent -> mean CPU seconds an agent took for a decision with 2+ options."""
     return {agent: round(s / n, 6) for agent, (s, n) in sorted(think.items()) if n}
 
 
