@@ -21,6 +21,9 @@ cannot tell apart and never acts on a card it cannot see.
   margin is p's eval minus the best rival's and scale is the typical margin
   this agent has seen so far: scale-free, so one constant of exploration fits
   every game.
+* Each guessed world is searched ITERATIONS_PER_WORLD times on average (a
+  copy is far cheaper than a guess); iteration i plays on guess i/4 first,
+  then on a copy of a guess drawn at random among those made so far.
 * The move played is the root's most visited action (ties: the higher value,
   then the lower number).  The budget is iterations, not seconds, and all
   randomness comes from the agent's own seeded generator, so a seed gives the
@@ -39,6 +42,9 @@ DEFAULT_DEPTH = 6
 EXPLORATION = 0.5
 #: a game without `eval` is played out, but never for more than this many decisions
 PLAYOUT_LIMIT = 5000
+#: iterations per guessed world: a guess costs several times a copy of one,
+#: so each guess is searched a few times (OpenSpiel's `max_world_samples`)
+ITERATIONS_PER_WORLD = 4
 
 
 class Node:
@@ -74,8 +80,14 @@ class MCTSAgent(Agent):
         if self.scale is None:
             self.scale = self._first_scale(view.resample(rnd))
         self._margins, self._leaves = 0.0, 0
-        for _ in range(self.iterations):
-            self._iterate(root, view.resample(rnd), depth)
+        worlds = []
+        for i in range(self.iterations):
+            if i % ITERATIONS_PER_WORLD == 0:
+                worlds.append(view.resample(rnd))
+                world = worlds[-1].clone()
+            else:
+                world = worlds[rnd.randrange(len(worlds))].clone()
+            self._iterate(root, world, depth)
         if self._leaves:
             # follow the margins of this game as they grow
             self.scale = max(1.0, 0.5 * self.scale + 0.5 * self._margins / self._leaves)
