@@ -7,11 +7,11 @@ def observation_text(obs: dict, game, state=None) -> str:
              + (f", phase {obs['phase']}" if obs.get("phase") else "")]
     types = {scope: {k: c["type"] for k, c in game.counters[scope].items()} for scope in ("game", "player")}
     if obs["game"]:
-        lines.append("  game: " + ", ".join(f"{k} {_value(v, types['game'].get(k), game)}"
+        lines.append("  game: " + ", ".join(f"{k} {value_text(v, types['game'].get(k), game)}"
                                             for k, v in obs["game"].items()))
     for name, values in obs["counters"].items():
         typ = types["player"].get(name)
-        lines.append(f"  {name}: " + ", ".join(f"P{i + 1} {_value(v, typ, game)}"
+        lines.append(f"  {name}: " + ", ".join(f"P{i + 1} {value_text(v, typ, game)}"
                                                for i, v in enumerate(values)))
     for key, zone in obs["zones"].items():
         if not zone["count"]:
@@ -34,7 +34,7 @@ def observation_text(obs: dict, game, state=None) -> str:
     return "\n".join(lines)
 
 
-def _value(v, typ=None, game=None):
+def value_text(v, typ=None, game=None):
     """A counter's value as a player reads it: P2 for a player, a card's name."""
     if v is None:
         return "-"

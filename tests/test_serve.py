@@ -112,11 +112,14 @@ def test_the_seat_sees_its_observation_and_the_game_matches_cardc_play(mini):
     assert played.actions == table.actions
 
 
-def test_a_bot_choosing_a_hidden_card_is_not_named(mini):
-    """Discarding down from a hidden hand: the person sees that P2 chose, not what."""
+def test_a_bot_choosing_a_card_that_stays_hidden_is_not_named(game_copy):
+    """Discarding down into a hidden pile: the person sees that P2 chose, not what
+    (a card that lands face up, as in the real game, is named)."""
+    folder = game_copy(edits={"rules.yaml": [("move c to discard", "move c to draw")]})
+    hidden = Game(build_folder(folder).bundle)
     found = False
     for seed in range(40):
-        table = Table(mini, 2, seed, ["human", "random"])
+        table = Table(hidden, 2, seed, ["human", "random"])
         rng = random.Random(seed)
         for _ in range(200):
             if table.view()["terminal"]:
@@ -164,7 +167,7 @@ def test_a_simulation_from_the_page_gives_the_terminals_numbers(tmp_path):
     from cardc.cli import main
     from cardc.serve.simulate import Simulation
     sim = Simulation("mini", str(MINI), 30, "2,3", "random,greedy", 4, [], holes=str(tmp_path / "h1"))
-    sim._run()
+    sim.run()
     assert sim.error is None and sim.progress.done == 30
     out = tmp_path / "r.json"
     assert main(["simulate", str(MINI), "--games", "30", "--players", "2,3", "--agents", "random,greedy",
@@ -178,3 +181,20 @@ def test_a_simulation_from_the_page_gives_the_terminals_numbers(tmp_path):
             h.pop("replay", None), h.pop("file", None)
     assert page == terminal
     assert "<svg" in sim.html and "<script" not in sim.html
+
+
+def test_a_sweep_from_the_page_gives_the_terminals_differences(tmp_path):
+    from cardc.cli import main
+    from cardc.serve.simulate import Simulation
+    sim = Simulation("mini", str(MINI), 20, "2", "random", 1, ["params.win_at=10,14"],
+                     holes=str(tmp_path / "h1"))
+    assert sim.sweep
+    sim.run()
+    assert sim.error is None, sim.error
+    out = tmp_path / "s.json"
+    assert main(["sweep", str(MINI), "--games", "20", "--players", "2", "--seed", "1", "--jobs", "1",
+                 "--set", "params.win_at=10,14", "--quiet", "--holes", str(tmp_path / "h2"),
+                 "--json", str(out)]) == 0
+    terminal = json.loads(out.read_text())
+    assert [v["diffs"] for v in sim.report["variants"]] == [v["diffs"] for v in terminal["variants"]]
+    assert "<svg" in sim.html

@@ -126,7 +126,7 @@ class Pages:
         picture = view.pictures.get(request.path_params["card"])
         if picture is None or view.bundle is None:
             raise HTTPException(404, "no such card")
-        data = await asyncio.to_thread(self.bench.pictures.png, view.bundle, picture)
+        data = await asyncio.to_thread(self.bench.pictures.png, view.bundle, view.layout, picture)
         # the URL names the picture's key, so a cached copy is never stale
         return Response(data, media_type="image/png",
                         headers={"Cache-Control": "private, max-age=86400"})

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from cardc.render.cards import Face, prepare
 from cardc.render.fonts import load_fonts
-from cardc.render.layout import Layout, load_layout
+from cardc.render.layout import Layout
 from cardc.render.pipeline import build_faces
 from cardc.render.tts import rasterise
 
@@ -35,9 +35,8 @@ class Picture:
     key: str
 
 
-def pictures_of(bundle: Mapping[str, Any]) -> dict[str, Picture]:
+def pictures_of(bundle: Mapping[str, Any], layout: Layout) -> dict[str, Picture]:
     """Every card definition of the bundle, by card id, with its picture key."""
-    layout = load_layout(bundle)
     params = bundle.get("params") or {}
     faces = build_faces(bundle, layout)
     return {cid: Picture(face, _key(face, layout, params)) for cid, face in faces.items()}
@@ -59,25 +58,24 @@ class PictureCache:
         self._lock = threading.Lock()
         self._png: OrderedDict[str, bytes] = OrderedDict()
 
-    def png(self, bundle: Mapping[str, Any], picture: Picture) -> bytes:
+    def png(self, bundle: Mapping[str, Any], layout: Layout, picture: Picture) -> bytes:
         with self._lock:
             if picture.key not in self._png:
-                self._draw(bundle, [picture])
+                self._draw(bundle, layout, [picture])
             self._png.move_to_end(picture.key)
             return self._png[picture.key]
 
-    def warm(self, bundle: Mapping[str, Any], pictures) -> None:
+    def warm(self, bundle: Mapping[str, Any], layout: Layout, pictures) -> None:
         missing = [p for p in pictures if p.key not in self._png]
         for start in range(0, len(missing), self.BATCH):
             with self._lock:
-                self._draw(bundle, [p for p in missing[start:start + self.BATCH]
+                self._draw(bundle, layout, [p for p in missing[start:start + self.BATCH]
                                     if p.key not in self._png])
 
-    def _draw(self, bundle, pictures) -> None:
+    def _draw(self, bundle, layout, pictures) -> None:
         if not pictures:
             return
         fonts = load_fonts()
-        layout = load_layout(bundle)
         params = bundle.get("params") or {}
         prepared = [prepare(p.face, layout, fonts, params) for p in pictures]
         images, _ = rasterise(prepared, {}, fonts)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from cardc.agents import make_agent
 from cardc.play import Logger, replay_record, seen_cards, undo_refusal
-from cardc.render_text import board_cells
+from cardc.render_text import board_cells, value_text
 
 #: decisions the bots may take in a row before the server gives up on a game
 BOT_LIMIT = 100_000
@@ -80,10 +80,11 @@ class Table:
         self.note = "undone"
 
     def _take(self, action: int) -> None:
-        st = self.st
-        self.logger.lines.append(self._decision_line(action))
+        st, d = self.st, self.st.pending
+        label = d.labels[action]        # labels are lazy: read them before the state moves on
         self.actions.append(action)
         st.apply(action)
+        self.logger.lines.append(self._decision_line(d, label, action))
 
     def _advance(self) -> None:
         st = self.st
@@ -96,19 +97,19 @@ class Table:
         if st.is_terminal():
             self.logger.end()
 
-    def _decision_line(self, action: int) -> str:
-        """The log line of a decision, as the person may read it: another
-        seat's choice of a card the person cannot see is not named."""
-        st, d = self.st, self.st.pending
-        label = d.labels[action]
-        if d.player != self.seat and self._names_hidden_card(d, action):
+    def _decision_line(self, d, label: str, action: int) -> str:
+        """The log line of decision `d`, just taken, as the person may read
+        it: another seat's choice of a card the person still cannot see is
+        not named."""
+        st = self.st
+        if d.player != self.seat and self._names_hidden_card(d, label, action):
             label = "a card you cannot see"
         return f"  {st.player_name(d.player)} · {d.prompt or d.kind} → {label}"
 
-    def _names_hidden_card(self, d, action) -> bool:
+    def _names_hidden_card(self, d, label, action) -> bool:
         value = d.values[action]
         found = list(value[1].values()) if d.kind == "menu" and isinstance(value, list) else [value]
-        g, label = self.st.game, d.labels[action]
+        g = self.st.game
         for v in found:
             if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(g.instances) \
                     and g.card_name[v] in label and not self.st.visible(v, self.seat):
@@ -126,8 +127,14 @@ class Table:
             cells = board_cells(obs, g, st)
             rows = max(g.grid_row_of.values())
             board = {"columns": g.grid_columns, "rows": list(range(1, rows + 1)), "cells": cells}
+        types = {scope: {k: c["type"] for k, c in g.counters[scope].items()}
+                 for scope in ("game", "player")}
+        game_counters = {k: value_text(v, types["game"].get(k), g) for k, v in obs["game"].items()}
+        counters = {k: [value_text(v, types["player"].get(k), g) for v in values]
+                    for k, values in obs["counters"].items()}
         return {
             "obs": obs, "seat": self.seat, "name": st.player_name(self.seat),
+            "game_counters": game_counters, "counters": counters,
             "decision": mine, "waiting": None if mine or st.is_terminal()
             else st.player_name(st.current_player()),
             "log": list(self.logger.lines), "board": board, "note": self.note,

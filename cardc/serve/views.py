@@ -14,11 +14,11 @@ from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 
-from cardc.render.layout import load_layout
 
 #: a line longer than this in a source listing is cut (a listing is for reading)
 LINE_LIMIT = 400
 SOURCE_LINES = 80
+_LIST_ITEM = re.compile(r"([-*+]|\d+[.)]) ")
 
 
 @dataclass
@@ -53,8 +53,7 @@ def quantity(card: dict, players_max: int) -> tuple[str, int]:
 
 def gallery_groups(view) -> list[Group]:
     """The cards grouped by deck (layout order) and kind (declaration order)."""
-    bundle = view.bundle
-    layout = load_layout(bundle)
+    bundle, layout = view.bundle, view.layout
     kinds = bundle.get("kinds") or {}
     order = {k: i for i, k in enumerate(kinds)}
     top = bundle["players"]["max"]
@@ -199,6 +198,9 @@ def mentions(bundle: dict, name: str) -> list[str]:
             if stripped.startswith("|"):           # a table: the matching rows only
                 rows = stripped.splitlines()
                 stripped = "\n".join(rows[:2] + [r for r in rows[2:] if pattern.search(r)])
+            elif _LIST_ITEM.match(stripped):         # a list: the matching items only
+                items = re.split(r"\n(?=[-*+] |\d+[.)] )", stripped)
+                stripped = "\n".join(i for i in items if pattern.search(i))
             md = (f"*{heading}*\n\n" if heading else "") + stripped
             out.append(_markdown().render(md))
         if len(out) >= 12:

@@ -18,6 +18,9 @@ from pathlib import Path
 from cardc.diagnostics import SourceCache
 from cardc.project import UsageError, build_folder, game_folders
 
+from cardc.render.errors import RenderError
+from cardc.render.layout import load_layout
+
 from .pictures import Picture, PictureCache, pictures_of
 
 #: files whose change rebuilds a game (editor swap files and the like are ignored)
@@ -51,6 +54,7 @@ class GameView:
     folder: Path
     name: str
     bundle: dict | None = None            # the last good build
+    layout: object = None                 # its print layout (render.layout.Layout)
     pictures: dict[str, Picture] = field(default_factory=dict)
     report: str = ""                      # diagnostics of the latest build, as `cardc check` prints them
     failed: bool = False                  # the latest build had errors
@@ -85,12 +89,14 @@ class Workbench:
             report += (f"\n\n{view.folder.name}: FAILED ({errors} error{'s' * (errors != 1)}, "
                        f"{warnings} warning{'s' * (warnings != 1)})")
         else:
-            view.bundle = built.bundle
             try:
-                view.pictures = pictures_of(built.bundle)
-            except Exception as exc:      # a layout the renderer refuses: say so, keep the cards
-                report += f"\n\ncards cannot be drawn: {exc}"
-                view.pictures = {}
+                layout = load_layout(built.bundle)
+                pictures = pictures_of(built.bundle, layout)
+            except RenderError as exc:    # a layout the renderer refuses: say so, keep the last cards
+                report += f"\n\nthe cards cannot be drawn: {exc}"
+                failed = True
+            else:
+                view.bundle, view.layout, view.pictures = built.bundle, layout, pictures
         view.report, view.failed = report.strip("\n"), failed
         view.seconds = time.perf_counter() - t0
         view.built_at = time.time()
@@ -104,7 +110,7 @@ class Workbench:
         """Draw every game's pictures ahead of the first request (blocking)."""
         for view in self.games.values():
             if view.bundle is not None:
-                self.pictures.warm(view.bundle, view.pictures.values())
+                self.pictures.warm(view.bundle, view.layout, view.pictures.values())
 
     def bump(self) -> None:
         """A build finished: wake every page that waits for a change."""
@@ -142,4 +148,5 @@ class Workbench:
                 view = await asyncio.to_thread(self.build, name)
                 self.bump()
                 if view.bundle is not None and not view.failed:
-                    await asyncio.to_thread(self.pictures.warm, view.bundle, view.pictures.values())
+                    await asyncio.to_thread(self.pictures.warm, view.bundle, view.layout,
+                                            view.pictures.values())

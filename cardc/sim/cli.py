@@ -94,20 +94,31 @@ def _common(s) -> None:
 # ---------------------------------------------------------------- simulate
 
 def cmd_simulate(args) -> int:
+    _finish(args, simulate_report(args), rep.print_report, rep.render_html)
+    return 0
+
+
+def simulate_report(args, progress=None) -> dict:
+    """The report of `cardc simulate`; `progress` stands in for the terminal's
+    progress bar (`cardc serve` shows it on a page)."""
     from cardc.overrides import parse_sets
     overrides = _parse(parse_sets, args.set)
     bundle = variant_bundle(args.game, overrides)
     plan = make_plan(args, bundle)
-    with _Runner(args, [bundle], [overrides], plan, args.games) as runner:
+    with _Runner(args, [bundle], [overrides], plan, args.games, progress) as runner:
         totals = runner.run(0, args.games)
-    report = runner.summary(0, totals)
-    _finish(args, report, rep.print_report, rep.render_html)
-    return 0
+    return runner.summary(0, totals)
 
 
 # ---------------------------------------------------------------- sweep
 
 def cmd_sweep(args) -> int:
+    _finish(args, sweep_report(args), rep.print_sweep, rep.render_sweep_html)
+    return 0
+
+
+def sweep_report(args, progress=None) -> dict:
+    """The report of `cardc sweep` (`progress` as for simulate_report)."""
     variants = [{}]
     for item in args.set:
         path, sep, values = item.partition("=")
@@ -119,7 +130,7 @@ def cmd_sweep(args) -> int:
     patterns = [p.strip() for p in args.decide_on.split(",") if p.strip()]
     limit = max(args.games, args.max_games) if args.until_decisive else args.games
     done, totals = 0, None
-    with _Runner(args, bundles, variants, plan, limit) as runner:
+    with _Runner(args, bundles, variants, plan, limit, progress) as runner:
         while done < limit:
             stop = min(done + args.games, limit)
             totals = runner.run(done, stop, totals)
@@ -141,8 +152,7 @@ def cmd_sweep(args) -> int:
     mark_significant([d for v in sweep["variants"] for d in v["diffs"].values()])
     sweep["correction"] = "holm"
     sweep["run"] = sweep["baseline"]["run"]
-    _finish(args, sweep, rep.print_sweep, rep.render_sweep_html)
-    return 0
+    return sweep
 
 
 def _decided(totals: Totals, patterns, width) -> bool:
@@ -243,7 +253,7 @@ class _Runner:
     bar and the JSON-lines file for the whole command, saves rule holes as
     chunks arrive, and measures speed and memory."""
 
-    def __init__(self, args, bundles, variants, plan, total):
+    def __init__(self, args, bundles, variants, plan, total, progress=None):
         self.args, self.bundles, self.variants, self.plan = args, bundles, variants, plan
         game_id = bundles[0]["game"]
         self.holes = HoleWriter(Path(args.holes) if args.holes else GENERATED / "holes" / game_id,
@@ -253,6 +263,7 @@ class _Runner:
         self.total = total * len(bundles)
         self.seconds, self.played, self.worker_rss, self.memory = 0.0, 0, 0.0, {}
         self.stack = contextlib.ExitStack()
+        self.progress = progress
 
     def __enter__(self):
         args = self.args
@@ -261,7 +272,7 @@ class _Runner:
         self.lines = self.stack.enter_context(open(args.records, "a")) if args.records else None
         self.pool = executor(args.jobs, args.cluster)
         self.stack.callback(self.pool.close)
-        self.bar = self.stack.enter_context(_progress(args.quiet))
+        self.bar = self.progress or self.stack.enter_context(_progress(args.quiet))
         self.task = self.bar.add_task(self.bundles[0]["name"], total=self.total, rate="")
         return self
 

@@ -93,6 +93,8 @@
     }
     applyFilter();
     pollSimulation();
+    const log = document.getElementById("log");
+    if (log) log.scrollTop = log.scrollHeight;      // the latest moves in view
     const players = document.getElementById("players");
     if (players && !players.dataset.bound) {
       players.dataset.bound = "1";
