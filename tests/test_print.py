@@ -411,7 +411,7 @@ def test_a_missing_glyph_is_an_error_not_a_box():
 
 def test_inline_icons_replace_their_token():
     bundle = bundles.startup()
-    bundle["layout"]["icons"] = {"money": {"label": "$", "colour": "#2e7d32"}}
+    bundle["layout"]["icons"]["money"] = {"label": "$", "colour": "#2e7d32"}
     bundle["cards"][2]["text"] = "Gain 2 :money: now."
     rendered = render_game(bundle, PrintOptions(cards=("backend_dev",)))
     text = pdf(rendered.files["errata.pdf"]).pages[0].extract_text()
@@ -627,3 +627,147 @@ def test_the_real_bundle_prints_when_it_has_been_built(game, tmp_path):
 
 def layout_style(bundle: dict, kind: str) -> str:
     return load_layout(bundle).deck_of(kind).style
+
+
+# ---------------------------------------------------------------- frames: contrast, one size per deck
+
+
+def real_bundle(game):
+    path = REPO / "generated" / f"{game}.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("game", ["unicorn", "startup", "ipo"])
+def test_every_text_colour_reaches_4_5_to_1_on_its_background(game):
+    from cardc.render.cards import INK, MUTED, PANEL, contrast_ratio
+    from cardc.render.pipeline import build_faces
+
+    bundle = real_bundle(game)
+    layout = load_layout(bundle)
+    notes: list[str] = []
+    faces = build_faces(bundle, layout, notes)
+    assert not notes, notes  # the shipped colours are right as written, not patched at print time
+    for face in faces.values():
+        if face.deck.style == "tile":
+            continue
+        ratio = contrast_ratio(face.colour, face.deck.title_ink)
+        assert ratio >= 4.5, (face.card_id, face.colour, face.deck.title_ink, round(ratio, 2))
+    inks = {face.deck.title_ink for face in faces.values() if face.deck.style != "tile"}
+    assert len(inks) == 1  # one title ink for the game
+    for ink, background in ((INK, PANEL), (MUTED, PANEL), (INK, "#ffffff")):
+        assert contrast_ratio(ink, background) >= 4.5
+    for deck in layout.decks:
+        from cardc.render.cards import back_ink
+        assert contrast_ratio(back_ink(deck), deck.back.colour) >= 4.5, deck.id
+
+
+def test_a_colour_too_light_for_white_titles_is_darkened_and_reported():
+    bundle = bundles.unicorn()
+    bundle["layout"].pop("colours", None)
+    rendered = render_game(bundle, PrintOptions(cards=("series_a",)))
+    assert any("funding" in note and "4.5:1" in note for note in rendered.notes), rendered.notes
+
+
+@pytest.mark.parametrize("game", ["unicorn", "startup", "ipo"])
+def test_one_title_and_badge_size_per_deck(game):
+    from cardc.render.cards import prepare_all
+    from cardc.render.pipeline import build_faces
+
+    bundle = real_bundle(game)
+    layout = load_layout(bundle)
+    prepared = prepare_all(build_faces(bundle, layout), layout, load_fonts(), bundle["params"])
+    for box in ("name", "corner", "type"):
+        sizes: dict[str, set] = {}
+        for card in prepared.values():
+            if box in card.fitted:
+                sizes.setdefault(card.face.deck.id, set()).add(card.fitted[box].size)
+        assert all(len(v) == 1 for v in sizes.values()), (box, sizes)
+
+
+def test_a_title_without_a_badge_takes_the_badge_width():
+    from cardc.render.cards import prepare_all
+    from cardc.render.pipeline import build_faces
+
+    bundle = real_bundle("unicorn")
+    layout = load_layout(bundle)
+    prepared = prepare_all(build_faces(bundle, layout), layout, load_fonts(), bundle["params"])
+    assert prepared["reference"].boxes["name"].w > prepared["poach"].boxes["name"].w + 10
+
+
+# ---------------------------------------------------------------- Tabletop Simulator saved object
+
+
+def tts_cards(objects):
+    """Every physical card in a saved object's decks (and loose cards)."""
+    for obj in objects:
+        if obj["Name"] == "Deck":
+            yield from obj["ContainedObjects"]
+        elif obj["Name"] == "Card":
+            yield obj
+
+
+@pytest.fixture(scope="module")
+def unicorn_tts(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tts")
+    export_tts(real_bundle("unicorn"), out)
+    return out, json.loads((out / "tts" / "unicorn.json").read_text())
+
+
+def test_tts_saved_object_holds_every_physical_card_of_unicorn(unicorn_tts):
+    out, saved = unicorn_tts
+    bundle = real_bundle("unicorn")
+    objects = saved["ObjectStates"]
+    cards = list(tts_cards(objects))
+    assert len(cards) == 118 == len(bundle["instances"])
+    names = {c["id"]: c["name"] for c in bundle["cards"]}
+    assert Counter(c["Nickname"] for c in cards) == Counter(names[i["card"]] for i in bundle["instances"])
+    decks = [o for o in objects if o["Name"] == "Deck"]
+    assert sorted(len(d["ContainedObjects"]) for d in decks) == [5, 15, 98]  # one TTS deck per physical deck
+    for deck in decks:
+        assert deck["DeckIDs"] == [c["CardID"] for c in deck["ContainedObjects"]]
+        for card in deck["ContainedObjects"]:
+            key = str(card["CardID"] // 100)
+            custom = deck["CustomDeck"][key]
+            assert card["CustomDeck"][key] == custom
+            assert card["CardID"] % 100 < custom["NumWidth"] * custom["NumHeight"] - 1  # never the hidden slot
+            for field in ("FaceURL", "BackURL"):
+                path = Path(custom[field].removeprefix("file://"))
+                assert path.exists(), custom[field]
+            assert custom["BackIsHidden"] is True
+
+
+def test_tts_card_ids_point_at_the_right_face(unicorn_tts):
+    out, saved = unicorn_tts
+    manifest = json.loads((out / "tts" / "manifest.json").read_text())
+    by_face = {s["face"]: [c["id"] for c in s["cards"]] for s in manifest["sheets"]}
+    names = {c["id"]: c["name"] for c in real_bundle("unicorn")["cards"]}
+    for deck in (o for o in saved["ObjectStates"] if o["Name"] == "Deck"):
+        for card in deck["ContainedObjects"]:
+            custom = deck["CustomDeck"][str(card["CardID"] // 100)]
+            face = Path(custom["FaceURL"]).name
+            assert names[by_face[face][card["CardID"] % 100]] == card["Nickname"]
+
+
+def small_ipo():
+    """ipo with four of its tiles, so a high-resolution export stays quick."""
+    bundle = bundles.ipo()
+    keep = {c["id"] for c in bundle["cards"] if c["kind"] != "tile"} | {
+        c["id"] for c in [c for c in bundle["cards"] if c["kind"] == "tile"][:4]}
+    bundle["cards"] = [c for c in bundle["cards"] if c["id"] in keep]
+    bundle["instances"] = [i for i in bundle["instances"] if i["card"] in keep]
+    return bundle
+
+
+def test_tts_exports_the_ipo_board_and_trackers_and_a_higher_resolution(tmp_path):
+    export_tts(small_ipo(), tmp_path, card_px=700, url_base="https://example.invalid/ipo")
+    saved = json.loads((tmp_path / "tts" / "ipo.json").read_text())
+    tiles = [o for o in saved["ObjectStates"] if o["Name"] == "Custom_Tile"]
+    assert any("Board" in o["Nickname"] for o in tiles) and any("Tracker" in o["Nickname"] for o in tiles)
+    assert all(o["CustomImage"]["ImageURL"].startswith("https://example.invalid/ipo/") for o in tiles)
+    assert len(list(tts_cards(saved["ObjectStates"]))) == len(small_ipo()["instances"])
+    manifest = json.loads((tmp_path / "tts" / "manifest.json").read_text())
+    company = next(s for s in manifest["sheets"] if s["deck"] == "companies")
+    image = Image.open(tmp_path / "tts" / company["face"])
+    assert image.width == 700 * company["columns"] and max(image.size) <= MAX_PX
+    with pytest.raises(RenderError, match="--card-px"):
+        export_tts(small_ipo(), tmp_path, card_px=5000)

@@ -76,6 +76,8 @@ def add_print_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cards", type=parse_ids, default=(), metavar="ID,...",
                         help="print only these cards (an errata sheet, errata.pdf)")
     parser.add_argument("--proof", action="store_true", help="a contact sheet of every card (proof.pdf)")
+    parser.add_argument("--low-ink", action="store_true",
+                        help="white cards with a coloured header band (and plain backs), to save toner")
     parser.add_argument("--fit", choices=FITS, default="cards",
                         help="when the bleed does not fit: keep the cards a sheet with a smaller bleed "
                              "(cards, default) or keep the bleed with fewer cards a sheet (bleed)")
@@ -84,7 +86,8 @@ def add_print_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
     options = PrintOptions(paper=args.paper, bleed=args.bleed, backs=args.backs, offset=args.offset,
-                           cards=args.cards, proof=args.proof, fit=getattr(args, "fit", "cards"))
+                           cards=args.cards, proof=args.proof, fit=getattr(args, "fit", "cards"),
+                           low_ink=getattr(args, "low_ink", False))
     try:
         rendered = render_game(bundle, options)
         out = _out_dir(args, bundle)
@@ -101,14 +104,18 @@ def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="game id (its bundle generated/<game>.json is exported)")
-    parser.add_argument("--tts", action="store_true", required=True,
-                        help="Tabletop Simulator deck sheets and a PNG per card")
+    parser.add_argument("--tts", action="store_true",  # the only export; kept so old commands still work
+                        help="Tabletop Simulator saved object (tts/<game>.json), deck sheets and a PNG per card")
+    parser.add_argument("--card-px", type=int, default=None, metavar="PX",
+                        help="card width in pixels, 100-2048 (default 409; larger cards give sheets with fewer columns)")
+    parser.add_argument("--url-base", metavar="URL",
+                        help="where the sheets will be uploaded (default: file:// paths on this machine)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
 
 
 def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
     try:
-        paths = export_tts(bundle, _out_dir(args, bundle))
+        paths = export_tts(bundle, _out_dir(args, bundle), getattr(args, "card_px", None), getattr(args, "url_base", None))
     except RenderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

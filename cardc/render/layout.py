@@ -57,6 +57,14 @@ class Back:
 
 
 @dataclass(frozen=True)
+class ColourBy:
+    """Header colours keyed by a printed field (startup's departments, ipo's industries)."""
+
+    field: str
+    colours: Mapping[str, str]
+
+
+@dataclass(frozen=True)
 class Deck:
     """Cards printed together: one size, one frame, one back."""
 
@@ -73,12 +81,20 @@ class Deck:
     type_line: str | None
     footer: str | None
     back: Back
+    title_ink: str = "#ffffff"  # one ink for every title and type line of the deck
+    colour_by: ColourBy | None = None
 
 
 @dataclass(frozen=True)
 class Icon:
-    label: str
+    """An inline symbol: a disc of `colour` holding a vector `shape` (see
+    icons.py) or a one- or two-letter `label`; `words` are the words of card
+    text it is printed in front of, so content text stays plain words."""
+
     colour: str
+    label: str = ""
+    shape: str | None = None
+    words: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,6 +122,7 @@ class Layout:
     icons: Mapping[str, Icon]
     board: Board
     trackers: tuple[Tracker, ...]
+    colours: Mapping[str, str] = field(default_factory=dict)  # kind id -> print colour
 
     def deck_of(self, kind: str) -> Deck:
         """The deck a kind prints in; the last deck is the catch-all."""
@@ -149,7 +166,7 @@ def _frame_levels(*levels: Mapping[str, Any]) -> dict[str, Any]:
         for name, style in (level.get("styles") or {}).items():
             merged["styles"][name] = {**merged["styles"].get(name, {}), **style}
         merged["back"].update(level.get("back") or {})
-        for key in ("gap", "corner", "type_line", "footer", "id", "title", "kinds", "style"):
+        for key in ("gap", "corner", "type_line", "footer", "id", "title", "kinds", "style", "title_ink", "colour_by"):
             if key in level:
                 merged[key] = level[key]
     merged["size"] = size
@@ -176,6 +193,8 @@ def _deck(settings: dict, title: str) -> Deck:
         type_line=settings.get("type_line"),
         footer=settings.get("footer"),
         back=Back(back.get("title") or title, back.get("subtitle", ""), back.get("colour", "#2f3e4e")),
+        title_ink=settings.get("title_ink") or "#ffffff",
+        colour_by=ColourBy(**settings["colour_by"]) if settings.get("colour_by") else None,
     )
 
 
@@ -211,7 +230,8 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
         title=title,
         stamp=stamp,
         decks=tuple(decks),
-        icons={name: Icon(**icon) for name, icon in icons.items()},
+        icons={name: Icon(**{**icon, "words": tuple(icon.get("words") or ())}) for name, icon in icons.items()},
+        colours=dict(game.get("colours") or {}),
         board=Board(**board),
         trackers=tuple(trackers),
     )

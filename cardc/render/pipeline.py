@@ -28,7 +28,7 @@ from reportlab.pdfgen.canvas import Canvas
 from cardc.diagnostics import did_you_mean
 
 from .atomic import write_atomic
-from .cards import Face, Prepared, numbered, prepare, prepare_back
+from .cards import Face, Prepared, contrast_ratio, numbered, prepare, prepare_all, prepare_back, readable
 from .components import board_pages, cell_names, tracker_pages
 from .errors import RenderError
 from .fonts import Fonts, load_fonts
@@ -53,6 +53,7 @@ class PrintOptions:
     offset: tuple[float, float] = (0.0, 0.0)  # mm added to everything on back pages
     cards: tuple[str, ...] = ()  # only these card ids (an errata sheet)
     proof: bool = False  # one face per card definition, for reviewing text
+    low_ink: bool = False  # white cards with a coloured header band
     fit: str = "cards"  # when the bleed costs cards a page: keep the cards (smaller bleed) or the bleed
 
     def check(self) -> None:
@@ -99,22 +100,44 @@ class Pdf:
         return self.buffer.getvalue()
 
 
-def build_faces(bundle: Mapping[str, Any], layout: Layout) -> dict[str, Face]:
+def card_colour(card: Mapping[str, Any], kinds: Mapping[str, Any], layout: Layout, deck: Deck,
+                notes: list[str] | None = None) -> str:
+    """The colour a card's header prints in: by field value (departments,
+    industries) if its deck says so, else the layout's or the game's colour
+    for its kind; made readable under the deck's title ink (4.5:1)."""
+    kind = card["kind"]
+    colour = layout.colours.get(kind) or (kinds.get(kind) or {}).get("colour") or DEFAULT_COLOUR
+    if deck.colour_by:
+        value = (card.get("fields") or {}).get(deck.colour_by.field)
+        colour = deck.colour_by.colours.get(str(value), colour)
+    if deck.style == "tile":
+        return colour
+    fixed = readable(colour, deck.title_ink)
+    if fixed != colour and notes is not None:
+        note = (f"colour {colour} of {kind} gives {contrast_ratio(colour, deck.title_ink):.1f}:1 under the "
+                f"{deck.title_ink} titles; printing {fixed} (4.5:1); set `colours:` in layout.yaml to choose")
+        if note not in notes:
+            notes.append(note)
+    return fixed
+
+
+def build_faces(bundle: Mapping[str, Any], layout: Layout, notes: list[str] | None = None) -> dict[str, Face]:
     """Every card definition of the bundle as a Face, by card id."""
     kinds = bundle.get("kinds") or {}
     faces = {}
     for card in bundle.get("cards", []):
         kind = kinds.get(card["kind"], {})
+        deck = layout.deck_of(card["kind"])
         faces[card["id"]] = Face(
             card_id=card["id"],
             name=card.get("name") or card["id"],
             kind=card["kind"],
             kind_label=kind.get("label") or card["kind"].replace("_", " ").title(),
-            colour=kind.get("colour") or DEFAULT_COLOUR,
+            colour=card_colour(card, kinds, layout, deck, notes),
             text=card.get("text") or "",
             flavour=card.get("flavour") or "",
             fields=card.get("fields") or {},
-            deck=layout.deck_of(card["kind"]),
+            deck=deck,
         )
     return faces
 
@@ -202,7 +225,9 @@ def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, 
         fitted = fit_grid(options.paper, deck.width, deck.height, deck.gap, options.bleed, options.fit)
         if fitted.note and fitted.note not in rendered.notes:
             rendered.notes.append(fitted.note)
-        back = {c.face.deck.id: prepare_back(c.face.deck, fonts) for c in cards} if backs else None
+        decks = {c.face.deck.id: c.face.deck for c in cards}
+        back = {deck_id: dataclasses.replace(prepare_back(d, fonts), low_ink=options.low_ink)
+                for deck_id, d in decks.items()} if backs else None
         placements += impose(fronts.canvas, backs.canvas if backs else None, cards, back,
                              fitted.grid, fonts, options.flip, options.offset)
     return placements
@@ -230,16 +255,18 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
     fonts = load_fonts()
     layout = load_layout(bundle)
     params = bundle.get("params") or {}
-    faces = build_faces(bundle, layout)
-    ids = select_ids(bundle, faces, options.cards)
-    needed = list(faces) if options.proof else list(dict.fromkeys(ids))
-    prepared = {card_id: prepare(faces[card_id], layout, fonts, params) for card_id in needed}
     rendered = Rendered()
+    faces = build_faces(bundle, layout, rendered.notes)
+    ids = select_ids(bundle, faces, options.cards)
+    prepared = prepare_all(faces, layout, fonts, params)  # every face: one title size per deck
+    if options.low_ink:
+        prepared = {k: dataclasses.replace(v, low_ink=True) for k, v in prepared.items()}
     title = layout.title
     if options.proof:
         pdf = Pdf(f"{title}: proof", fonts)
         counts = Counter(instance_ids(bundle))
-        proof_pages(pdf.canvas, list(prepared.values()), fonts, PAPERS[options.paper], title,
+        faces_to_review = [p for p in prepared.values() if p.face.deck.style != "tile"]  # tiles only say a cell
+        proof_pages(pdf.canvas, faces_to_review, fonts, PAPERS[options.paper], title,
                     lambda p: f"{p.face.card_id} · ×{counts.get(p.face.card_id, 0)} · {p.face.deck.id}")
         rendered.files["proof.pdf"] = pdf.finish()
         return rendered

@@ -23,8 +23,9 @@ from cardc.cliargs import not_negative, positive
 from cardc.paths import CONTENT, GENERATED
 from cardc.project import UsageError, build_folder, game_folders, load_bundle
 from cardc.sim import report as rep
+from cardc.sim.stats import mark_significant
 from cardc.sim.run import (HoleWriter, Plan, Totals, executor, peak_rss_mb, play_many,
-                           write_bundle)
+                           seconds_per_decision, write_bundle)
 
 
 def add_commands(sub) -> None:
@@ -58,6 +59,9 @@ def add_commands(sub) -> None:
     s.add_argument("--significant", action="store_true", help="show only significant differences")
     s.add_argument("--json", metavar="PATH", help="write the comparison as JSON")
     s.set_defaults(func=cmd_compare)
+
+    from cardc.sim.skill import add_command as add_skill
+    add_skill(sub)
 
 
 def _common(s) -> None:
@@ -144,6 +148,9 @@ def sweep_report(args, progress=None) -> dict:
             "set": variants[k], "diffs": diffs,
             "decided": _widths_ok(diffs, patterns, args.until_decisive) if args.until_decisive else None,
             "report": runner.summary(k, totals)})
+    # one family of tests: every metric of every variant
+    mark_significant([d for v in sweep["variants"] for d in v["diffs"].values()])
+    sweep["correction"] = "holm"
     sweep["run"] = sweep["baseline"]["run"]
     return sweep
 
@@ -202,7 +209,7 @@ def variant_bundle(name: str, overrides: dict) -> dict:
 
 
 def make_plan(args, bundle: dict) -> Plan:
-    from cardc.agents import AGENTS
+    from cardc.agents import parse_agent
     lo, hi = bundle["players"]["min"], bundle["players"]["max"]
     try:
         players = tuple(int(x) for x in args.players.split(",")) if args.players else tuple(range(lo, hi + 1))
@@ -212,10 +219,16 @@ def make_plan(args, bundle: dict) -> Plan:
     if bad or not players:
         raise UsageError(f"{bundle['name']} is for {lo} to {hi} players, not {bad or args.players}")
     agents = tuple(a.strip() for a in args.agents.split(",") if a.strip())
-    unknown = [a for a in agents if a not in AGENTS or a == "human"]
-    if unknown or not agents:
-        raise UsageError(f"unknown agent `{unknown[0] if unknown else args.agents}`; simulation agents: "
-                         + ", ".join(a for a in AGENTS if a != "human"))
+    if not agents:
+        raise UsageError(f"--agents names no agent: `{args.agents}`")
+    for a in agents:
+        try:
+            cls, _ = parse_agent(a)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if cls.name == "human":
+            raise UsageError("`human` cannot play in a simulation; simulation agents: random, "
+                             "greedy, mcts (e.g. mcts:400)")
     zone = args.start_zone
     if zone:
         zones = {z["id"]: z for z in bundle["zones"]}
@@ -307,7 +320,7 @@ class _Runner:
         args = self.args
         run = {"seconds": round(self.seconds, 3), "games_per_s": round(self.played / self.seconds, 2)
                if self.seconds else 0.0, "workers": self.pool.workers, "cluster": args.cluster,
-               **self.memory}
+               "seconds_per_decision": seconds_per_decision(totals.think), **self.memory}
         holes = [h for h in self.holes.saved if h["overrides"] == self.variants[k]]
         use = args.use_zones.split(",") if args.use_zones else None
         return rep.summarize(totals.aggregates[k], self.bundles[k], self.plan,
