@@ -140,7 +140,13 @@ def cmd_play(args) -> int:
 def cmd_replay(args) -> int:
     from cardc.play import replay
     record = json.loads(Path(args.file).read_text())
-    game = _game(args.bundle or record["game"])
+    try:
+        game = _game(args.bundle or record["game"])
+    except UsageError as exc:
+        if args.bundle:
+            raise
+        raise UsageError(f"{exc}. A game outside content/ is named with --bundle: "
+                         f"`cardc replay {args.file} --bundle path/to/game` (its folder or bundle)") from None
     replay(game, record, echo=None if args.quiet else print)
     return 0
 

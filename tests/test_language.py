@@ -127,3 +127,57 @@ def test_language_mistakes_are_reported_at_their_place(game_copy, name, rel, edi
     assert (got, first.message.replace(str(folder), "<game>")) == (where, message)
     if hint is not None:
         assert first.hint == hint
+
+
+# ---------------------------------------------------------------- messages a newcomer needed
+
+def test_a_more_indented_line_in_a_folded_block_is_a_warning(game_copy):
+    folder = game_copy(edits={"cards/cards.yaml": [(
+        "    text: Take a banked gem from a rival.",
+        "    text: >-\n      Take a banked gem\n        from a rival.")]})
+    built = build_folder(folder)
+    assert built.bundle is not None
+    warning = next(d for d in built.diags.warnings if "`>` block" in d.message)
+    assert (warning.loc.line, warning.loc.col) == (23, 9)
+    assert warning.message.startswith("this line is indented more than the first line of its `>` block")
+    assert built.bundle["cards"][2]["text"] == "Take a banked gem\n  from a rival."
+
+
+def test_a_schema_error_does_not_hide_the_other_errors_of_its_file(game_copy):
+    folder = game_copy(edits={"cards/cards.yaml": [("    count: 6", "    count: six"),
+                                                   ("    value: 2", "    vaule: 2")]})
+    messages = [d.message for d in build_folder(folder).diags.errors]
+    assert messages == ['`count` must be a whole number, got text "six"', "unknown key `vaule` in a card"]
+
+
+@pytest.mark.parametrize("text, where, message, hint", [
+    ("a: {P1.column[red]: 2}\n", "1:14", "invalid YAML: this `{…}` mapping cannot be read past here "
+     "(expected ',' or '}', but got '[')", 'e.g. {"P1.column[red]": 2}'),
+    ("a: [x, token[P2]]\n", "1:13", "invalid YAML: this `[…]` list cannot be read past here "
+     "(expected ',' or ']', but got '[')", 'e.g. ["token[P2]"]'),
+])
+def test_brackets_inside_a_flow_collection_say_to_quote(text, where, message, hint):
+    from cardc.diagnostics import CardcError
+    from cardc.load.yamlsrc import parse_yaml
+    with pytest.raises(CardcError) as exc:
+        parse_yaml(text, "f.yaml")
+    d = exc.value.diagnostics[0]
+    assert (f"{d.loc.line}:{d.loc.col}", d.message) == (where, message)
+    assert hint in d.hint
+
+
+def test_a_zone_limit_must_be_a_number_param(game_copy):
+    folder = game_copy(edits={"game.yaml": [("  hand_limit: 3", "  hand_limit: three")]})
+    errors = build_folder(folder).diags.errors
+    assert (errors[0].loc.line, errors[0].message) == (
+        17, "zone limit `hand_limit` must be a whole number, but that param is text")
+    assert "`>` compares numbers, but this is text" in [e.message for e in errors]   # rules.yaml's use
+
+
+def test_replay_of_a_game_outside_content_mentions_bundle(tmp_path, capsys):
+    from cardc.cli import main
+    record = tmp_path / "r.json"
+    record.write_text('{"game": "expedition", "seed": 1, "players": 2, "actions": []}')
+    assert main(["replay", str(record)]) == 2
+    err = capsys.readouterr().err
+    assert "no game `expedition`" in err and f"`cardc replay {record} --bundle path/to/game`" in err

@@ -198,6 +198,9 @@ class GameCompiler:
             if decl.limit is not None and not isinstance(decl.limit, int) and decl.limit not in d.params:
                 self.diags.error(_loc(z, "limit"), f"zone limit `{decl.limit}` is neither a number nor a param",
                                  did_you_mean(str(decl.limit), d.params))
+            elif isinstance(decl.limit, str) and d.param_types.get(decl.limit) != T.INT:
+                self.diags.error(_loc(z, "limit"), f"zone limit `{decl.limit}` must be a whole number, "
+                                 f"but that param is {T.plain(d.param_types.get(decl.limit, T.ANY))}")
             if decl.limit is not None and decl.overflow is None:
                 self.diags.error(_loc(z, "limit"), f"zone `{decl.id}` has a limit but no `overflow` "
                                  "procedure to call when it is exceeded")
