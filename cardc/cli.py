@@ -233,6 +233,8 @@ def parser() -> argparse.ArgumentParser:
 
 def _optional_commands(sub):
     """Commands whose modules arrive with their own stages (print, simulate)."""
+    from cardc import designer
+    designer.add_commands(sub)
     try:
         from cardc.render import cli as render_cli
     except ImportError:

@@ -181,3 +181,41 @@ def test_replay_of_a_game_outside_content_mentions_bundle(tmp_path, capsys):
     assert main(["replay", str(record)]) == 2
     err = capsys.readouterr().err
     assert "no game `expedition`" in err and f"`cardc replay {record} --bundle path/to/game`" in err
+
+
+# ---------------------------------------------------------------- designer commands
+
+def test_cardc_invariants_passes_and_reports_a_broken_one_with_a_replay(tmp_path, capsys, game_copy):
+    from cardc.cli import main
+    assert main(["invariants", str(EXPEDITION), "--games", "5"]) == 0
+    assert "expedition: 5 games (2 players, seeds 1-5): 1 invariant and every card in one place held" \
+        in capsys.readouterr().out
+    folder = game_copy(EXPEDITION, edits={"game.yaml": [("count(p.hand) <= hand_size", "count(draw) > 12")]})
+    replay = tmp_path / "broken.json"
+    assert main(["invariants", str(folder), "--games", "5", "--replay", str(replay)]) == 1
+    out = capsys.readouterr().out
+    assert "expedition: game 1 (seed 1, 2 players) broke an invariant after 4 decisions:" in out
+    assert "game.yaml:50:13: invariant broken: no hand holds more than 5 cards" in out
+    assert f"what each seat saw: cardc view {replay} --seat 1 --at 4 --bundle {folder}" in out
+    assert main(["view", str(replay), "--bundle", str(folder), "--seat", "P2", "--at", "4"]) == 0
+    view = capsys.readouterr().out
+    assert view.startswith("P2's view after 4 of 4 decisions\nTurn 3 (round 2), P1 to play")
+    assert "draw (12): 12 hidden" in view and "hand of P1 (5): 5 hidden" in view
+    assert "hand of P2 (5): Blue 7, Red 8, Blue 1, Red 1, Blue 4" in view
+
+
+def test_cardc_view_shows_only_what_the_seat_sees(tmp_path, capsys):
+    from cardc.cli import main
+    log = tmp_path / "g.json"
+    assert main(["play", str(EXPEDITION), "--players", "2", "--seed", "3", "--quiet", "--log", str(log)]) == 0
+    capsys.readouterr()
+    assert main(["view", str(log), "--bundle", str(EXPEDITION), "--seat", "1", "--at", "0"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "P1's view after 0 of 52 decisions"
+    mine = next(l for l in lines if l.startswith("  hand of P1"))
+    theirs = next(l for l in lines if l.startswith("  hand of P2"))
+    assert "hidden" not in mine and theirs == "  hand of P2 (5): 5 hidden"
+    assert "P1 decides: Play or discard a card" in out
+    assert main(["view", str(log), "--bundle", str(EXPEDITION), "--seat", "3"]) == 2
+    assert "--seat 3: a seat from 1 to 2 (or P1 to P2)" in capsys.readouterr().err
