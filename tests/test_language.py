@@ -219,3 +219,31 @@ def test_cardc_view_shows_only_what_the_seat_sees(tmp_path, capsys):
     assert "P1 decides: Play or discard a card" in out
     assert main(["view", str(log), "--bundle", str(EXPEDITION), "--seat", "3"]) == 2
     assert "--seat 3: a seat from 1 to 2 (or P1 to P2)" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the default rulebook
+
+@pytest.mark.parametrize("game", ["unicorn", "startup", "ipo", str(EXPEDITION)])
+def test_the_default_rulebook_is_made_of_the_content(game):
+    from cardc.project import load_bundle
+    from cardc.render.rulebook import render_markdown
+    bundle = {**load_bundle(game), "rulebook": None}
+    text = render_markdown(bundle)
+    assert text.startswith(f"# {bundle['name']}\n")
+    for heading in ("## Components", "### Where the cards go", "## Setup", "## A turn", "## The end",
+                    "## The cards"):
+        assert f"\n{heading}\n" in text, heading
+    for card in bundle["cards"]:
+        assert f"| {card['name']} |" in text.replace("\\|", "|"), card["id"]
+    for zone, words in bundle["docs"]["zones"].items():
+        assert words in text
+    assert bundle["docs"]["flow"]["turn"].strip().splitlines()[0] in text
+
+
+def test_the_default_rulebook_prints(tmp_path):
+    from cardc.cli import main
+    assert main(["rulebook", str(EXPEDITION), "--out", str(tmp_path)]) == 0
+    pdf = tmp_path / "rulebook.pdf"
+    from pypdf import PdfReader
+    text = "".join(page.extract_text() for page in PdfReader(pdf).pages)
+    assert "Expedition" in text and "Green 8" in text and "one per colour" in text

@@ -519,6 +519,7 @@ def compile_game(source, diags) -> dict | None:
         "layout": source.layout,
         "rulebook": source.rulebook,
     }
+    bundle["docs"] = _docs(g, source.rules or {})
     if d.enums:      # only when used, so games without them keep their bundles byte for byte
         bundle["enums"] = d.enums
         bundle["zone_families"] = {f.id: f.enum for f in d.families.values()}
@@ -528,6 +529,28 @@ def compile_game(source, diags) -> dict | None:
     if diags.has_errors:
         return None
     return bundle
+
+
+def _docs(game, rules) -> dict:
+    """What the content says in words, for a rulebook (the default one is made
+    of these): descriptions of zones, counters, windows, functions and procs,
+    and the text of the flow and the score as written."""
+    def described(block):
+        return {str(k): str(v["description"]) for k, v in (block or {}).items()
+                if isinstance(v, dict) and v.get("description")}
+    counters = game.get("counters") or {}
+    flow = game.get("flow") or {}
+    return {
+        "zones": {str(z["id"]): str(z["description"]) for z in game.get("zones") or []
+                  if z.get("description")},
+        "counters": {scope: described(counters.get(scope)) for scope in ("game", "player", "card")},
+        "windows": described(game.get("windows")),
+        "functions": described(rules.get("functions")),
+        "procs": described(rules.get("procs")),
+        "flow": {part: str(flow[part]) for part in ("setup", "round_start", "turn", "round_end")
+                 if part in flow},
+        "score": str(game["score"]) if "score" in game else None,
+    }
 
 
 def _plain(value):

@@ -99,6 +99,8 @@ DEFAULT_ACCENT = "#2f3e4e"
 MARGIN = 20 * mm
 PAGEBREAK = "<!-- pagebreak -->"
 HEADING_ROOM = 90  # points a heading needs below it on the page, else it starts the next one
+# the rulebook of a game without rulebook.md.j2 (and the one `cardc new` starts with)
+DEFAULT_TEMPLATE = Path(__file__).with_name("default_rulebook.md.j2")
 
 
 class RulebookError(RenderError):
@@ -323,9 +325,9 @@ def render_markdown(bundle: Mapping[str, Any]) -> str:
     """The rulebook template rendered over the bundle: the rulebook's Markdown."""
     name = template_name(bundle)
     source = bundle.get("rulebook")
-    if not source:
-        raise RulebookError("no rulebook template: write one here (a jinja2 template over the bundle, "
-                            "see cardc/render/rulebook.py)", name)
+    if not source:     # no template of the game's own: the one made of its content
+        name = str(DEFAULT_TEMPLATE)
+        source = DEFAULT_TEMPLATE.read_text(encoding="utf-8")
     env = _environment()
     # The loader gives the template its file name, which jinja writes into the
     # traceback frames of an error: that is how a runtime error finds its line.
