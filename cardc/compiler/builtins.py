@@ -253,7 +253,18 @@ def _printed(c, node, scope):
             ["call", "index_of", [["lit", ids], ir], {}]], types[field]
 
 
+def _prev_player(c, node, scope):
+    """`prev_player(p)`: the player before p in seat order, as arithmetic on
+    seats (players are seat numbers in the bundle)."""
+    ir, _ = _fixed([T.PLAYER], T.PLAYER)(c, node, scope)
+    if ir[0] != "call":
+        return ir, T.ANY
+    n = ["gattr", "player_count"]
+    return ["bin", "%", ["bin", "+", ir[2][0], ["bin", "-", n, ["lit", 1]]], n], T.PLAYER
+
+
 BUILTINS = {
+    "prev_player": _prev_player,
     "all_cards": _all_cards,
     "cards_of_kind": _cards_by("kind", lambda d: set(d.kinds), "kind"),
     "cards_with_id": _cards_by("id", lambda d: {e.id for e in d.catalog}, "card id"),
