@@ -70,8 +70,9 @@ class Runner:
         self.decls = decls_from_bundle(bundle)
         self.n = int(spec.get("players", game.min_players))
         if not game.min_players <= self.n <= game.max_players:
-            raise ScenarioError(_loc(spec, "players"), f"{game.name} is for {game.min_players} to "
-                                f"{game.max_players} players, not {self.n}")
+            raise ScenarioError(_loc(spec, "players") or Loc(file, 0, 0),
+                                f"`players: {self.n}`: {game.id} is for {game.min_players} to "
+                                f"{game.max_players} players")
         self.names = {f"P{i + 1}": i for i in range(self.n)}
         self.card_names = {}
         self.builder = ExprBuilder(game)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import itertools
 import re
 
+from cardc import sandbox
+
 MAX_GENERATED = 10_000
 # keys that are code (their `{…}` is the effect language's), or templated later
 NOT_TEMPLATED = {"generate", "text", "requires", "effect", "reaction", "hooks", "modifiers"}
@@ -81,8 +83,8 @@ def expand_entry(raw, enums, env, error):
                 card[key] = context[one.group(1)]
                 continue
             try:
-                card[key] = env.from_string(value).render(context)
-            except Exception as exc:   # jinja2 errors carry no YAML position: point at the key
+                card[key] = sandbox.render_text(env, value, context)
+            except sandbox.TemplateProblem as exc:   # it carries no YAML position: point at the key
                 error(raw, key, f"template of `{key}`: {exc}")
                 return []
         card.generated = context       # the text template sees these too
