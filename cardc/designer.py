@@ -9,7 +9,6 @@
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from cardc.project import UsageError, load_bundle
@@ -105,12 +104,9 @@ def _seat(text, players) -> int:
 def cmd_view(args) -> int:
     from cardc.engine import BundleMismatch, Game
     from cardc.render_text import observation_text
-    try:
-        record = json.loads(Path(args.file).read_text())
-        name, players, seed, actions = (record.get("game"), int(record["players"]),
-                                        int(record["seed"]), list(record["actions"]))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"{args.file}: not a replay ({exc})") from None
+    from cardc.play import read_replay
+    record = read_replay(args.file)          # checked against grammar/replay.schema.json
+    name, players, seed, actions = record["game"], record["players"], record["seed"], record["actions"]
     game = Game(load_bundle(args.bundle or name))
     if record.get("bundle") != game.hash:
         raise BundleMismatch(f"`{game.id}` changed since this game was recorded: "

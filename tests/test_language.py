@@ -177,7 +177,8 @@ def test_a_zone_limit_must_be_a_number_param(game_copy):
 def test_replay_of_a_game_outside_content_mentions_bundle(tmp_path, capsys):
     from cardc.cli import main
     record = tmp_path / "r.json"
-    record.write_text('{"game": "expedition", "seed": 1, "players": 2, "actions": []}')
+    record.write_text('{"format": 1, "game": "expedition", "bundle": "%s", "players": 2, "seed": 1, '
+                      '"agents": ["random"], "actions": []}' % ("0" * 64))
     assert main(["replay", str(record)]) == 2
     err = capsys.readouterr().err
     assert "no game `expedition`" in err and f"`cardc replay {record} --bundle path/to/game`" in err
