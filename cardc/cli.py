@@ -148,7 +148,13 @@ def cmd_play(args) -> int:
 def cmd_replay(args) -> int:
     from cardc.play import read_replay, replay
     record = read_replay(args.file)
-    game = _game(args.bundle or record["game"])
+    try:
+        game = _game(args.bundle or record["game"])
+    except UsageError as exc:
+        if args.bundle:
+            raise
+        raise UsageError(f"{exc}. A game outside content/ is named with --bundle: "
+                         f"`cardc replay {args.file} --bundle path/to/game` (its folder or bundle)") from None
     replay(game, record, echo=None if args.quiet else print, name=args.file)
     return 0
 
@@ -238,6 +244,8 @@ def parser() -> argparse.ArgumentParser:
 
 def _optional_commands(sub):
     """Commands whose modules arrive with their own stages (print, simulate)."""
+    from cardc import designer
+    designer.add_commands(sub)
     try:
         from cardc.render import cli as render_cli
     except ImportError:
