@@ -148,7 +148,13 @@ def cmd_play(args) -> int:
 def cmd_replay(args) -> int:
     from cardc.play import read_replay, replay
     record = read_replay(args.file)
-    game = _game(args.bundle or record["game"])
+    try:
+        game = _game(args.bundle or record["game"])
+    except UsageError as exc:
+        if args.bundle:
+            raise
+        raise UsageError(f"{exc}. A game outside content/ is named with --bundle: "
+                         f"`cardc replay {args.file} --bundle path/to/game` (its folder or bundle)") from None
     replay(game, record, echo=None if args.quiet else print, name=args.file)
     return 0
 
@@ -229,12 +235,17 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--scale", type=positive, default=10)
     s.set_defaults(func=cmd_bench)
 
+    from cardc.serve.cli import add_arguments as add_serve_arguments
+    add_serve_arguments(sub.add_parser("serve", help="the designer's workbench in the browser: "
+                                       "cards, rulebook, play and simulate, following edits"))
     _optional_commands(sub)
     return p
 
 
 def _optional_commands(sub):
     """Commands whose modules arrive with their own stages (print, simulate)."""
+    from cardc import designer
+    designer.add_commands(sub)
     try:
         from cardc.render import cli as render_cli
     except ImportError:

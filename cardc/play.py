@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardc.agents import make_agent
+from cardc.agents.view import SeatView
 from cardc.engine import BundleMismatch, Game
 
 REPLAY_FORMAT = 1
@@ -86,15 +87,12 @@ def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) 
         agent = agents[seat]
         if agent.name == "human":
             undo_points.setdefault(seat, [])
-        choice = agent.act(st, seat)
+        choice = agent.act(SeatView(st, seat))
         if choice == "undo":
             points = undo_points.get(seat) or []
-            if not points:
-                logger.emit("  (nothing to undo)")
-            elif points[-1][0].rng != st.rng:
-                logger.emit("  (cannot undo: something was drawn or shuffled since)")
-            elif not seen_cards(st, seat) <= points[-1][2]:
-                logger.emit("  (cannot undo: you have seen cards since that you could not see then)")
+            refusal = undo_refusal(points[-1][0], points[-1][2], st, seat) if points else "nothing to undo"
+            if refusal:
+                logger.emit(f"  ({refusal})")
             else:
                 saved, at, _ = points.pop()
                 st = logger.st = saved.clone()
@@ -108,6 +106,17 @@ def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) 
         st.apply(choice)
     logger.end()
     return PlayedGame(st, actions, logger.lines)
+
+
+def undo_refusal(saved, seen_then: set, st, seat) -> str | None:
+    """Why `seat` may not go back from `st` to the earlier state `saved`
+    (None if it may): nothing random happened since, and the seat has seen
+    no card since that it could not see then."""
+    if saved.rng != st.rng:
+        return "cannot undo: something was drawn or shuffled since"
+    if not seen_cards(st, seat) <= seen_then:
+        return "cannot undo: you have seen cards since that you could not see then"
+    return None
 
 
 def seen_cards(st, seat) -> set:

@@ -7,11 +7,13 @@ in the middle of an effect, inside a choice or a reaction window, and resumed.
 """
 from __future__ import annotations
 
+import re
+
 from cardc.compiler import types as T
 from cardc.compiler.exprs import ExprCompiler, Scope, Where
 from cardc.dsl import nodes as n
 from cardc.diagnostics import Loc
-from cardc.dsl.parser import DslError, parse_block, parse_expr
+from cardc.dsl.parser import STATEMENT_WORDS, DslError, parse_block, parse_expr
 from cardc.limits import MAX_NESTING, MAX_REPEAT
 
 
@@ -431,6 +433,58 @@ def compile_block(text, where: Where, decls, diags, names: dict, params=()) -> d
     return bc.code(where.label, params)
 
 
+_LET_LINE = re.compile(r"^[ \t]*let[ \t]", re.M)
+FN_BODY = ("a function body is one expression, optionally after `let` lines that name its "
+           "parts (`let n = count(p.hand)` on its own line, then the expression)")
+
+
+def compile_fn_body(text, where: Where, decls, diags, names: dict, want: str | None = None):
+    """A function's `expr`: one expression, or `let` lines and then one
+    expression.  Each `let` is written in place of its uses (functions are
+    pure, so this is exactly the same computation), so the bundle and the
+    engine see one plain expression."""
+    if isinstance(text, (bool, int)) or not _LET_LINE.search(str(text)):
+        first = str(text).split(None, 1)[:1]
+        if first and first[0] in STATEMENT_WORDS:
+            try:
+                parse_expr(text)
+            except DslError as exc:
+                exc.hint = exc.hint or FN_BODY
+                _parse_error(where, diags, exc)
+                return None
+        return compile_expr(text, where, decls, diags, names, want)
+    try:
+        stmts = parse_block(text)
+    except DslError as exc:
+        _parse_error(where, diags, exc)
+        return None
+    ec = ExprCompiler(decls, where, diags)
+    ec.no_random = where.label          # a function is cached: it may not draw
+    scope = Scope(names)
+    *lets, last = stmts or [None]
+    for s in lets:
+        if not isinstance(s, n.Let):
+            ec.error(s, "only `let` lines may come before a function's expression", FN_BODY)
+            return None
+        if isinstance(s.value, (n.Choose, n.Random, n.Ask, n.Window)):
+            ec.error(s.value, "a function cannot ask anyone anything: choices belong in procedures",
+                     FN_BODY)
+            return None
+        if s.name in decls.params or s.name in names or s.name in ("me", "this", "event", "players", "game"):
+            ec.error(s, f"`{s.name}` is already a name here (a param or the function's own "
+                     "parameter); choose another local name")
+        elif scope.get(s.name) is not None:
+            ec.error(s, f"`{s.name}` is named twice; a function's locals never change")
+        ir, t = ec.expr(s.value, scope)
+        scope.define_inline(s.name, ir, t if t != T.NONE else T.ANY)
+    if not isinstance(last, n.ExprStmt):
+        ec.error(last, "a function ends with the expression it computes" if isinstance(last, n.Let)
+                 else "a function computes a value; it cannot change the game (use a procedure)",
+                 FN_BODY)
+        return None
+    return _finish_expr(ec, last.expr, ec.expr(last.expr, scope), want)
+
+
 def compile_expr(text, where: Where, decls, diags, names: dict, want: str | None = None):
     """Parse, check and lower one expression; `want` is the type it must have."""
     if isinstance(text, bool) or isinstance(text, int):
@@ -443,8 +497,13 @@ def compile_expr(text, where: Where, decls, diags, names: dict, want: str | None
     ec = ExprCompiler(decls, where, diags)
     with ec.without_random(where.label):   # functions, requirements, modifiers, scores: all pure
         ir_t = ec.expr(node, Scope(names))
+    return _finish_expr(ec, node, ir_t, want)
+
+
+def _finish_expr(ec, node, ir_t, want):
+    """Check an expression's nesting and its type against `want`; give its IR."""
     if _nesting(ir_t[0]) > MAX_NESTING:
-        diags.error(where.loc(0), _TOO_DEEP)
+        ec.diags.error(ec.where.loc(node.pos), _TOO_DEEP)
         return None
     if want is None:
         return ir_t[0]

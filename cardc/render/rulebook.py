@@ -97,6 +97,8 @@ DEFAULT_ACCENT = "#2f3e4e"
 MARGIN = 20 * mm
 PAGEBREAK = "<!-- pagebreak -->"
 HEADING_ROOM = 90  # points a heading needs below it on the page, else it starts the next one
+# the rulebook of a game without rulebook.md.j2 (and the one `cardc new` starts with)
+DEFAULT_TEMPLATE = Path(__file__).with_name("default_rulebook.md.j2")
 
 
 class RulebookError(RenderError):
@@ -310,9 +312,9 @@ def render_markdown(bundle: Mapping[str, Any]) -> str:
     """The rulebook template rendered over the bundle: the rulebook's Markdown."""
     name = template_name(bundle)
     source = bundle.get("rulebook")
-    if not source:
-        raise RulebookError("no rulebook template: write one here (a jinja2 template over the bundle, "
-                            "see cardc/render/rulebook.py)", name)
+    if not source:     # no template of the game's own: the one made of its content
+        name = str(DEFAULT_TEMPLATE)
+        source = DEFAULT_TEMPLATE.read_text(encoding="utf-8")
     context = _context(bundle)
     try:    # the template's file name goes into its frames: that is how an error finds its line
         text = sandbox.render_text(_environment(), source, context, name)
