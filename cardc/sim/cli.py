@@ -19,6 +19,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from cardc.cliargs import not_negative, positive
 from cardc.paths import CONTENT, GENERATED
 from cardc.project import UsageError, build_folder, game_folders, load_bundle
 from cardc.sim import report as rep
@@ -31,7 +32,7 @@ def add_commands(sub) -> None:
     s = sub.add_parser("simulate", help="play many games with agents and report balance, length "
                        "and card usage")
     _common(s)
-    s.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
+    s.add_argument("--games", type=positive, default=1000, help="games to play (default 1000)")
     s.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                    help="change a number of the content for this run, e.g. params.win_at=15")
     s.add_argument("--html", metavar="PATH", help="write an HTML report with charts")
@@ -41,11 +42,11 @@ def add_commands(sub) -> None:
     _common(s)
     s.add_argument("--set", action="append", default=[], required=True, metavar="PATH=V1,V2,...",
                    help="values to try, one variant each (repeat for several paths)")
-    s.add_argument("--games", type=int, default=500,
+    s.add_argument("--games", type=positive, default=500,
                    help="games per variant (with --until-decisive: per batch; default 500)")
     s.add_argument("--until-decisive", type=float, metavar="WIDTH",
                    help="play batches until every difference's 95%% interval is narrower than WIDTH")
-    s.add_argument("--max-games", type=int, default=20_000, help="stop --until-decisive here")
+    s.add_argument("--max-games", type=positive, default=20_000, help="stop --until-decisive here")
     s.add_argument("--decide-on", default="win.*",
                    help="metrics (comma-separated, * wildcards) --until-decisive waits for "
                         "(default win.*: win rates by seat and by agent)")
@@ -69,7 +70,7 @@ def _common(s) -> None:
     s.add_argument("--agents", default="random",
                    help="agents, comma-separated; they rotate through the seats (default random)")
     s.add_argument("--seed", type=int, default=0, help="the run's seed: same seed, same report")
-    s.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+    s.add_argument("--jobs", type=positive, default=os.cpu_count() or 1,
                    help="worker processes (default: every core); results do not depend on it")
     s.add_argument("--cluster", metavar="ADDRESS", help="run on a Dask scheduler, e.g. tcp://host:8786")
     s.add_argument("--start-zone", metavar="ZONE",
@@ -78,11 +79,11 @@ def _common(s) -> None:
     s.add_argument("--use-zones", metavar="Z1,Z2",
                    help="zones a card entering counts as used (default: public per-player zones)")
     s.add_argument("--target-minutes", type=float, help="target length (default: the game's timing)")
-    s.add_argument("--max-decisions", type=int, default=100_000,
+    s.add_argument("--max-decisions", type=positive, default=100_000,
                    help="a game still running after this many decisions is stopped as stalled")
     s.add_argument("--holes", metavar="DIR", help="where rule-hole replays go "
                    "(default generated/holes/<game>/)")
-    s.add_argument("--max-holes", type=int, default=100, help="replays saved at most (default 100)")
+    s.add_argument("--max-holes", type=not_negative, default=100, help="replays saved at most (default 100)")
     s.add_argument("--json", metavar="PATH", help="write the report as JSON")
     s.add_argument("--records", metavar="PATH", help="append one JSON line per game to this file")
     s.add_argument("--trace-memory", action="store_true",
@@ -93,20 +94,31 @@ def _common(s) -> None:
 # ---------------------------------------------------------------- simulate
 
 def cmd_simulate(args) -> int:
+    _finish(args, simulate_report(args), rep.print_report, rep.render_html)
+    return 0
+
+
+def simulate_report(args, progress=None) -> dict:
+    """The report of `cardc simulate`; `progress` stands in for the terminal's
+    progress bar (`cardc serve` shows it on a page)."""
     from cardc.overrides import parse_sets
     overrides = _parse(parse_sets, args.set)
     bundle = variant_bundle(args.game, overrides)
     plan = make_plan(args, bundle)
-    with _Runner(args, [bundle], [overrides], plan, args.games) as runner:
+    with _Runner(args, [bundle], [overrides], plan, args.games, progress) as runner:
         totals = runner.run(0, args.games)
-    report = runner.summary(0, totals)
-    _finish(args, report, rep.print_report, rep.render_html)
-    return 0
+    return runner.summary(0, totals)
 
 
 # ---------------------------------------------------------------- sweep
 
 def cmd_sweep(args) -> int:
+    _finish(args, sweep_report(args), rep.print_sweep, rep.render_sweep_html)
+    return 0
+
+
+def sweep_report(args, progress=None) -> dict:
+    """The report of `cardc sweep` (`progress` as for simulate_report)."""
     variants = [{}]
     for item in args.set:
         path, sep, values = item.partition("=")
@@ -118,7 +130,7 @@ def cmd_sweep(args) -> int:
     patterns = [p.strip() for p in args.decide_on.split(",") if p.strip()]
     limit = max(args.games, args.max_games) if args.until_decisive else args.games
     done, totals = 0, None
-    with _Runner(args, bundles, variants, plan, limit) as runner:
+    with _Runner(args, bundles, variants, plan, limit, progress) as runner:
         while done < limit:
             stop = min(done + args.games, limit)
             totals = runner.run(done, stop, totals)
@@ -140,8 +152,7 @@ def cmd_sweep(args) -> int:
     mark_significant([d for v in sweep["variants"] for d in v["diffs"].values()])
     sweep["correction"] = "holm"
     sweep["run"] = sweep["baseline"]["run"]
-    _finish(args, sweep, rep.print_sweep, rep.render_sweep_html)
-    return 0
+    return sweep
 
 
 def _decided(totals: Totals, patterns, width) -> bool:
@@ -242,7 +253,7 @@ class _Runner:
     bar and the JSON-lines file for the whole command, saves rule holes as
     chunks arrive, and measures speed and memory."""
 
-    def __init__(self, args, bundles, variants, plan, total):
+    def __init__(self, args, bundles, variants, plan, total, progress=None):
         self.args, self.bundles, self.variants, self.plan = args, bundles, variants, plan
         game_id = bundles[0]["game"]
         self.holes = HoleWriter(Path(args.holes) if args.holes else GENERATED / "holes" / game_id,
@@ -252,6 +263,7 @@ class _Runner:
         self.total = total * len(bundles)
         self.seconds, self.played, self.worker_rss, self.memory = 0.0, 0, 0.0, {}
         self.stack = contextlib.ExitStack()
+        self.progress = progress
 
     def __enter__(self):
         args = self.args
@@ -260,7 +272,7 @@ class _Runner:
         self.lines = self.stack.enter_context(open(args.records, "a")) if args.records else None
         self.pool = executor(args.jobs, args.cluster)
         self.stack.callback(self.pool.close)
-        self.bar = self.stack.enter_context(_progress(args.quiet))
+        self.bar = self.progress or self.stack.enter_context(_progress(args.quiet))
         self.task = self.bar.add_task(self.bundles[0]["name"], total=self.total, rate="")
         return self
 
