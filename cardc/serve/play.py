@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass
 
 from cardc.agents import make_agent
+from cardc.agents.view import SeatView
 from cardc.play import Logger, replay_record, seen_cards, undo_refusal
 from cardc.render_text import board_cells, value_text
 
@@ -107,7 +108,7 @@ class Table:
             if st.is_terminal() or st.current_player() == self.seat:
                 break
             seat = st.current_player()
-            self._take(self.bots[seat].act(st, seat))
+            self._take(self.bots[seat].act(SeatView(st, seat)))
         if st.is_terminal():
             self.logger.end()
 
