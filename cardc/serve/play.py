@@ -140,7 +140,13 @@ class Table:
     def _view(self) -> dict:
         st, g = self.st, self.game
         obs = st.observation(self.seat)
-        mine = obs["decision"]
+        mine = None
+        if not st.is_terminal() and st.current_player() == self.seat:
+            # the seat's decision through the agents' own window on the game
+            seat = SeatView(st, self.seat)
+            mine = {"prompt": seat.prompt, "kind": st.pending.kind,
+                    "actions": [seat.action_to_string(a) for a in seat.legal_actions()],
+                    "unavailable": [list(x) for x in seat.why_not()]}
         board = None
         if g.grid_cells:
             cells = board_cells(obs, g, st)
