@@ -27,6 +27,9 @@ class Interpreter:
         try:
             while self.pending is None and not self.terminal:
                 if not stack:
+                    if self.stage == getattr(self, "hold_at", None):
+                        self.hold_at = None        # a checkpoint (scenarios): stop here, once
+                        return
                     self._flow_next()
                     continue
                 fr = stack[-1]
