@@ -248,3 +248,36 @@ def test_the_default_rulebook_prints(tmp_path):
     from pypdf import PdfReader
     text = "".join(page.extract_text() for page in PdfReader(pdf).pages)
     assert "Expedition" in text and "Green 8" in text and "one per colour" in text
+
+
+# ---------------------------------------------------------------- lowest score wins
+
+def test_lowest_score_wins_in_winners_places_and_the_bots(tmp_path, capsys, game_copy):
+    from cardc.engine import Game
+    from cardc.scenario import run_scenarios
+    from cardc.sim.run import _places
+    folder = game_copy(edits={"game.yaml": [("score: worth(p)\neval: worth(p)\n",
+                                             "score: {expr: worth(p), wins: lowest}\n")]})
+    bundle = build_folder(folder).bundle
+    assert bundle["score_wins"] == "lowest"
+    assert bundle["code"]["eval"] == ["neg", bundle["code"]["score"]]    # greedy lowers its score
+    assert Game(bundle).score_sign == -1
+    case = tmp_path / "low.yaml"
+    case.write_text(f"""game: {folder}
+players: 3
+start:
+  zones:
+    P1.bank: [ruby]
+    P2.bank: [pearl]
+    P3.bank: [ruby]
+steps:
+  - run: end game
+expect:
+  winner: P2
+  values:
+    worth(P2): 2
+""")
+    assert run_scenarios([case]) == 0, capsys.readouterr().out
+    # places: winners first, then the better (here: lower) scores; ties share
+    assert _places([-3, -2, -3], [1]) == [2, 1, 2]
+    assert "score_wins" not in build_folder(EXPEDITION).bundle     # a highest-wins game keeps its bundle

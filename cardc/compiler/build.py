@@ -54,6 +54,7 @@ class GameCompiler:
         self.used_procs: set = set()
         self.env = sandbox.environment()     # content templates: card text, generated cards
         self.card_entries: list = []      # (file, doc, [card entries, generators expanded])
+        self.score_wins = "highest"
 
     # ------------------------------------------------------------ helpers
     def where(self, container, key, label):
@@ -250,9 +251,16 @@ class GameCompiler:
         if "board" in display and display["board"] not in self.d.zones:
             self.diags.error(_loc(display, "board"), f"unknown zone `{display['board']}`",
                              did_you_mean(str(display["board"]), self.d.zones))
-        for key in ("score", "eval"):
-            if key in self.game:
-                self.code[key] = self.expr(self.game, key, key, {"p": T.PLAYER}, T.INT)
+        score = self.game.get("score")
+        if isinstance(score, dict):             # {expr: …, wins: lowest}
+            self.code["score"] = self.expr(score, "expr", "score", {"p": T.PLAYER}, T.INT)
+            self.score_wins = score.get("wins", "highest")
+        elif score is not None:
+            self.code["score"] = self.expr(self.game, "score", "score", {"p": T.PLAYER}, T.INT)
+        if "eval" in self.game:
+            self.code["eval"] = self.expr(self.game, "eval", "eval", {"p": T.PLAYER}, T.INT)
+        elif self.score_wins == "lowest" and self.code.get("score") is not None:
+            self.code["eval"] = ["neg", self.code["score"]]    # the greedy bot raises its eval
         for key in ("constraints", "invariants"):
             self.code[key] = []
             for c in self.game.get(key) or []:
@@ -570,6 +578,8 @@ def compile_game(source, diags) -> dict | None:
         "layout": source.layout,
         "rulebook": source.rulebook,
     }
+    if gc.score_wins == "lowest":     # only then, so other bundles stay as they were
+        bundle["score_wins"] = "lowest"
     bundle["docs"] = _docs(g, source.rules or {})
     if d.enums:      # only when used, so games without them keep their bundles byte for byte
         bundle["enums"] = d.enums
@@ -602,7 +612,8 @@ def _docs(game, rules) -> dict:
         "procs": described(rules.get("procs")),
         "flow": {part: str(flow[part]) for part in ("setup", "round_start", "turn", "round_end")
                  if part in flow},
-        "score": str(game["score"]) if "score" in game else None,
+        "score": (str(game["score"]["expr"]) if isinstance(game.get("score"), dict)
+                  else str(game["score"]) if "score" in game else None),
     }
 
 

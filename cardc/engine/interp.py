@@ -160,8 +160,9 @@ class Interpreter:
             self._auto_trigger("game_end")
             return
         self.terminal = True
-        if winners is None:
-            scores = self.scores()
+        if winners is None:           # the best score wins: the highest, or the lowest
+            sign = self.game.score_sign
+            scores = [sign * s for s in self.scores()]
             best = max(scores) if scores else 0
             winners = [p for p in range(self.n) if scores[p] == best]
         self.winners = sorted({w for w in winners if w is not None})
