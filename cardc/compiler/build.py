@@ -113,7 +113,11 @@ class GameCompiler:
                 if isinstance(spec, dict):
                     t = self.type_of(spec, "type") if "type" in spec else T.INT
                     start = spec.get("start", {T.INT: 0, T.BOOL: False, T.STR: ""}.get(t))
-                    target[name] = Counter(name, t, start, bool(spec.get("per_player", False)))
+                    target[name] = Counter(name, t, start, bool(spec.get("per_player", False)),
+                                           str(spec.get("visibility", "public")))
+                    if scope == "game" and target[name].visibility == "owner":
+                        self.diags.error(_loc(spec, "visibility"), f"game counter `{name}` has no owner: "
+                                         "make it `public` or `hidden`, or a player counter")
                 else:
                     t = T.BOOL if isinstance(spec, bool) else T.STR if isinstance(spec, str) else T.INT
                     target[name] = Counter(name, t, spec)
@@ -557,7 +561,8 @@ def compile_game(source, diags) -> dict | None:
                    "limit": d.params.get(z.limit, z.limit) if z.limit is not None else None,
                    "overflow": z.overflow, "keeps_attachments": z.keeps_attachments}
                   for z in d.zones.values()],
-        "counters": {scope: {c.name: {"type": c.type, "start": c.start, "per_player": c.per_player}
+        "counters": {scope: {c.name: {"type": c.type, "start": c.start, "per_player": c.per_player,
+                                      **({"visibility": c.visibility} if c.visibility != "public" else {})}
                              for c in target.values()}
                      for scope, target in (("game", d.game_counters), ("player", d.player_counters),
                                            ("card", d.card_counters))},

@@ -24,6 +24,7 @@ class Counter:
     type: str
     start: object = None
     per_player: bool = False
+    visibility: str = "public"      # public | owner | hidden: who sees it in an observation
 
 
 @dataclass
@@ -113,7 +114,8 @@ def decls_from_bundle(bundle: dict) -> Decls:
     for scope, target in (("game", d.game_counters), ("player", d.player_counters),
                           ("card", d.card_counters)):
         for name, c in bundle["counters"][scope].items():
-            target[name] = Counter(name, c["type"], c["start"], c["per_player"])
+            target[name] = Counter(name, c["type"], c["start"], c["per_player"],
+                                   c.get("visibility", "public"))
     d.events = dict(bundle["events"])
     d.windows = dict(bundle["windows"])
     d.modifiers = dict(bundle["modifiers"])
