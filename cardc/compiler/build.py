@@ -121,6 +121,7 @@ class GameCompiler:
                 else:
                     t = T.BOOL if isinstance(spec, bool) else T.STR if isinstance(spec, str) else T.INT
                     target[name] = Counter(name, t, spec)
+        self.declare_turn_order()
         for name, args in (g.get("events") or {}).items():
             d.events[name] = {a: self.type_of(args, a) for a in (args or {})}
         for tag, spec in (g.get("windows") or {}).items():
@@ -155,6 +156,32 @@ class GameCompiler:
             d.card_ids.update(c.get("id") for c in raws)
         d.catalog = self.catalog()
         self._check_zone_refs()
+
+    # counters the turn order reads, declared when the rules use them (so
+    # every other game's bundle stays as it was): name -> (scope, Counter)
+    TURN_ORDER = {"next_player": ("game", Counter("next_player", T.PLAYER, None)),
+                  "direction": ("game", Counter("direction", T.INT, 1)),
+                  "out": ("player", Counter("out", T.BOOL, False))}
+
+    def declare_turn_order(self):
+        """`game.next_player = p` (p plays the next turn), `game.direction = -1`
+        (turns go backwards) and `p.out = true` (p is skipped from now on, and
+        is nobody's rival): three counters the engine's turn order reads,
+        declared here when some text of the game names them."""
+        d = self.d
+        text = b"\n".join(self.src.contents.values()) if getattr(self.src, "contents", None) else b""
+        scopes = {"game": d.game_counters, "player": d.player_counters}
+        for name, (scope, counter) in self.TURN_ORDER.items():
+            pattern = rb"game\s*\.\s*" + name.encode() + rb"\b" if scope == "game" else rb"\.\s*out\b"
+            declared = scopes[scope].get(name)
+            if declared is not None:
+                if declared.type != counter.type:
+                    self.diags.error(_key_loc((self.game.get("counters") or {}).get(scope) or {}, name),
+                                     f"`{name}` is the turn order's own counter: it holds "
+                                     f"{T.plain(counter.type)}, not {T.plain(declared.type)}")
+            elif re.search(pattern, text):
+                scopes[scope][name] = counter
+        d.players_out = "out" in d.player_counters
 
     def declare_enums_and_params(self):
         """`enums:` (named lists of names) first, since types may name them;

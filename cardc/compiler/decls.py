@@ -87,6 +87,7 @@ class Decls:
     families: dict = field(default_factory=dict)          # zone id -> ZoneFamily
     param_types: dict = field(default_factory=dict)       # param -> type
     catalog: list = field(default_factory=list)           # [CatalogEntry], in instance order
+    players_out: bool = False                             # `p.out` is used: rivals skip those out
 
     def shared_zones(self):
         return {z for z, d in self.zones.items() if d.owner == "shared"}
@@ -134,6 +135,7 @@ def decls_from_bundle(bundle: dict) -> Decls:
         owner = next(z["owner"] for z in bundle["zones"] if z["id"] == f"{zid}[{d.enums[enum][0]}]")
         d.families[zid] = ZoneFamily(zid, enum, owner, d.enums[enum])
     d.param_types = {k: param_type(v, d.enums) for k, v in d.params.items()}
+    d.players_out = "out" in d.player_counters
     return d
 
 
