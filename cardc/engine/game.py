@@ -7,9 +7,6 @@ procedures, functions, hooks, card effects and the game flow.
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from cardc.engine.deps import function_deps, simple_functions
 from cardc.engine.errors import BundleMismatch, EngineFault
 from cardc.engine.exprs import ExprBuilder
@@ -36,6 +33,8 @@ class Game:
         self.max_players = bundle["players"]["max"]
         self.params = bundle["params"]
         self.max_turns = bundle.get("max_turns", 1000)
+        # +1: the highest score wins; -1: the lowest (`score: {wins: lowest}`)
+        self.score_sign = -1 if bundle.get("score_wins") == "lowest" else 1
         self._zones(bundle)
         self._cards(bundle)
         self._grid(bundle.get("grid"))
@@ -46,7 +45,8 @@ class Game:
 
     @classmethod
     def load(cls, path) -> "Game":
-        return cls(json.loads(Path(path).read_text()))
+        from cardc.bundle_schema import read_bundle      # a file is untrusted: checked first
+        return cls(read_bundle(path))
 
     # ------------------------------------------------------------ zones
     def _zones(self, bundle):

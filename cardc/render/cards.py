@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
-import jinja2
 from reportlab.lib.colors import HexColor, white
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
+
+from cardc import sandbox
 
 from .errors import RenderError
 from .fonts import Fonts
@@ -64,12 +65,12 @@ class Prepared:
     low_ink: bool = False  # white card, coloured header band
 
 
-_JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+_JINJA = sandbox.environment()
 
 
 @lru_cache(maxsize=256)
-def _template(source: str) -> jinja2.Template:
-    return _JINJA.from_string(source)
+def _template(source: str):
+    return sandbox.compile_template(_JINJA, source)
 
 
 def render_template(source: str | None, context: Mapping[str, Any]) -> str:
@@ -77,17 +78,19 @@ def render_template(source: str | None, context: Mapping[str, Any]) -> str:
     if not source:
         return ""
     try:
-        return " ".join(_template(source).render(context).split())
-    except jinja2.UndefinedError:
-        return ""
+        return " ".join(sandbox.render(_template(source), context).split())
+    except sandbox.TemplateProblem as exc:
+        if exc.undefined:
+            return ""
+        raise RenderError(f"layout template {source!r}: {exc}") from None
 
 
 def render_strict(source: str, context: Mapping[str, Any], where: str) -> str:
     """A template that must render in full (an aid's text): a name it lacks is an error."""
     try:
-        return _template(source).render(context).strip()
-    except jinja2.TemplateError as error:
-        raise RenderError(f"{where}: {error}") from None
+        return sandbox.render(_template(source), context).strip()
+    except sandbox.TemplateProblem as exc:
+        raise RenderError(f"{where}: {exc}") from None
 
 
 def contrast(colour: str) -> str:
