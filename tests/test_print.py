@@ -566,6 +566,11 @@ def test_cli_arguments_and_run(tmp_path, capsys):
     assert parse_offset("0.5,-1") == (0.5, -1)
     with pytest.raises(argparse.ArgumentTypeError):
         parse_offset("1")
+    for wild in ("1e9,0", "nan,0", "0,-inf", "25,0"):  # issue 11: a clear error, not a shifted PDF
+        with pytest.raises(argparse.ArgumentTypeError, match="between -20 and 20 mm"):
+            parse_offset(wild)
+    with pytest.raises(RenderError, match="--offset"):
+        render_game(bundles.startup(), PrintOptions(offset=(1e9, 0)))
     parser = argparse.ArgumentParser()
     add_print_arguments(parser)
     args = parser.parse_args(["startup", "--paper", "letter", "--bleed", "1/8in", "--backs", "short-edge",

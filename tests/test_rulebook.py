@@ -378,3 +378,21 @@ def test_rulebook_has_cover_facts_setup_picture_example_turn_and_card_appendix(b
     cover = pages_text(pdf_bytes)[0]
     players = bundle["players"]
     assert f"{players['min']}–{players['max']} players" in cover and "minutes" in cover and "ages" in cover
+
+
+def test_rulebook_text_is_never_below_6_pt_outside_the_gallery_pictures(ipo):
+    import math
+
+    from pypdf import PdfReader
+
+    # The gallery draws the printed cards scaled down: pictures, left out here.
+    reader = PdfReader(io.BytesIO(render_pdf(ipo, gallery=False)))
+    sizes = []
+
+    def visit(t, cm, tm, font, size):
+        if t.strip():
+            sizes.append((size * math.hypot(tm[0], tm[1]) * math.hypot(cm[0], cm[1]), t))
+
+    for page in reader.pages:
+        page.extract_text(visitor_text=visit)
+    assert len(sizes) > 200 and min(sizes)[0] >= 6 - 1e-6, min(sizes)

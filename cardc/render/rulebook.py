@@ -96,6 +96,7 @@ MUTED = "#6b6b6b"
 DEFAULT_ACCENT = "#2f3e4e"
 MARGIN = 20 * mm
 PAGEBREAK = "<!-- pagebreak -->"
+GALLERY_TILES = 12  # tiles shown in the card gallery
 SETUP_PICTURE = "<!-- setup picture -->"  # the zones after setup, drawn from the engine (setup_picture.py)
 HEADING_ROOM = 90  # points a heading needs below it on the page, else it starts the next one
 # the rulebook of a game without rulebook.md.j2 (and the one `cardc new` starts with)
@@ -782,7 +783,10 @@ def _gallery(bundle: Mapping[str, Any], fonts: Fonts, styles: Styles, width: flo
         scale = min(1.0, target / (deck.width * mm))
         cols = max(1, int((width + gap) // (deck.width * mm * scale + gap)))
         cells = []
-        for card, face in entries:
+        shown = entries
+        if deck.style == "tile" and len(entries) > GALLERY_TILES:  # 108 board tiles differ only by their space
+            shown = entries[:GALLERY_TILES]
+        for card, face in shown:
             n = counts.get(card["id"], int(card.get("count", 1)))
             caption = f"×{card['count']} per player" if card.get("per_player") else f"×{n}"
             cells.append(CardFace(prepare(face, layout, fonts, params), fonts, scale, caption))
@@ -796,6 +800,9 @@ def _gallery(bundle: Mapping[str, Any], fonts: Fonts, styles: Styles, width: flo
         row_height = deck.height * mm * scale + CardFace.CAPTION + gap
         out += [CondPageBreak(row_height + HEADING_ROOM),  # the deck's heading never sits alone
                 Heading(escape(title), styles.h3, 1, title, f"h{key}-{index}"), table]
+        if len(shown) < len(entries):
+            out.append(Paragraph(f"The first {len(shown)} of {len(entries)}: the others differ only in the "
+                                 f"space printed on them.", styles.body))
     return out
 
 

@@ -31,6 +31,7 @@ class Pile:
     face_up: bool
     colour: str
     shared: bool
+    unit: str = "card"  # "card", or "piece" for tiles and markers
 
 
 def _label(zone_id: str) -> str:
@@ -61,7 +62,8 @@ def setup_piles(bundle: Mapping[str, Any], players: int | None = None) -> tuple[
         deck = layout.deck_of(top["kind"])
         face_up = decl.get("visibility") == "public"
         colour = (kinds.get(top["kind"]) or {}).get("colour") or "#607d8b" if face_up else deck.back.colour
-        piles.append(Pile(_label(decl["id"]), len(cards), face_up, colour, owner is None))
+        piles.append(Pile(_label(decl["id"]), len(cards), face_up, colour, owner is None,
+                          "piece" if deck.style == "tile" else "card"))
     return piles, n
 
 
@@ -104,7 +106,7 @@ class SetupPicture(Flowable):
                 canvas.setFont(self.fonts.name("italic"), 6.5)
                 state = "face up" if pile.face_up else "face down"
                 canvas.drawCentredString(x + CELL_W / 2 * mm, top - (PILE_H + 10.5) * mm,
-                                         f"{pile.count} card{'s' if pile.count != 1 else ''}, {state}")
+                                         f"{pile.count} {pile.unit}{'s' if pile.count != 1 else ''}, {state}")
             y -= -(-len(group) // self.per_row) * CELL_H * mm
 
     def _pile(self, x: float, y: float, pile: Pile) -> None:
