@@ -603,9 +603,11 @@ def test_tts_export_sheets_backs_and_web_images(tmp_path):
     for sheet in manifest["sheets"]:
         for entry in sheet["cards"]:
             counted[entry["id"]] += entry["count"]
-    assert counted == Counter(i["card"] for i in bundle["instances"])
+    aids = {i: n for i, n in counted.items() if i.startswith("aid_")}
+    assert aids and all(n == bundle["players"]["max"] for n in aids.values())
+    assert counted - Counter(aids) == Counter(i["card"] for i in bundle["instances"])
     web = {p.stem for p in (tmp_path / "web").iterdir()}
-    assert web == {c["id"] for c in bundle["cards"]}
+    assert web == {c["id"] for c in bundle["cards"]} | set(aids)
     assert all(p.exists() for p in paths)
 
 
@@ -717,12 +719,14 @@ def test_tts_saved_object_holds_every_physical_card_of_unicorn(unicorn_tts):
     out, saved = unicorn_tts
     bundle = real_bundle("unicorn")
     objects = saved["ObjectStates"]
-    cards = list(tts_cards(objects))
+    aids = [o for o in objects if o.get("Nickname") == "Player aids"]
+    assert len(aids) == 1 and len(aids[0]["ContainedObjects"]) == 5  # printed aids, one per seat
+    cards = [c for c in tts_cards(o for o in objects if o not in aids)]
     assert len(cards) == 118 == len(bundle["instances"])
     names = {c["id"]: c["name"] for c in bundle["cards"]}
     assert Counter(c["Nickname"] for c in cards) == Counter(names[i["card"]] for i in bundle["instances"])
     decks = [o for o in objects if o["Name"] == "Deck"]
-    assert sorted(len(d["ContainedObjects"]) for d in decks) == [5, 15, 98]  # one TTS deck per physical deck
+    assert sorted(len(d["ContainedObjects"]) for d in decks) == [5, 5, 15, 98]  # one TTS deck per physical deck
     for deck in decks:
         assert deck["DeckIDs"] == [c["CardID"] for c in deck["ContainedObjects"]]
         for card in deck["ContainedObjects"]:
@@ -741,7 +745,7 @@ def test_tts_card_ids_point_at_the_right_face(unicorn_tts):
     manifest = json.loads((out / "tts" / "manifest.json").read_text())
     by_face = {s["face"]: [c["id"] for c in s["cards"]] for s in manifest["sheets"]}
     names = {c["id"]: c["name"] for c in real_bundle("unicorn")["cards"]}
-    for deck in (o for o in saved["ObjectStates"] if o["Name"] == "Deck"):
+    for deck in (o for o in saved["ObjectStates"] if o["Name"] == "Deck" and o["Nickname"] != "Player aids"):
         for card in deck["ContainedObjects"]:
             custom = deck["CustomDeck"][str(card["CardID"] // 100)]
             face = Path(custom["FaceURL"]).name
@@ -764,7 +768,8 @@ def test_tts_exports_the_ipo_board_and_trackers_and_a_higher_resolution(tmp_path
     tiles = [o for o in saved["ObjectStates"] if o["Name"] == "Custom_Tile"]
     assert any("Board" in o["Nickname"] for o in tiles) and any("Tracker" in o["Nickname"] for o in tiles)
     assert all(o["CustomImage"]["ImageURL"].startswith("https://example.invalid/ipo/") for o in tiles)
-    assert len(list(tts_cards(saved["ObjectStates"]))) == len(small_ipo()["instances"])
+    aid_cards = sum(len(o["ContainedObjects"]) for o in saved["ObjectStates"] if o.get("Nickname") == "Player aids")
+    assert len(list(tts_cards(saved["ObjectStates"]))) == len(small_ipo()["instances"]) + aid_cards
     manifest = json.loads((tmp_path / "tts" / "manifest.json").read_text())
     company = next(s for s in manifest["sheets"] if s["deck"] == "companies")
     image = Image.open(tmp_path / "tts" / company["face"])

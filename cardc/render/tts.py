@@ -45,7 +45,7 @@ from .errors import RenderError
 from .fonts import Fonts, load_fonts
 from .layout import Deck, load_layout
 from .sheets import PAPERS
-from .pipeline import build_faces, grid_tiles, instance_ids
+from .pipeline import aid_faces, build_faces, grid_tiles, instance_ids
 
 MAX_COLS, MAX_ROWS, MAX_PX = 10, 7, 4096
 DEFAULT_PX = 409  # a card's width when a full 10 x 7 sheet must stay within 4096 px
@@ -196,6 +196,10 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = N
     params = bundle.get("params") or {}
     faces = build_faces(bundle, layout)
     physical = instance_ids(bundle)
+    aids = aid_faces(bundle, layout)  # the printed player aids, one of each per seat, as their own deck
+    faces.update({face.card_id: face for face in aids})
+    seats = int((bundle.get("players") or {}).get("max", 1))
+    physical += [face.card_id for face in aids for _ in range(seats)]
     if bundle.get("grid") and not any(f.deck.style == "tile" for f in faces.values()):
         tiles = grid_tiles(bundle, layout)
         faces.update({f.card_id: f for f in tiles})
@@ -244,8 +248,7 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = N
     groups: dict[str, list[str]] = {deck_id: [] for deck_id in decks}
     for card_id in physical:
         groups[faces[card_id].deck.id].append(card_id)
-    titles = {deck.id: deck.title for deck in layout.decks} | {d: d.title() for d in groups if d not in
-                                                              {deck.id for deck in layout.decks}}
+    titles = {deck.id: deck.title for deck in [*layout.decks, *layout.extra_decks.values()]}
     objects = tts_decks({d: c for d, c in groups.items() if c}, sheets, faces, titles, url)
     for index, (name, image) in enumerate(sorted(components.items())):
         width_in = image.width / 150  # inches at 150 dpi: TTS scale 1 is about 1 inch a unit... close enough to read
