@@ -358,7 +358,7 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
     title = layout.title
     if options.proof:
         pdf = Pdf(f"{title}: proof", fonts)
-        counts = Counter(instance_ids(bundle))
+        counts = Counter(physical)
         faces_to_review = [p for p in prepared.values() if p.face.deck.style != "tile"]  # tiles only say a cell
         proof_pages(pdf.canvas, faces_to_review, fonts, PAPERS[options.paper], title,
                     lambda p: f"{p.face.card_id} · ×{counts.get(p.face.card_id, 0)} · {p.face.deck.id}")
