@@ -38,6 +38,8 @@ CASES = [
     ("lipsum", "{{ lipsum(100000000) }}", "'lipsum' is undefined"),
     ("set block output", "{% set b %}{% for i in range(100000) %}{{ 'x' * 100000 }}{% endfor %}{% endset %}",
      "the template writes over 4,000,000 characters"),
+    ("literal text in a long loop", "{% for i in range(100000) %}" + "y" * 100000 + "{% endfor %}",
+     "the template writes over 4,000,000 characters"),
     ("deep brackets", "{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}", "the template nests too deeply"),
     ("undefined", "line one\n{{ nope }}", "'nope' is undefined"),
     ("plain loop", "{% for i in range(3) %}{{ i }}{% endfor %} of {{ params.win_at }}", None),
@@ -106,7 +108,7 @@ decks:
      "access to attribute '__init__' of 'type' object is unsafe."),
     ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
      "layout.yaml:5:14 layout `corner` template (card `ruby`): the template does too much work (over "
-     "2,000,000 steps): a loop too long, or loops nested too deep"),
+     "1,000,000 steps): a loop too long, or loops nested too deep"),
     ("{{ value", "layout.yaml:5:14 layout `corner` template: unexpected end of template, expected 'end of print statement'."),
 ])
 def test_layout_templates_are_checked_at_build(built_error, corner, message):
