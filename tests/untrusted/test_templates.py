@@ -128,6 +128,16 @@ def test_rulebook_template_syntax_is_checked_at_build(built_error):
                     "templates: write the text here"
 
 
+def test_check_renders_the_rulebook_template(game_copy, capsys):
+    from cardc.cli import main
+    folder = game_copy()
+    (folder / "rulebook.md.j2").write_text("# Mini\n\nWin at {{ params.win_at }}.\n"
+                                           "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}\n")
+    assert main(["check", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert f"{folder}/rulebook.md.j2:4:1: error: rulebook template: macros call each other over 40 deep" in err
+
+
 def test_rulebook_render_is_budgeted(mini_bundle_with):
     from cardc.render.rulebook import RulebookError, render_markdown
     bundle = mini_bundle_with("# Mini\n\n{% macro f() %}{{ f() }}{% endmacro %}\n{{ f() }}\n")
