@@ -220,7 +220,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("game")
     s.add_argument("--players", type=positive)
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, human; "
+    s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, mcts "
+                   "(mcts:400 sets its iterations), human; "
                    "the last one named fills the remaining seats")
     s.add_argument("--log", help="write the replay (bundle hash, seed, actions) to this file")
     s.add_argument("--quiet", action="store_true")

@@ -35,7 +35,10 @@ def observation_text(obs: dict, game, state=None) -> str:
 
 
 def value_text(v, typ=None, game=None):
-    """A counter's value as a player reads it: P2 for a player, a card's name."""
+    """A counter's value as a player reads it: P2 for a player, a card's name,
+    ? for a value the player may not see."""
+    if isinstance(v, dict) and v.get("hidden"):
+        return "?"
     if v is None:
         return "-"
     if v is True or v is False:

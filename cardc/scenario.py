@@ -329,6 +329,13 @@ class Runner:
         """Take `steps` in order; the failures of the first that fails."""
         for i, step in enumerate(steps):
             loc = _loc(steps, i) or _loc(container, key)
+            if "turn_end" in step:
+                failures = self.turn_end(st, step["turn_end"], loc, i)
+                if failures:
+                    return failures
+                continue
+            if i + 1 < len(steps) and isinstance(steps[i + 1], dict) and "turn_end" in steps[i + 1]:
+                st.hold_at = "next_turn"     # the engine stops once the turn (and its turn_end hooks) is over
             if "expect" in step:
                 failures = self.check(st, step["expect"], f"after {self.taken} steps")
                 if failures:
@@ -357,6 +364,24 @@ class Runner:
             broken = self.broken(st, f"after step `{what}`")
             if broken:
                 return broken
+        return []
+
+    def turn_end(self, st, expect, loc, index) -> list:
+        """`turn_end:` checks, right after the step that ends a turn: they see
+        the table after the turn's last decision and its `turn_end` hooks,
+        before the next player's turn begins (its draw, its skipped turn)."""
+        if index == 0:
+            raise ScenarioError(loc, "`turn_end` checks go right after the step that ends a turn")
+        if not st.is_terminal() and st.pending is not None:
+            st.hold_at = None
+            d = st.pending
+            return [f"{loc}: turn_end: the turn has not ended: {st.player_name(d.player)} still decides "
+                    f"({d.prompt or d.kind}: {', '.join(d.labels)}) (steps: {' | '.join(self.trail)})"]
+        failures = self.check(st, expect or {}, "at the end of the turn")
+        if failures:
+            return failures
+        if not st.is_terminal():
+            st.run()                         # the next turn begins
         return []
 
     def repeat(self, st, spec, loc) -> list:

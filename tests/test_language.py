@@ -248,3 +248,70 @@ def test_the_default_rulebook_prints(tmp_path):
     from pypdf import PdfReader
     text = "".join(page.extract_text() for page in PdfReader(pdf).pages)
     assert "Expedition" in text and "Green 8" in text and "one per colour" in text
+
+
+# ---------------------------------------------------------------- lowest score wins
+
+def test_lowest_score_wins_in_winners_places_and_the_bots(tmp_path, capsys, game_copy):
+    from cardc.engine import Game
+    from cardc.scenario import run_scenarios
+    from cardc.sim.run import _places
+    folder = game_copy(edits={"game.yaml": [("score: worth(p)\neval: worth(p)\n",
+                                             "score: {expr: worth(p), wins: lowest}\n")]})
+    bundle = build_folder(folder).bundle
+    assert bundle["score_wins"] == "lowest"
+    assert bundle["code"]["eval"] == ["neg", bundle["code"]["score"]]    # greedy lowers its score
+    assert Game(bundle).score_sign == -1
+    case = tmp_path / "low.yaml"
+    case.write_text(f"""game: {folder}
+players: 3
+start:
+  zones:
+    P1.bank: [ruby]
+    P2.bank: [pearl]
+    P3.bank: [ruby]
+steps:
+  - run: end game
+expect:
+  winner: P2
+  values:
+    worth(P2): 2
+""")
+    assert run_scenarios([case]) == 0, capsys.readouterr().out
+    # places: winners first, then the better (here: lower) scores; ties share
+    assert _places([-3, -2, -3], [1]) == [2, 1, 2]
+    assert "score_wins" not in build_folder(EXPEDITION).bundle     # a highest-wins game keeps its bundle
+
+
+# ---------------------------------------------------------------- counter visibility
+
+def test_secret_counters_stay_secret_in_observations_views_and_bot_guesses(game_copy):
+    import random
+    from cardc.engine import Game
+    from cardc.render_text import observation_text
+    folder = game_copy(edits={"game.yaml": [
+        ("  player: {plays: 0}", "  player:\n    plays: 0\n    chips: {start: 5, visibility: owner}\n"
+         "  game:\n    pot: {start: 1, visibility: hidden}"),
+        ("    me.plays = 1\n", "    me.plays = 1\n    me.chips += 1\n    game.pot += 2\n")]})
+    bundle = build_folder(folder).bundle
+    assert bundle["counters"]["player"]["chips"]["visibility"] == "owner"
+    assert "visibility" not in bundle["counters"]["player"]["plays"]       # public: the bundle as before
+    game = Game(bundle)
+    st = game.new_state(2, seed=1)
+    assert st.pc["chips"] == [6, 5] and st.g["pot"] == 3
+    mine, theirs = st.observation(0), st.observation(1)
+    assert mine["counters"]["chips"] == [6, {"hidden": True}]
+    assert theirs["counters"]["chips"] == [{"hidden": True}, 5]
+    assert mine["game"]["pot"] == {"hidden": True} and mine["counters"]["plays"] == [1, 0]
+    assert "chips: P1 6, P2 ?" in observation_text(mine, game, st)
+    guess = st.determinized(1, random.Random(0))
+    assert guess.pc["chips"] == [5, 5] and guess.g["pot"] == 1      # imagined at their start values
+    assert st.pc["chips"] == [6, 5]                                   # the real game is untouched
+
+
+def test_a_game_counter_cannot_be_owned(game_copy):
+    folder = game_copy(edits={"game.yaml": [("  player: {plays: 0}", "  player: {plays: 0}\n  game:\n"
+                                             "    pot: {start: 0, visibility: owner}")]})
+    errors = build_folder(folder).diags.errors
+    assert [e.message for e in errors] == ["game counter `pot` has no owner: make it `public` or `hidden`, "
+                                           "or a player counter"]

@@ -122,3 +122,11 @@ def test_stack_needs_a_real_setup(tmp_path, capsys):
 def test_a_players_own_copy_must_exist(tmp_path, capsys):
     code, out = run(tmp_path, BASE.replace("P2.bank: [ruby]", 'P2.bank: ["ruby[P1]"]'), capsys)
     assert code == 1 and "no copy of `ruby` of P1 is left to place" in out
+
+
+def test_turn_end_after_a_step_that_does_not_end_the_turn(tmp_path, capsys):
+    code, out = run(tmp_path, BASE.replace("  - P1: Ruby\n", "  - turn_end: {}\n"), capsys)
+    assert code == 1
+    assert "case.yaml:12:5: turn_end: the turn has not ended: P1 still decides (Take which gem?: Ruby)" in out
+    code, out = run(tmp_path, BASE.replace("steps:\n", "steps:\n  - turn_end: {}\n"), capsys)
+    assert code == 1 and "`turn_end` checks go right after the step that ends a turn" in out

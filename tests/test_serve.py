@@ -100,7 +100,7 @@ def test_the_seat_sees_its_observation_and_the_game_matches_cardc_play(mini):
     class First:
         name = "first"
 
-        def act(self, st, seat):
+        def act(self, view):
             return 0
     import cardc.play as cp
     real = cp.make_agent

@@ -57,6 +57,7 @@ class GameCompiler:
         self.used_procs: set = set()
         self.env = sandbox.environment()     # content templates: card text, generated cards
         self.card_entries: list = []      # (file, doc, [card entries, generators expanded])
+        self.score_wins = "highest"
 
     # ------------------------------------------------------------ helpers
     def where(self, container, key, label):
@@ -115,10 +116,15 @@ class GameCompiler:
                 if isinstance(spec, dict):
                     t = self.type_of(spec, "type") if "type" in spec else T.INT
                     start = spec.get("start", {T.INT: 0, T.BOOL: False, T.STR: ""}.get(t))
-                    target[name] = Counter(name, t, start, bool(spec.get("per_player", False)))
+                    target[name] = Counter(name, t, start, bool(spec.get("per_player", False)),
+                                           str(spec.get("visibility", "public")))
+                    if scope == "game" and target[name].visibility == "owner":
+                        self.diags.error(_loc(spec, "visibility"), f"game counter `{name}` has no owner: "
+                                         "make it `public` or `hidden`, or a player counter")
                 else:
                     t = T.BOOL if isinstance(spec, bool) else T.STR if isinstance(spec, str) else T.INT
                     target[name] = Counter(name, t, spec)
+        self.declare_turn_order()
         for name, args in (g.get("events") or {}).items():
             d.events[name] = {a: self.type_of(args, a) for a in (args or {})}
         for tag, spec in (g.get("windows") or {}).items():
@@ -153,6 +159,32 @@ class GameCompiler:
             d.card_ids.update(c.get("id") for c in raws)
         d.catalog = self.catalog()
         self._check_zone_refs()
+
+    # counters the turn order reads, declared when the rules use them (so
+    # every other game's bundle stays as it was): name -> (scope, Counter)
+    TURN_ORDER = {"next_player": ("game", Counter("next_player", T.PLAYER, None)),
+                  "direction": ("game", Counter("direction", T.INT, 1)),
+                  "out": ("player", Counter("out", T.BOOL, False))}
+
+    def declare_turn_order(self):
+        """`game.next_player = p` (p plays the next turn), `game.direction = -1`
+        (turns go backwards) and `p.out = true` (p is skipped from now on, and
+        is nobody's rival): three counters the engine's turn order reads,
+        declared here when some text of the game names them."""
+        d = self.d
+        text = b"\n".join(self.src.contents.values()) if getattr(self.src, "contents", None) else b""
+        scopes = {"game": d.game_counters, "player": d.player_counters}
+        for name, (scope, counter) in self.TURN_ORDER.items():
+            pattern = rb"game\s*\.\s*" + name.encode() + rb"\b" if scope == "game" else rb"\.\s*out\b"
+            declared = scopes[scope].get(name)
+            if declared is not None:
+                if declared.type != counter.type:
+                    self.diags.error(_key_loc((self.game.get("counters") or {}).get(scope) or {}, name),
+                                     f"`{name}` is the turn order's own counter: it holds "
+                                     f"{T.plain(counter.type)}, not {T.plain(declared.type)}")
+            elif re.search(pattern, text):
+                scopes[scope][name] = counter
+        d.players_out = "out" in d.player_counters
 
     def declare_enums_and_params(self):
         """`enums:` (named lists of names) first, since types may name them;
@@ -254,9 +286,16 @@ class GameCompiler:
         if "board" in display and display["board"] not in self.d.zones:
             self.diags.error(_loc(display, "board"), f"unknown zone `{display['board']}`",
                              did_you_mean(str(display["board"]), self.d.zones))
-        for key in ("score", "eval"):
-            if key in self.game:
-                self.code[key] = self.expr(self.game, key, key, {"p": T.PLAYER}, T.INT)
+        score = self.game.get("score")
+        if isinstance(score, dict):             # {expr: …, wins: lowest}
+            self.code["score"] = self.expr(score, "expr", "score", {"p": T.PLAYER}, T.INT)
+            self.score_wins = score.get("wins", "highest")
+        elif score is not None:
+            self.code["score"] = self.expr(self.game, "score", "score", {"p": T.PLAYER}, T.INT)
+        if "eval" in self.game:
+            self.code["eval"] = self.expr(self.game, "eval", "eval", {"p": T.PLAYER}, T.INT)
+        elif self.score_wins == "lowest" and self.code.get("score") is not None:
+            self.code["eval"] = ["neg", self.code["score"]]    # the greedy bot raises its eval
         for key in ("constraints", "invariants"):
             self.code[key] = []
             for c in self.game.get(key) or []:
@@ -578,7 +617,8 @@ def compile_game(source, diags) -> dict | None:
                    "limit": d.params.get(z.limit, z.limit) if z.limit is not None else None,
                    "overflow": z.overflow, "keeps_attachments": z.keeps_attachments}
                   for z in d.zones.values()],
-        "counters": {scope: {c.name: {"type": c.type, "start": c.start, "per_player": c.per_player}
+        "counters": {scope: {c.name: {"type": c.type, "start": c.start, "per_player": c.per_player,
+                                      **({"visibility": c.visibility} if c.visibility != "public" else {})}
                              for c in target.values()}
                      for scope, target in (("game", d.game_counters), ("player", d.player_counters),
                                            ("card", d.card_counters))},
@@ -599,6 +639,8 @@ def compile_game(source, diags) -> dict | None:
         "layout": source.layout,
         "rulebook": source.rulebook,
     }
+    if gc.score_wins == "lowest":     # only then, so other bundles stay as they were
+        bundle["score_wins"] = "lowest"
     bundle["docs"] = _docs(g, source.rules or {})
     if d.enums:      # only when used, so games without them keep their bundles byte for byte
         bundle["enums"] = d.enums
@@ -631,7 +673,8 @@ def _docs(game, rules) -> dict:
         "procs": described(rules.get("procs")),
         "flow": {part: str(flow[part]) for part in ("setup", "round_start", "turn", "round_end")
                  if part in flow},
-        "score": str(game["score"]) if "score" in game else None,
+        "score": (str(game["score"]["expr"]) if isinstance(game.get("score"), dict)
+                  else str(game["score"]) if "score" in game else None),
     }
 
 

@@ -263,8 +263,27 @@ def _prev_player(c, node, scope):
     return ["bin", "%", ["bin", "+", ir[2][0], ["bin", "-", n, ["lit", 1]]], n], T.PLAYER
 
 
+def _rivals(c, node, scope):
+    """`rivals(p)`: the other players in turn order after p; in a game with
+    players out (`p.out`), only those still in."""
+    ir, t = _fixed([T.PLAYER], "list:player")(c, node, scope)
+    if not c.d.players_out or ir[0] != "call":
+        return ir, t
+    return ["comp", ["var", "$q"], "$q", ir, ["not", ["pctr", "out", ["var", "$q"]]]], t
+
+
+def _players_in(c, node, scope):
+    """`players_in()`: every player not out, in seat order."""
+    if node.args or node.kwargs:
+        c.error(node, "`players_in` takes no arguments: `players_in()`")
+    if not c.d.players_out:
+        return ["players"], "list:player"
+    return ["comp", ["var", "$q"], "$q", ["players"], ["not", ["pctr", "out", ["var", "$q"]]]], "list:player"
+
+
 BUILTINS = {
     "prev_player": _prev_player,
+    "players_in": _players_in,
     "all_cards": _all_cards,
     "cards_of_kind": _cards_by("kind", lambda d: set(d.kinds), "kind"),
     "cards_with_id": _cards_by("id", lambda d: {e.id for e in d.catalog}, "card id"),
@@ -285,7 +304,7 @@ BUILTINS = {
     "sort_by": _sort_by,
     "index_of": _index_of,
     "flatten": _flatten,
-    "rivals": _fixed([T.PLAYER], "list:player"),
+    "rivals": _rivals,
     "next_player": _fixed([T.PLAYER], T.PLAYER),
     "players_from": _fixed([T.PLAYER], "list:player"),
     "zone_of": _fixed([T.CARD], T.ZONE),

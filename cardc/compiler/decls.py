@@ -24,6 +24,7 @@ class Counter:
     type: str
     start: object = None
     per_player: bool = False
+    visibility: str = "public"      # public | owner | hidden: who sees it in an observation
 
 
 @dataclass
@@ -86,6 +87,7 @@ class Decls:
     families: dict = field(default_factory=dict)          # zone id -> ZoneFamily
     param_types: dict = field(default_factory=dict)       # param -> type
     catalog: list = field(default_factory=list)           # [CatalogEntry], in instance order
+    players_out: bool = False                             # `p.out` is used: rivals skip those out
 
     def shared_zones(self):
         return {z for z, d in self.zones.items() if d.owner == "shared"}
@@ -113,7 +115,8 @@ def decls_from_bundle(bundle: dict) -> Decls:
     for scope, target in (("game", d.game_counters), ("player", d.player_counters),
                           ("card", d.card_counters)):
         for name, c in bundle["counters"][scope].items():
-            target[name] = Counter(name, c["type"], c["start"], c["per_player"])
+            target[name] = Counter(name, c["type"], c["start"], c["per_player"],
+                                   c.get("visibility", "public"))
     d.events = dict(bundle["events"])
     d.windows = dict(bundle["windows"])
     d.modifiers = dict(bundle["modifiers"])
@@ -132,6 +135,7 @@ def decls_from_bundle(bundle: dict) -> Decls:
         owner = next(z["owner"] for z in bundle["zones"] if z["id"] == f"{zid}[{d.enums[enum][0]}]")
         d.families[zid] = ZoneFamily(zid, enum, owner, d.enums[enum])
     d.param_types = {k: param_type(v, d.enums) for k, v in d.params.items()}
+    d.players_out = "out" in d.player_counters
     return d
 
 

@@ -33,6 +33,8 @@ class Game:
         self.max_players = bundle["players"]["max"]
         self.params = bundle["params"]
         self.max_turns = bundle.get("max_turns", 1000)
+        # +1: the highest score wins; -1: the lowest (`score: {wins: lowest}`)
+        self.score_sign = -1 if bundle.get("score_wins") == "lowest" else 1
         self._zones(bundle)
         self._cards(bundle)
         self._grid(bundle.get("grid"))

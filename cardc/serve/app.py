@@ -38,6 +38,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from cardc.agents import AGENTS, parse_agent
 from cardc.engine import Game
 from cardc.serve.guard import Guard
 from cardc.serve.play import Table
@@ -47,6 +48,7 @@ from cardc.serve.workbench import Workbench
 HERE = Path(__file__).parent
 MAX_FORM = 64 * 1024
 KEEP = 50          # games and simulations kept in memory at most
+BOTS = [name for name in AGENTS if name != "human"]
 
 
 def _templates() -> jinja2.Environment:
@@ -143,7 +145,7 @@ class Pages:
     # ------------------------------------------------------------ play
     async def play_form(self, request: Request):
         view = self.view(request)
-        return self.page("play_new.html", request, view, error=None)
+        return self.page("play_new.html", request, view, error=None, bots=BOTS)
 
     async def play_start(self, request: Request):
         view = self.view(request)
@@ -153,12 +155,12 @@ class Pages:
         try:
             players = int(form.get("players", ""))
             seed = int(form.get("seed", "0") or 0)
-            agents = [form.get(f"seat{i}", "random") for i in range(players)]
-            if any(a not in ("human", "random", "greedy") for a in agents):
-                raise ValueError("agents are human, random or greedy")
+            agents = [form.get(f"seat{i}", "random").strip() for i in range(players)]
+            for agent in agents:
+                parse_agent(agent)          # a ValueError names the agents there are
             table = await asyncio.to_thread(Table, self.engine(view.bundle), players, seed, agents)
         except ValueError as exc:
-            return self.page("play_new.html", request, view, error=str(exc), status=400)
+            return self.page("play_new.html", request, view, error=str(exc), status=400, bots=BOTS)
         key = self.tables.add((view.name, table))
         return RedirectResponse(f"/play/{key}", status_code=303)
 
@@ -202,7 +204,7 @@ class Pages:
     # ------------------------------------------------------------ simulate
     async def sim_form(self, request: Request):
         view = self.view(request)
-        return self.page("simulate_new.html", request, view, error=None)
+        return self.page("simulate_new.html", request, view, error=None, bots=BOTS)
 
     async def sim_start(self, request: Request):
         view = self.view(request)
@@ -211,7 +213,7 @@ class Pages:
             games = int(form.get("games", "200"))
             seed = int(form.get("seed", "0") or 0)
         except ValueError:
-            return self.page("simulate_new.html", request, view, status=400,
+            return self.page("simulate_new.html", request, view, status=400, bots=BOTS,
                              error="games and seed are whole numbers")
         sets = [line.strip() for line in form.get("set", "").splitlines() if line.strip()]
         sim = Simulation(view.name, str(view.folder), games, form.get("players") or None,

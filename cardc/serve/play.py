@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass
 
 from cardc.agents import make_agent
+from cardc.agents.view import SeatView
 from cardc.play import Logger, replay_record, seen_cards, undo_refusal
 from cardc.render_text import board_cells, value_text
 
@@ -107,7 +108,7 @@ class Table:
             if st.is_terminal() or st.current_player() == self.seat:
                 break
             seat = st.current_player()
-            self._take(self.bots[seat].act(st, seat))
+            self._take(self.bots[seat].act(SeatView(st, seat)))
         if st.is_terminal():
             self.logger.end()
 
@@ -139,7 +140,13 @@ class Table:
     def _view(self) -> dict:
         st, g = self.st, self.game
         obs = st.observation(self.seat)
-        mine = obs["decision"]
+        mine = None
+        if not st.is_terminal() and st.current_player() == self.seat:
+            # the seat's decision through the agents' own window on the game
+            seat = SeatView(st, self.seat)
+            mine = {"prompt": seat.prompt, "kind": st.pending.kind,
+                    "actions": [seat.action_to_string(a) for a in seat.legal_actions()],
+                    "unavailable": [list(x) for x in seat.why_not()]}
         board = None
         if g.grid_cells:
             cells = board_cells(obs, g, st)

@@ -78,6 +78,7 @@ class GameRecord:
     choices: int = 0                    # decisions with more than one legal action
     minutes: float = 0.0                # estimated from `timing`
     scores: list | None = None          # final `score` per seat (None if the game faulted)
+    score_sign: int = 1                 # -1 when the lowest score wins
     places: list | None = None          # finishing place per seat, 1 = best, ties share
     starts: list | None = None          # each seat's starting choice (--start-zone)
     samples: list = field(default_factory=list)     # (turns completed, scores) at turn changes
@@ -146,6 +147,7 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
     the engine raises (a fault in the rules) ends the game as a `fault`."""
     n, seats = plan.seating(index)
     rec = GameRecord(index, derive_seed(plan.seed, index), n, seats)
+    rec.score_sign = game.score_sign
     agents = [make_agent(name, derive_seed(plan.seed, index, seat)) for seat, name in enumerate(seats)]
     st, decider = None, [None]
     try:
@@ -205,7 +207,8 @@ class _ScoreWatch:
         scores = st.scores()
         rec.samples.append((st.turn if st.terminal else self.turn, scores))
         self.turn = st.turn
-        top = [p for p, s in enumerate(scores) if s == max(scores)]
+        best = max(s * rec.score_sign for s in scores)
+        top = [p for p, s in enumerate(scores) if s * rec.score_sign == best]
         if len(top) == 1:
             rec.lead_changes += self.leader is not None and top[0] != self.leader
             self.leader = top[0]
@@ -223,14 +226,15 @@ def _finish(game: Game, plan: Plan, st, rec: GameRecord) -> None:
     if rec.ending == "fault":
         return
     rec.winners = list(st.winners)
-    rec.places = _places(rec.scores, rec.winners)
+    rec.places = _places([s * game.score_sign for s in rec.scores], rec.winners)
     if rec.ending != "stalled":
         rec.ending = ("capped" if st.capped else "winner" if len(st.winners) == 1
                       else "shared" if st.winners else "no_winner")
 
 
 def _places(scores: list, winners: list) -> list[int]:
-    """Finishing place of each seat: winners first, then by score; ties share
+    """Finishing place of each seat: winners first, then by score (scores
+    given best-highest: a lowest-wins game passes them negated); ties share
     a place and the next place is skipped (1, 2, 2, 4)."""
     key = [(p in winners, s) for p, s in enumerate(scores)]
     return [1 + sum(k > mine for k in key) for mine in key]
