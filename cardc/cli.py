@@ -206,7 +206,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("game")
     s.add_argument("--players", type=positive)
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, human; "
+    s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, mcts "
+                   "(mcts:400 sets its iterations), human; "
                    "the last one named fills the remaining seats")
     s.add_argument("--log", help="write the replay (bundle hash, seed, actions) to this file")
     s.add_argument("--quiet", action="store_true")
@@ -289,6 +290,10 @@ def main(argv=None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except OSError as exc:      # a read-only folder, a full disk: one line, not a traceback
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"cardc: cannot write or read{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     except (KeyboardInterrupt, EOFError):
         print("\ncardc: stopped", file=sys.stderr)
         return 130

@@ -263,18 +263,20 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
         _budget().step()
         return super().getitem(obj, argument)
 
-    def is_safe_attribute(self, obj, attr, value):
-        if isinstance(obj, str) and attr in ("format", "format_map"):
-            return False
-        return super().is_safe_attribute(obj, attr, value)
+    def wrap_str_format(self, value):
+        """`'{:>1000000000}'.format(1)`: its width field builds a string of any size."""
+        if super().wrap_str_format(value) is None:
+            return None
+
+        def refused(*args, **kwargs):
+            raise _OverBudget("`.format()` is not available in content templates; use `~` and filters")
+        return refused
 
     def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 (jinja's own signature)
         budget = _budget()
         budget.step()
         owner = getattr(__obj, "__self__", None)
         if isinstance(owner, (str, list, tuple)):       # 'x'.ljust(10**9), 'x'.zfill(10**9)
-            if isinstance(owner, str) and getattr(__obj, "__name__", None) in ("format", "format_map"):
-                raise _OverBudget("`.format()` is not available in content templates; use `~` and filters")
             _check_args(args, kwargs)
             if getattr(__obj, "__name__", None) == "replace":
                 _check_replace(owner, *args[:3])

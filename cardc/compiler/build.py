@@ -12,11 +12,13 @@ import re
 
 from cardc import sandbox
 from cardc.compiler import types as T
+from cardc.compiler.bounds import check_unbounded
 from cardc.compiler.decls import CatalogEntry, Counter, Decls, Signature, ZoneDecl, ZoneFamily, param_type
 from cardc.compiler.exprs import Where
 from cardc.compiler.generate import expand_entry
 from cardc.compiler.stmts import compile_block, compile_expr, compile_fn_body
 from cardc.diagnostics import Loc, did_you_mean, display_path
+from cardc.limits import MAX_CARDS
 
 BUNDLE_FORMAT = 1
 _CARD_ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -51,6 +53,7 @@ class GameCompiler:
         self.d = Decls()
         self.game = source.game
         self.code: dict = {}
+        self.fn_locs: dict = {}      # function name -> where its expression is written
         self.used_procs: set = set()
         self.env = sandbox.environment()     # content templates: card text, generated cards
         self.card_entries: list = []      # (file, doc, [card entries, generators expanded])
@@ -255,6 +258,7 @@ class GameCompiler:
             ir = compile_fn_body(spec["expr"], self.where(spec, "expr", f"function `{name}`"), self.d,
                                  self.diags, dict(sig.params), sig.returns)
             self.code["fn:" + name] = {"params": list(sig.params), "expr": ir}
+            self.fn_locs[name] = _loc(spec, "expr")
         for name, spec in (rules.get("procs") or {}).items():
             sig = self.d.procs[name]
             names = {"me": T.PLAYER, **sig.params} if "me" not in sig.params else dict(sig.params)
@@ -413,6 +417,8 @@ class GameCompiler:
         the bundle's `instances` are made from the same list."""
         out = []
         max_players = int((self.game.get("players") or {}).get("max", 1))
+        if not self._within_card_limit(max_players):
+            return out
         for _, doc, raws in self.card_entries:
             defaults = doc.get("defaults") or {}
             for raw in raws:
@@ -426,6 +432,27 @@ class GameCompiler:
                     for _ in range(count):
                         out.append(CatalogEntry(len(out), raw.get("id"), seat, fields))
         return out
+
+    def _within_card_limit(self, max_players) -> bool:
+        """At most MAX_CARDS physical cards (`count: 3000000` would take
+        minutes and gigabytes to lay out); reported at the largest count."""
+        total, big = 0, None
+        for _, doc, raws in self.card_entries:
+            defaults = doc.get("defaults") or {}
+            for raw in raws:
+                count = self.field(raw, defaults, "count", 1)
+                count = count if isinstance(count, int) and not isinstance(count, bool) else 0
+                total += count * (max_players if self.field(raw, defaults, "per_player", False) else 1)
+                if big is None or count > big[0]:
+                    big = (count, raw, defaults)
+        if total <= MAX_CARDS:
+            return True
+        count, raw, defaults = big
+        holder = raw if "count" in raw else defaults
+        self.diags.error(_loc(holder, "count") if "count" in holder else _loc(raw, "id"),
+                         f"the game has {total:,} physical cards, over the limit of {MAX_CARDS:,} "
+                         f"(`{raw.get('id')}` alone has {count:,})", "lower the card counts")
+        return False
 
     def compile_card(self, raw, defaults, env):
         d = self.d
@@ -590,6 +617,8 @@ def compile_game(source, diags) -> dict | None:
     gc.compile_flow()
     cards, instances = gc.compile_cards()
     gc.check_templates(cards)
+    if not diags.has_errors:
+        check_unbounded(gc.code, cards, gc.fn_locs, diags)
     g = source.game
     if not diags.has_errors:
         gc.warn_unused(cards)

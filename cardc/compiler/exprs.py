@@ -8,6 +8,7 @@ lowers to `["lit", null]` of type `any` so checking can go on.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from cardc.compiler import types as T
@@ -104,11 +105,30 @@ def _free_vars(ir) -> set:
     return out
 
 
+#: builtins whose result depends on the game's random state
+RANDOM_BUILTINS = {"shuffled_order"}
+
+
 class ExprCompiler:
     def __init__(self, decls: Decls, where: Where, diags):
         self.d = decls
         self.where = where
         self.diags = diags
+        # Set to a description ("a function", "a condition", "a label") while
+        # compiling something whose evaluation must not draw random numbers:
+        # a cached function, a condition or a label may be evaluated once,
+        # twice or never depending on who looks, and a draw there would make
+        # the game depend on that.
+        self.no_random: str | None = None
+
+    @contextmanager
+    def without_random(self, what: str):
+        outer = self.no_random
+        self.no_random = outer or what
+        try:
+            yield
+        finally:
+            self.no_random = outer
 
     # ------------------------------------------------------------ reporting
     def error(self, node, message, hint=None):
@@ -142,7 +162,8 @@ class ExprCompiler:
         return ir, t
 
     def condition(self, node, scope, what="a condition"):
-        ir, t = self.expr(node, scope)
+        with self.without_random("a condition"):
+            ir, t = self.expr(node, scope)
         if t not in (T.BOOL, T.ANY):
             self.error(node, f"{what} must be true/false, but this is {T.plain(t)}",
                        hint="compare it, e.g. `count(x) > 0` or `x != none`")
@@ -437,6 +458,10 @@ class ExprCompiler:
                        "not inside an expression")
             return BAD
         builtin = BUILTINS.get(name)
+        if name in RANDOM_BUILTINS and self.no_random:
+            self.error(node, f"`{name}` draws random numbers, which {self.no_random} may not: it may be "
+                       "evaluated any number of times (or never), and the game would depend on that",
+                       "draw in a statement (`let order = shuffled_order(…)`) and use the result")
         if builtin is None:
             options = set(BUILTINS) | set(self.d.functions) | set(self.d.procs)
             self.error(node, f"unknown function `{name}`", did_you_mean(name, sorted(options)))

@@ -28,6 +28,9 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 import jinja2
+# imported before the server starts: it hooks uvicorn's exit so open event
+# streams end at once on Ctrl-C
+from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -35,6 +38,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from cardc.agents import AGENTS, parse_agent
 from cardc.engine import Game
 from cardc.serve.guard import Guard
 from cardc.serve.play import Table
@@ -44,6 +48,7 @@ from cardc.serve.workbench import Workbench
 HERE = Path(__file__).parent
 MAX_FORM = 64 * 1024
 KEEP = 50          # games and simulations kept in memory at most
+BOTS = [name for name in AGENTS if name != "human"]
 
 
 def _templates() -> jinja2.Environment:
@@ -140,7 +145,7 @@ class Pages:
     # ------------------------------------------------------------ play
     async def play_form(self, request: Request):
         view = self.view(request)
-        return self.page("play_new.html", request, view, error=None)
+        return self.page("play_new.html", request, view, error=None, bots=BOTS)
 
     async def play_start(self, request: Request):
         view = self.view(request)
@@ -150,12 +155,12 @@ class Pages:
         try:
             players = int(form.get("players", ""))
             seed = int(form.get("seed", "0") or 0)
-            agents = [form.get(f"seat{i}", "random") for i in range(players)]
-            if any(a not in ("human", "random", "greedy") for a in agents):
-                raise ValueError("agents are human, random or greedy")
+            agents = [form.get(f"seat{i}", "random").strip() for i in range(players)]
+            for agent in agents:
+                parse_agent(agent)          # a ValueError names the agents there are
             table = await asyncio.to_thread(Table, self.engine(view.bundle), players, seed, agents)
         except ValueError as exc:
-            return self.page("play_new.html", request, view, error=str(exc), status=400)
+            return self.page("play_new.html", request, view, error=str(exc), status=400, bots=BOTS)
         key = self.tables.add((view.name, table))
         return RedirectResponse(f"/play/{key}", status_code=303)
 
@@ -168,29 +173,30 @@ class Pages:
     async def play_view(self, request: Request):
         name, table = self.table(request)
         view = self.bench.games[name]
-        return self.page("play.html", request, view, table=table, t=table.view(),
+        seen = await asyncio.to_thread(table.view)
+        return self.page("play.html", request, view, table=table, t=seen,
                          key=request.path_params["table"])
 
     async def play_act(self, request: Request):
         name, table = self.table(request)
         form = await self.form(request)
         key = request.path_params["table"]
-        # a form sent twice (or from an old page) names a position that has passed
-        if form.get("at") == str(len(table.actions)):
-            try:
-                await asyncio.to_thread(table.act, int(form.get("action", "-1")))
-            except ValueError as exc:
-                table.note = str(exc)
+        try:
+            # a form sent twice (or from an old page) names a position that has passed
+            await asyncio.to_thread(table.act, int(form.get("action", "-1")), int(form.get("at", "-1")))
+        except ValueError as exc:
+            table.note = str(exc)
         return RedirectResponse(f"/play/{key}", status_code=303)
 
     async def play_undo(self, request: Request):
         name, table = self.table(request)
-        table.undo()
+        await asyncio.to_thread(table.undo)
         return RedirectResponse(f"/play/{request.path_params['table']}", status_code=303)
 
     async def play_replay(self, request: Request):
         name, table = self.table(request)
-        data = json.dumps(table.replay(), indent=1) + "\n"
+        with table.lock:
+            data = json.dumps(table.replay(), indent=1) + "\n"
         filename = f"{table.game.id}-seed{table.seed}.json"
         return Response(data, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{filename}"'})
@@ -198,7 +204,7 @@ class Pages:
     # ------------------------------------------------------------ simulate
     async def sim_form(self, request: Request):
         view = self.view(request)
-        return self.page("simulate_new.html", request, view, error=None)
+        return self.page("simulate_new.html", request, view, error=None, bots=BOTS)
 
     async def sim_start(self, request: Request):
         view = self.view(request)
@@ -207,7 +213,7 @@ class Pages:
             games = int(form.get("games", "200"))
             seed = int(form.get("seed", "0") or 0)
         except ValueError:
-            return self.page("simulate_new.html", request, view, status=400,
+            return self.page("simulate_new.html", request, view, status=400, bots=BOTS,
                              error="games and seed are whole numbers")
         sets = [line.strip() for line in form.get("set", "").splitlines() if line.strip()]
         sim = Simulation(view.name, str(view.folder), games, form.get("players") or None,
@@ -243,7 +249,6 @@ class Pages:
 
     # ------------------------------------------------------------ live reload
     async def events(self, request: Request):
-        from sse_starlette import EventSourceResponse
         bench = self.bench
 
         async def stream():

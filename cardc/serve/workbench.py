@@ -30,13 +30,15 @@ CONTENT_SUFFIXES = (".yaml", ".yml", ".j2", ".md")
 def find_project(target: str | None) -> tuple[Path, list[Path]]:
     """(project root, game folders) for `cardc serve [GAME|PATH]`.
 
-    A folder with a `content/` folder is a project of every game in it; a
+    A folder with a `content/` folder (or a cardc.toml) is a project of every game in it; a
     folder with a game.yaml is a project of that one game; anything else is
     a game id (or folder) as every other command reads it."""
     if target:
         path = Path(target)
-        if (path / "content").is_dir():
-            folders = sorted(p for p in (path / "content").iterdir() if (p / "game.yaml").is_file())
+        if (path / "content").is_dir() or (path / "cardc.toml").is_file():
+            content = path / "content"
+            folders = sorted(p for p in content.iterdir() if (p / "game.yaml").is_file()) \
+                if content.is_dir() else []
             if not folders:
                 raise UsageError(f"{target}/content holds no game (no */game.yaml)")
             return path.resolve(), [p.resolve() for p in folders]

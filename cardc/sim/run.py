@@ -372,7 +372,10 @@ class _Cluster:
             raise UsageError("--cluster needs Dask: pip install 'dask[distributed]' "
                              "(or cardc's `cluster` extra)") from None
         self.own = not isinstance(address, Client)
-        self.client = Client(address) if self.own else address
+        if self.own:
+            self.client = _connect(Client, address)
+        else:
+            self.client = address
         self.workers = max(1, sum(self.client.nthreads().values()))
         self.window = 4 * self.workers
 
@@ -385,6 +388,18 @@ class _Cluster:
     def close(self):
         if self.own:
             self.client.close()
+
+
+def _connect(Client, address, timeout: float = 5.0):
+    """A client of the scheduler at `address`, or one clear line (UsageError)
+    after `timeout` seconds when nothing answers there."""
+    from cardc.project import UsageError
+    try:
+        return Client(address, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UsageError(f"--cluster {address}: no Dask scheduler answers there ({reason[:120]}); "
+                         "start one with `dask scheduler`, or leave out --cluster") from None
 
 
 def executor(jobs: int = 1, cluster=None):
@@ -449,10 +464,11 @@ class HoleWriter:
     limit: int = 100
     saved: list = field(default_factory=list)
     skipped: int = 0
+    failed: str | None = None     # why holes could not be saved, once it happened
 
     def save(self, game: Game, rec: GameRecord, overrides: dict | None = None,
              bundle_file: str | None = None) -> None:
-        if len(self.saved) >= self.limit:
+        if len(self.saved) >= self.limit or self.failed:
             self.skipped += 1
             return
         from cardc.play import replay_record, save_json
@@ -464,7 +480,12 @@ class HoleWriter:
         tag = "-".join(f"{k}={v}" for k, v in sorted((overrides or {}).items()))
         name = f"{rec.ending}-game{rec.index}-seed{rec.seed}{'-' + _safe(tag) if tag else ''}.json"
         path = self.folder / name
-        save_json(path, record)
+        try:
+            save_json(path, record)
+        except OSError as exc:     # a read-only or full disk: the report still gets written
+            self.failed = f"cannot save rule holes in {self.folder}: {exc.strerror or exc}"
+            self.skipped += 1
+            return
         command = f"cardc replay {path}" + (f" --bundle {bundle_file}" if bundle_file else "")
         self.saved.append({"file": str(path), "index": rec.index, "seed": rec.seed,
                            "players": rec.players, "agents": list(rec.agents),
