@@ -18,7 +18,7 @@ from cardc.compiler.exprs import ExprCompiler, Scope, Where
 from cardc.diagnostics import Diagnostics, Loc, display_path
 from cardc.dsl.parser import DslError, parse_expr
 from cardc.engine import EngineError, Game
-from cardc.engine.exprs import ExprBuilder, fmt
+from cardc.engine.pygen import fmt
 from cardc.engine.state import State
 
 
@@ -69,7 +69,7 @@ class Runner:
         self.n = int(spec.get("players", game.min_players))
         self.names = {f"P{i + 1}": i for i in range(self.n)}
         self.card_names = {}
-        self.builder = ExprBuilder(game)
+        self.builder = game.pygen
         self.trail = []
 
     # ------------------------------------------------------------ expressions
@@ -292,7 +292,7 @@ class Runner:
             got = "none" if st.is_terminal() or st.pending is None else st.player_name(st.pending.player)
             if got != str(expect["decision"]):
                 out.append(f"decision: expected {expect['decision']} to decide, got {got}{ctx}")
-        labels = st.legal_actions()
+        labels = st.action_labels()
         for want in expect.get("legal") or []:
             if not any(str(want).lower() in l.lower() for l in labels):
                 out.append(f"legal: expected an action like `{want}`, open: {labels}{ctx}")

@@ -72,18 +72,21 @@ class Table:
                 self.loc[a] = slot
                 at += 1
 
-    def check_limit(self, slot):
+    def check_limit(self, slot) -> bool:
+        """Start the zone's overflow procedure if a move took it over its
+        limit; True if it did (it runs before anything else)."""
         decl = self.game.slot_decl(self, slot)
         limit = decl["limit"]
         if limit is None or len(self.zones[slot]) <= limit:
-            return
+            return False
         key = "proc:" + decl["overflow"]
         owner = self.game.slot_owner(self, slot)
         for f in self.stack:
             if f.code.name == key and f.env.get(f.code.params[0]) == owner:
-                return          # already discarding down
+                return False    # already discarding down
         code = self.game.codes[key]
         self.push(code, {code.params[0]: owner, "me": owner})
+        return True
 
     def shuffle_zone(self, slot):
         self.touch_slot(slot)

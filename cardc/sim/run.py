@@ -126,7 +126,7 @@ def _starts(game: Game, st, zone: str) -> list[str]:
 def _faulting_action(st) -> int | None:
     """The action whose look-ahead raised inside an agent, so that the saved
     replay ends by applying it and reproduces the fault."""
-    for a in range(len(st.pending.labels)):
+    for a in range(len(st.pending.values)):
         try:
             st.clone().apply(a)
         except Exception:      # the engine's own failure, whatever its type
@@ -157,7 +157,7 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
                 rec.ending = "stalled"
                 break
             seat = decider[0] = st.pending.player
-            rec.choices += len(st.pending.labels) > 1
+            rec.choices += len(st.pending.values) > 1
             try:
                 action = agents[seat].act(st, seat)
             except Exception:
