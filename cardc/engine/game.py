@@ -56,6 +56,10 @@ class Game:
         self.shared_slot = {z["id"]: i for i, z in enumerate(self.shared)}
         self.player_index = {z["id"]: i for i, z in enumerate(self.per_player)}
         self.n_shared = len(self.shared)
+        self.shared_parts = ["z:" + z["id"] for z in self.shared]
+        self.player_parts = ["z:" + z["id"] for z in self.per_player]
+        self.shared_active = [bool(z["active"]) for z in self.shared]
+        self.player_active = [bool(z["active"]) for z in self.per_player]
         self.active_zone_ids = [z["id"] for z in self.zone_decls if z["active"]]
         self.active_parts = ["z:" + z for z in self.active_zone_ids]
 
@@ -72,6 +76,17 @@ class Game:
         if slot < self.n_shared:
             return self.shared[slot]
         return self.per_player[(slot - self.n_shared) // st.n]
+
+    def slot_part(self, st, slot):
+        """The version part of the zone at `slot` ("z:<zone id>", see deps.py)."""
+        if slot < self.n_shared:
+            return self.shared_parts[slot]
+        return self.player_parts[(slot - self.n_shared) // st.n]
+
+    def slot_active(self, st, slot):
+        if slot < self.n_shared:
+            return self.shared_active[slot]
+        return self.player_active[(slot - self.n_shared) // st.n]
 
     def slot_owner(self, st, slot):
         if slot is None or slot < self.n_shared:
@@ -138,6 +153,8 @@ class Game:
         self.fn_simple = simple_functions(code)
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_impure = impure_functions(self.fn_bodies)
+        # the declared arguments of each modifier, in order: its cards' functions take them so
+        self.modifier_args = {name: list(args) for name, args in (bundle.get("modifiers") or {}).items()}
         self.cache_functions = True       # off only to test that caching changes nothing
         self._cached = {}
         self.pygen = px = PyGen(self)
@@ -185,7 +202,8 @@ class Game:
             self.requires.append(build(c.get("requires")))
             self.reaction_if.append(build((c.get("reaction") or {}).get("if")))
             self.hooks_of.append({event: f"card:{cid}:hook:{event}" for event in (c.get("hooks") or {})})
-            self.modifiers_of.append({m: build(ir) for m, ir in (c.get("modifiers") or {}).items()})
+            self.modifiers_of.append({m: px.compile_modifier(ir, self.modifier_args.get(m, []))
+                                      for m, ir in (c.get("modifiers") or {}).items()})
         self.game_hooks = {k[5:]: k for k in self.codes if k.startswith("hook:")}
         self.has_hooks = {e for e in self.events
                           if e in self.game_hooks or any(e in h for h in self.hooks_of)}
@@ -250,19 +268,19 @@ class Game:
 
     def modify(self, st, name, value, args_fn):
         """`value` adjusted by every modifier of `name` in force, in zone order.
-        `args_fn()` makes the modifier's arguments (a fresh dict), only when
-        some card in play modifies `name`."""
+        `args_fn()` makes the modifier's arguments (a dict), only when some
+        card in play modifies `name`."""
         hit = st.mods
         if hit is None or hit[0] != st.pv["active"]:
             hit = self._scan_modifiers(st)
         mods = hit[1].get(name)
         if not mods:
             return value
-        env = args_fn()
+        args = args_fn()
+        values = [args.get(a) for a in self.modifier_args.get(name, ())]
+        turn_player = st.turn_player
         for c, f, owner in mods:
-            env["value"], env["this"] = value, c
-            env["me"] = owner if owner is not None else st.turn_player
-            value = f(st, env)
+            value = f(st, value, c, owner if owner is not None else turn_player, *values)
         return value
 
     def apply_modifiers(self, st, name, base, args):

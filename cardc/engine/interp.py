@@ -75,11 +75,11 @@ class Interpreter:
 
     def touch_slot(self, slot):
         if slot >= 0:
-            decl = self.game.slot_decl(self, slot)
+            game = self.game
             pv = self.pv
-            part = "z:" + decl["id"]
+            part = game.slot_part(self, slot)
             pv[part] = pv.get(part, 0) + 1
-            if decl["active"]:             # one version for every zone whose cards are in force
+            if game.slot_active(self, slot):  # one version for every zone whose cards are in force
                 pv["active"] = pv.get("active", 0) + 1
 
     def _flow_next(self):

@@ -134,6 +134,43 @@ class PyGen:
         return self.exec_source(name, f"def {name}(st{args}):\n    env = None\n"
                                       f"    return {text}\n")
 
+    def compile_modifier(self, ir, args):
+        """A card's modifier as f(st, value, this, me, *args): the declared
+        arguments are plain parameters, not a dict built for every call."""
+        scope = {"value": "_value", "this": "_this", "me": "_me"}
+        scope.update({a: f"_a{i}" for i, a in enumerate(args)})
+        params = "".join(f", _a{i}" for i in range(len(args)))
+        name = self.fresh("_mod")
+        with self.memo_of(None):
+            text = self.expr(ir, scope)
+        return self.exec_source(name, f"def {name}(st, _value, _this, _me{params}):\n"
+                                      f"    env = None\n    return {text}\n")
+
+    def modifier_call(self, name):
+        """f(st, value, *args) for `modified("name", value, …)` with plain
+        arguments: one check of which cards modify `name` now, then each
+        card's modifier called directly."""
+        key = ("modifier", name)
+        if key not in self.names:
+            fname = self.fresh("_modified_")
+            n = len(self.game.modifier_args.get(name, ()))
+            params = "".join(f", _a{i}" for i in range(n))
+            src = (f"def {fname}(st, value{params}):\n"
+                   f"    # modifier {name}\n"
+                   "    hit = st.mods\n"
+                   "    if hit is None or hit[0] != st.pv['active']:\n"
+                   "        hit = _game._scan_modifiers(st)\n"
+                   f"    mods = hit[1].get({name!r})\n"
+                   "    if mods:\n"
+                   "        tp = st.turn_player\n"
+                   "        for c, f, owner in mods:\n"
+                   f"            value = f(st, value, c, owner if owner is not None else tp{params})\n"
+                   "    return value\n")
+            fn = self.exec_source(fname, src)
+            self.ns[fname] = fn
+            self.names[key] = (fname, fn)
+        return self.names[key][0]
+
     def compile_menu(self, items):
         """One function f(st, env, labels, values, unavailable) that finds the
         options a menu offers now: the conditions are written inline, and
@@ -380,6 +417,15 @@ class PyGen:
         if name in ("max", "min"):
             return f"{name}({', '.join(self.expr(a, scope) for a in args)})"
         if name == "modified":
+            mod = str(args[0][1])
+            declared = self.game.modifier_args.get(mod)
+            if declared is not None and set(kwargs) <= set(declared) and \
+                    all(v[0] in ("var", "lit") for v in kwargs.values()):
+                # plain arguments: cheap and safe to evaluate before knowing
+                # whether any card modifies this (so no dict, no lambda)
+                values = [self.expr(kwargs.get(a, ["lit", None]), scope) for a in declared]
+                call = self.modifier_call(mod)
+                return f"{call}(st, {self.expr(args[1], scope)}{''.join(', ' + v for v in values)})"
             with self.no_memo():
                 kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
             return (f"_modified(st, {str(args[0][1])!r}, {self.expr(args[1], scope)}, "
