@@ -196,6 +196,27 @@ def test_a_determinized_copy_keeps_what_a_seat_sees_and_shuffles_the_rest(mini_g
     assert all(d.loc[c] == slot for slot, z in enumerate(d.zones) for c in z)
 
 
+def test_a_look_ahead_cannot_learn_an_unseen_card(mini_game):
+    """Two games that look the same to a seat (two unseen cards swapped, another
+    real future in the generator) give that seat the same imagined copy, and
+    the copy does not draw the real future."""
+    a = mini_game.new_state(3, seed=4)
+    seat = a.current_player()
+    b = a.clone()
+    rival_hand = mini_game.slot(b, "hand", (seat + 1) % 3)
+    deck = mini_game.slot(b, "draw")
+    x, y = b.zones[deck][0], b.zones[rival_hand][0]
+    b.zones[deck][0], b.zones[rival_hand][0] = y, x
+    b.loc[x], b.loc[y] = rival_hand, deck
+    b.rng ^= 12345
+    da, db = a.determinized(seat, random.Random(7)), b.determinized(seat, random.Random(7))
+    assert da.zones == db.zones and da.rng == db.rng
+    assert da.rng not in (a.rng, b.rng)
+    for d in (da, db):
+        d.apply(0)
+    assert da.zones == db.zones
+
+
 # a `draw` whose guard is gone: drawing from an empty pile moves none (now rules.yaml:12:9)
 _UNGUARDED = {"rules.yaml": [("        if count(draw) == 0:\n          return\n", "")]}
 _WHERE = "rules.yaml:12:9 in procedure `draw`"

@@ -58,6 +58,8 @@ class Game:
         self.n_shared = len(self.shared)
         self.shared_parts = ["z:" + z["id"] for z in self.shared]
         self.player_parts = ["z:" + z["id"] for z in self.per_player]
+        self._slot_tables = {}
+        self._hidden = {}
         self.shared_active = [bool(z["active"]) for z in self.shared]
         self.player_active = [bool(z["active"]) for z in self.per_player]
         self.active_zone_ids = [z["id"] for z in self.zone_decls if z["active"]]
@@ -76,6 +78,32 @@ class Game:
         if slot < self.n_shared:
             return self.shared[slot]
         return self.per_player[(slot - self.n_shared) // st.n]
+
+    def slot_tables(self, n):
+        """([part of each slot], [is each slot active]) for `n` players, made once."""
+        hit = self._slot_tables.get(n)
+        if hit is None:
+            parts = self.shared_parts + [p for p in self.player_parts for _ in range(n)]
+            active = self.shared_active + [a for a in self.player_active for _ in range(n)]
+            hit = self._slot_tables[n] = (parts, active)
+        return hit
+
+    def hidden_slots(self, n, p):
+        """The slots whose cards seat `p` does not see (not public, not p's own
+        owner-visible zones), for `n` players, worked out once."""
+        key = (n, p)
+        hit = self._hidden.get(key)
+        if hit is None:
+            hit = []
+            for slot in range(self.slot_count(n)):
+                decl = self.shared[slot] if slot < self.n_shared else \
+                    self.per_player[(slot - self.n_shared) // n]
+                owner = None if slot < self.n_shared else (slot - self.n_shared) % n
+                vis = decl["visibility"]
+                if not (vis == "public" or (vis == "owner" and owner == p)):
+                    hit.append(slot)
+            self._hidden[key] = hit
+        return hit
 
     def slot_part(self, st, slot):
         """The version part of the zone at `slot` ("z:<zone id>", see deps.py)."""

@@ -75,11 +75,11 @@ class Interpreter:
 
     def touch_slot(self, slot):
         if slot >= 0:
-            game = self.game
+            parts, active = self.game.slot_tables(self.n)
             pv = self.pv
-            part = game.slot_part(self, slot)
+            part = parts[slot]
             pv[part] = pv.get(part, 0) + 1
-            if game.slot_active(self, slot):  # one version for every zone whose cards are in force
+            if active[slot]:            # one version for every zone whose cards are in force
                 pv["active"] = pv.get("active", 0) + 1
 
     def _flow_next(self):
