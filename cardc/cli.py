@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from cardc.cliargs import not_negative, positive
 from cardc.diagnostics import SourceCache
 from cardc.project import (UsageError, build_folder, bundle_bytes, bundle_path, game_folders,
                            load_bundle)
@@ -91,6 +92,11 @@ def cmd_new(args) -> int:
 
 def cmd_cards(args) -> int:
     bundle = load_bundle(args.game)
+    if args.kind and args.kind not in bundle["kinds"]:
+        from cardc.diagnostics import did_you_mean
+        hint = did_you_mean(args.kind, sorted(bundle["kinds"]))
+        raise UsageError(f"--kind `{args.kind}`: {bundle['game']} has no such kind; its kinds are "
+                         + ", ".join(sorted(bundle["kinds"])) + (f" ({hint})" if hint else ""))
     rows = []
     for c in bundle["cards"]:
         if args.kind and c["kind"] != args.kind:
@@ -134,6 +140,8 @@ def cmd_play(args) -> int:
     from cardc.play import play, replay_record, save_json
     game = _game(args.game)
     players = args.players or game.min_players
+    if not game.min_players <= players <= game.max_players:
+        raise UsageError(f"--players {players}: {game.id} is for {game.min_players} to {game.max_players} players")
     agents = args.agents.split(",")
     echo = None if args.quiet else print
     result = play(game, players, args.seed, agents, echo=echo)
@@ -144,10 +152,16 @@ def cmd_play(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from cardc.play import replay
-    record = json.loads(Path(args.file).read_text())
-    game = _game(args.bundle or record["game"])
-    replay(game, record, echo=None if args.quiet else print)
+    from cardc.play import read_replay, replay
+    record = read_replay(args.file)
+    try:
+        game = _game(args.bundle or record["game"])
+    except UsageError as exc:
+        if args.bundle:
+            raise
+        raise UsageError(f"{exc}. A game outside content/ is named with --bundle: "
+                         f"`cardc replay {args.file} --bundle path/to/game` (its folder or bundle)") from None
+    replay(game, record, echo=None if args.quiet else print, name=args.file)
     return 0
 
 
@@ -198,9 +212,10 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("play", help="play one game with agents and print its log")
     s.add_argument("game")
-    s.add_argument("--players", type=int)
+    s.add_argument("--players", type=positive)
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, human; "
+    s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, mcts "
+                   "(mcts:400 sets its iterations), human; "
                    "the last one named fills the remaining seats")
     s.add_argument("--log", help="write the replay (bundle hash, seed, actions) to this file")
     s.add_argument("--quiet", action="store_true")
@@ -219,14 +234,14 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("bench", help="games and decisions per second with random agents")
     s.add_argument("games", nargs="*")
-    s.add_argument("--games-per", type=int, default=0, help="games per measurement (default: by time)")
+    s.add_argument("--games-per", type=not_negative, default=0, help="games per measurement (default: by time)")
     s.add_argument("--seconds", type=float, default=3.0)
-    s.add_argument("--players", type=int, default=4)
-    s.add_argument("--jobs", type=int, default=1, help="also measure scaling up to this many cores")
+    s.add_argument("--players", type=positive, default=4)
+    s.add_argument("--jobs", type=positive, default=1, help="also measure scaling up to this many cores")
     s.add_argument("--profile", action="store_true", help="print a cProfile of the hot loop")
     s.add_argument("--compile", action="store_true",
                    help="time check+build instead, and for content --scale times larger")
-    s.add_argument("--scale", type=int, default=10)
+    s.add_argument("--scale", type=positive, default=10)
     s.add_argument("--anchor", metavar="PYTHON",
                    help="a Python with the reference engine (pyminion) installed: run it before and "
                         "after each game and report cardc's ratio to it")
@@ -234,12 +249,17 @@ def parser() -> argparse.ArgumentParser:
                    help="the anchors script (default: ../shared/bench/anchors/anchors.py)")
     s.set_defaults(func=cmd_bench)
 
+    from cardc.serve.cli import add_arguments as add_serve_arguments
+    add_serve_arguments(sub.add_parser("serve", help="the designer's workbench in the browser: "
+                                       "cards, rulebook, play and simulate, following edits"))
     _optional_commands(sub)
     return p
 
 
 def _optional_commands(sub):
     """Commands whose modules arrive with their own stages (print, simulate)."""
+    from cardc import designer
+    designer.add_commands(sub)
     try:
         from cardc.render import cli as render_cli
     except ImportError:
@@ -268,17 +288,25 @@ def _bundle_runner(runner):
 
 def main(argv=None) -> int:
     from cardc.engine import EngineError
+    from cardc.play import ReplayError
     args = parser().parse_args(argv)
     try:
         return args.func(args)
     except UsageError as exc:
         print(f"cardc: {exc}", file=sys.stderr)
         return 2
+    except ReplayError as exc:
+        print(f"cardc: {exc}", file=sys.stderr)
+        return 1
     except (EngineError, ValueError) as exc:
         print(f"cardc: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0
+    except OSError as exc:      # a read-only folder, a full disk: one line, not a traceback
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"cardc: cannot write or read{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     except (KeyboardInterrupt, EOFError):
         print("\ncardc: stopped", file=sys.stderr)
         return 130

@@ -93,7 +93,11 @@ def load_bundle(name: str) -> dict:
     """The committed bundle of a game (by id or path), building it if missing."""
     path = Path(name)
     if path.suffix == ".json" and path.exists():
-        return json.loads(path.read_text())
+        from cardc.bundle_schema import BundleInvalid, read_bundle
+        try:
+            return read_bundle(path)    # untrusted: checked before anything is built from it
+        except BundleInvalid as exc:
+            raise UsageError(f"refusing the bundle {exc}") from None
     folder = game_folders([name])[0]
     built = build_folder(folder)
     if built.bundle is None:

@@ -7,9 +7,6 @@ procedures, functions, hooks, card effects and the game flow.
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from cardc.engine.deps import function_deps, impure_functions, simple_functions
 from cardc.engine.errors import BundleMismatch, EngineFault
 from cardc.engine.blocks import BlockGen
@@ -36,6 +33,8 @@ class Game:
         self.max_players = bundle["players"]["max"]
         self.params = bundle["params"]
         self.max_turns = bundle.get("max_turns", 1000)
+        # +1: the highest score wins; -1: the lowest (`score: {wins: lowest}`)
+        self.score_sign = -1 if bundle.get("score_wins") == "lowest" else 1
         self._zones(bundle)
         self._cards(bundle)
         self._grid(bundle.get("grid"))
@@ -46,7 +45,8 @@ class Game:
 
     @classmethod
     def load(cls, path) -> "Game":
-        return cls(json.loads(Path(path).read_text()))
+        from cardc.bundle_schema import read_bundle      # a file is untrusted: checked first
+        return cls(read_bundle(path))
 
     # ------------------------------------------------------------ zones
     def _zones(self, bundle):
@@ -236,6 +236,14 @@ class Game:
         self.has_hooks = {e for e in self.events
                           if e in self.game_hooks or any(e in h for h in self.hooks_of)}
         self.has_modifiers = {m for mods in self.modifiers_of for m in mods}
+
+    def compile_block(self, name, spec):
+        """A block compiled after load (a scenario's `run:` step), with the
+        game's own generator: the same code any block of the bundle gets."""
+        blocks = BlockGen(self, self.pygen)
+        code = blocks.declare(name, spec)
+        blocks.build(code, spec)
+        return code
 
     def generated_source(self) -> str:
         """Every generated function of this game, in order, as one readable module."""

@@ -31,6 +31,9 @@ class Interpreter:
                 if stack:
                     fr = stack[-1]
                     fr.code.run(self, fr)
+                elif self.stage == getattr(self, "hold_at", None):
+                    self.hold_at = None        # a checkpoint (scenarios): stop here, once
+                    return
                 else:
                     fr = None
                     self._flow_next()
@@ -118,8 +121,8 @@ class Interpreter:
             self.stage = "next_turn"
             self._auto_trigger("turn_end")
         elif stage == "next_turn":
-            self.turn_player = (self.turn_player + 1) % self.n
-            if self.turn_player == self.first_player:
+            self.turn_player, round_over = self._next_in_turn()
+            if round_over:
                 self.stage = "round_over"
                 self._push_flow("flow:round_end", self.first_player)
                 self._auto_trigger("round_end")
@@ -130,6 +133,29 @@ class Interpreter:
             self.stage = "round"
         elif stage == "ending":             # the game_end hooks have run
             self.end_game(self.ending)
+
+    def _next_in_turn(self):
+        """(who plays the next turn, whether a round is over).  By default the
+        next seat, a round being over when the turn comes back to (or passes)
+        the first player.  Content may change that through three counters the
+        compiler declares when rules use them: `p.out` (a player who is out is
+        skipped, without a turn), `game.direction` (-1: turns go backwards)
+        and `game.next_player` (that player plays next, once; the round still
+        ends where the turn order says, so another turn is not a new round)."""
+        g, n, first = self.g, self.n, self.first_player
+        chosen = g.get("next_player")
+        if chosen is not None:
+            g["next_player"] = None
+            self.touch("g:next_player")
+        step = -1 if g.get("direction", 1) < 0 else 1
+        out = self.pc.get("out")
+        p, over = self.turn_player, False
+        for _ in range(n):                  # at most once round the table
+            p = (p + step) % n
+            over = over or p == first
+            if out is None or not out[p]:
+                break
+        return (p if chosen is None else chosen), over
 
     def _push_flow(self, key, me):
         code = self.game.codes.get(key)
@@ -171,8 +197,9 @@ class Interpreter:
             self._auto_trigger("game_end")
             return
         self.terminal = True
-        if winners is None:
-            scores = self.scores()
+        if winners is None:           # the best score wins: the highest, or the lowest
+            sign = self.game.score_sign
+            scores = [sign * s for s in self.scores()]
             best = max(scores) if scores else 0
             winners = [p for p in range(self.n) if scores[p] == best]
         self.winners = sorted({w for w in winners if w is not None})

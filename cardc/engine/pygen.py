@@ -82,6 +82,13 @@ def _pzone(st, base, index, p, name):
     return base + index * st.n + p
 
 
+def _plain(v) -> bool:
+    """A value `repr()` writes as a Python literal that means just that value."""
+    if v is None or type(v) in (int, str, bool):
+        return True
+    return type(v) is list and all(_plain(x) for x in v)
+
+
 def trivial(ir) -> bool:
     """An argument cheap and safe to evaluate more than once."""
     return ir[0] in ("var", "lit") or (ir[0] in ("field", "pctr", "cctr") and ir[2][0] == "var")
@@ -337,8 +344,9 @@ class PyGen:
 
     def e_lit(self, ir, scope):
         v = ir[1]
-        if v is not None and type(v) not in (int, str, bool):
-            raise BadBundle(f"a literal must be a number, text, true/false or none, not {str(v)[:40]!r}")
+        if not _plain(v):
+            raise BadBundle(f"a literal must be a number, text, true/false, none or a list of "
+                            f"those, not {str(v)[:40]!r}")
         return repr(v)
 
     def e_var(self, ir, scope):

@@ -170,6 +170,18 @@ class Table:
                 d.loc[c] = slot
                 touched.add(slot)
         d.rng = rng.seed_state(rnd.getrandbits(64))
+        # counters p may not see are imagined at their start values
+        for scope, values in (("game", d.g), ("player", d.pc)):
+            for name, spec in game.counters[scope].items():
+                vis = spec.get("visibility", "public")
+                if vis == "public":
+                    continue
+                if scope == "game":
+                    values[name] = spec["start"]
+                else:
+                    values[name] = [x if (q == p and vis == "owner") else spec["start"]
+                                    for q, x in enumerate(values[name])]
+                d.touch(("g:" if scope == "game" else "p:") + name)
         # cached values that read the reshuffled zones are stale now
         d.version += 1
         for slot in touched:

@@ -20,12 +20,14 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import time
 from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from cardc.agents import make_agent
+from cardc.agents.view import SeatView
 from cardc.engine import Game
 from cardc.sim.stats import HOLE_ENDINGS, Aggregate, Paired, observations
 
@@ -76,6 +78,7 @@ class GameRecord:
     choices: int = 0                    # decisions with more than one legal action
     minutes: float = 0.0                # estimated from `timing`
     scores: list | None = None          # final `score` per seat (None if the game faulted)
+    score_sign: int = 1                 # -1 when the lowest score wins
     places: list | None = None          # finishing place per seat, 1 = best, ties share
     starts: list | None = None          # each seat's starting choice (--start-zone)
     samples: list = field(default_factory=list)     # (turns completed, scores) at turn changes
@@ -84,12 +87,17 @@ class GameRecord:
     entered: dict = field(default_factory=dict)     # "card>zone" -> Counter(seat -> times)
     fault: str | None = None
     actions: list = field(default_factory=list)
+    # agent -> [CPU seconds thinking, decisions with 2+ options]: measured, so
+    # it goes to the report's `run`, never into the seeded statistics.  CPU
+    # time of this thread, so a machine busy with other work does not inflate it
+
+    think: dict = field(default_factory=dict)
 
     def line(self) -> dict:
         """The game as one JSON line (no action list or score samples: the
         seed and agents reproduce them)."""
         out = asdict(self)
-        del out["actions"], out["samples"]
+        del out["actions"], out["samples"], out["think"]
         out["resolved"] = {k: sum(v.values()) for k, v in self.resolved.items()}
         out["entered"] = {k: sum(v.values()) for k, v in self.entered.items()}
         return out
@@ -139,6 +147,7 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
     the engine raises (a fault in the rules) ends the game as a `fault`."""
     n, seats = plan.seating(index)
     rec = GameRecord(index, derive_seed(plan.seed, index), n, seats)
+    rec.score_sign = game.score_sign
     agents = [make_agent(name, derive_seed(plan.seed, index, seat)) for seat, name in enumerate(seats)]
     st, decider = None, [None]
     try:
@@ -157,13 +166,19 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
                 rec.ending = "stalled"
                 break
             seat = decider[0] = st.pending.player
-            rec.choices += len(st.pending.values) > 1
+            choice = len(st.pending.values) > 1
+            rec.choices += choice
+            t0 = time.thread_time()
             try:
-                action = agents[seat].act(st, seat)
+                action = agents[seat].act(SeatView(st, seat))
             except Exception:
                 action = _faulting_action(st)
                 if action is None:
                     raise
+            if choice:
+                spent = rec.think.setdefault(seats[seat], [0.0, 0])
+                spent[0] += time.thread_time() - t0
+                spent[1] += 1
             rec.actions.append(action)
             st.apply(action)
         rec.scores = rec.samples[-1][1] if st.terminal else st.scores()
@@ -192,7 +207,8 @@ class _ScoreWatch:
         scores = st.scores()
         rec.samples.append((st.turn if st.terminal else self.turn, scores))
         self.turn = st.turn
-        top = [p for p, s in enumerate(scores) if s == max(scores)]
+        best = max(s * rec.score_sign for s in scores)
+        top = [p for p, s in enumerate(scores) if s * rec.score_sign == best]
         if len(top) == 1:
             rec.lead_changes += self.leader is not None and top[0] != self.leader
             self.leader = top[0]
@@ -210,14 +226,15 @@ def _finish(game: Game, plan: Plan, st, rec: GameRecord) -> None:
     if rec.ending == "fault":
         return
     rec.winners = list(st.winners)
-    rec.places = _places(rec.scores, rec.winners)
+    rec.places = _places([s * game.score_sign for s in rec.scores], rec.winners)
     if rec.ending != "stalled":
         rec.ending = ("capped" if st.capped else "winner" if len(st.winners) == 1
                       else "shared" if st.winners else "no_winner")
 
 
 def _places(scores: list, winners: list) -> list[int]:
-    """Finishing place of each seat: winners first, then by score; ties share
+    """Finishing place of each seat: winners first, then by score (scores
+    given best-highest: a lowest-wins game passes them negated); ties share
     a place and the next place is skipped (1, 2, 2, 4)."""
     key = [(p in winners, s) for p, s in enumerate(scores)]
     return [1 + sum(k > mine for k in key) for mine in key]
@@ -237,6 +254,7 @@ class ChunkResult:
     holes: list = field(default_factory=list)      # (variant, GameRecord)
     lines: list = field(default_factory=list)      # (variant, dict)
     worker_rss_mb: float = 0.0                     # the worker's peak memory so far
+    think: dict = field(default_factory=dict)      # agent -> [seconds, decisions], all variants
 
 
 _GAMES: dict[str, Game] = {}
@@ -260,6 +278,7 @@ def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = Fa
         base = None
         for k, game in enumerate(games):
             rec = play_game(game, plan, index)
+            add_think(out.think, rec.think)
             obs = observations(rec)
             out.aggregates[k].add(rec, obs)
             if k == 0:
@@ -272,6 +291,19 @@ def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = Fa
                 out.lines.append((k, rec.line()))
     out.worker_rss_mb = peak_rss_mb()
     return out
+
+
+def add_think(total: dict, more: dict) -> None:
+    """Add one game's (or chunk's) thinking time per agent to `total`."""
+    for agent, (seconds, decisions) in more.items():
+        mine = total.setdefault(agent, [0.0, 0])
+        mine[0] += seconds
+        mine[1] += decisions
+
+
+def seconds_per_decision(think: dict) -> dict:
+    """agent -> mean CPU seconds an agent took for a decision with 2+ options."""
+    return {agent: round(s / n, 6) for agent, (s, n) in sorted(think.items()) if n}
 
 
 def peak_rss_mb() -> float:
@@ -340,7 +372,10 @@ class _Cluster:
             raise UsageError("--cluster needs Dask: pip install 'dask[distributed]' "
                              "(or cardc's `cluster` extra)") from None
         self.own = not isinstance(address, Client)
-        self.client = Client(address) if self.own else address
+        if self.own:
+            self.client = _connect(Client, address)
+        else:
+            self.client = address
         self.workers = max(1, sum(self.client.nthreads().values()))
         self.window = 4 * self.workers
 
@@ -353,6 +388,18 @@ class _Cluster:
     def close(self):
         if self.own:
             self.client.close()
+
+
+def _connect(Client, address, timeout: float = 5.0):
+    """A client of the scheduler at `address`, or one clear line (UsageError)
+    after `timeout` seconds when nothing answers there."""
+    from cardc.project import UsageError
+    try:
+        return Client(address, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UsageError(f"--cluster {address}: no Dask scheduler answers there ({reason[:120]}); "
+                         "start one with `dask scheduler`, or leave out --cluster") from None
 
 
 def executor(jobs: int = 1, cluster=None):
@@ -381,6 +428,7 @@ class Totals:
     aggregates: list
     paired: list
     worker_rss_mb: float = 0.0
+    think: dict = field(default_factory=dict)      # agent -> [seconds, decisions]
 
     @classmethod
     def empty(cls, variants: int) -> "Totals":
@@ -388,6 +436,7 @@ class Totals:
 
     def merge(self, chunk: ChunkResult) -> None:
         self.worker_rss_mb = max(self.worker_rss_mb, chunk.worker_rss_mb)
+        add_think(self.think, chunk.think)
         for mine, theirs in zip(self.aggregates, chunk.aggregates):
             mine.merge(theirs)
         for mine, theirs in zip(self.paired, chunk.paired):
@@ -415,10 +464,11 @@ class HoleWriter:
     limit: int = 100
     saved: list = field(default_factory=list)
     skipped: int = 0
+    failed: str | None = None     # why holes could not be saved, once it happened
 
     def save(self, game: Game, rec: GameRecord, overrides: dict | None = None,
              bundle_file: str | None = None) -> None:
-        if len(self.saved) >= self.limit:
+        if len(self.saved) >= self.limit or self.failed:
             self.skipped += 1
             return
         from cardc.play import replay_record, save_json
@@ -430,7 +480,12 @@ class HoleWriter:
         tag = "-".join(f"{k}={v}" for k, v in sorted((overrides or {}).items()))
         name = f"{rec.ending}-game{rec.index}-seed{rec.seed}{'-' + _safe(tag) if tag else ''}.json"
         path = self.folder / name
-        save_json(path, record)
+        try:
+            save_json(path, record)
+        except OSError as exc:     # a read-only or full disk: the report still gets written
+            self.failed = f"cannot save rule holes in {self.folder}: {exc.strerror or exc}"
+            self.skipped += 1
+            return
         command = f"cardc replay {path}" + (f" --bundle {bundle_file}" if bundle_file else "")
         self.saved.append({"file": str(path), "index": rec.index, "seed": rec.seed,
                            "players": rec.players, "agents": list(rec.agents),
