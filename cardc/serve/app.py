@@ -15,7 +15,7 @@ anything; starting a game, moving, undoing and simulating are POSTs.
     /play/{id}                your seat's view; POST /act, /undo; GET /replay.json
     /g/{game}/simulate        start a simulation (POST)  -> /sim/{id}
     /sim/{id}                 progress, then the report; /sim/{id}/report.html
-    /events                   server-sent events: the build version, for live reload
+    /events                   server-sent events: the build version and what is being rebuilt
 """
 from __future__ import annotations
 
@@ -252,10 +252,12 @@ class Pages:
         bench = self.bench
 
         async def stream():
-            seen = -1
+            seen = None
             while True:
                 seen = await bench.wait_change(seen)
-                yield {"event": "build", "data": str(seen)}
+                version, building = seen
+                yield {"event": "build", "data": json.dumps({"version": str(version),
+                                                             "building": list(building)})}
         return EventSourceResponse(stream(), ping=10)
 
     async def health(self, request: Request):
