@@ -311,6 +311,7 @@ def make_app(bench: Workbench, loopback_only: bool = True, jobs: int = 1,
             yield
         finally:
             stop.set()
+            bench.pictures.stopping.set()
             for task in tasks:
                 task.cancel()
 
