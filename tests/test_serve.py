@@ -232,3 +232,11 @@ def test_pages_escape_content_and_serve_nothing_outside_the_project(game_copy):
             picture = await client.get((await client.get("/")).text.split('src="')[2].split('"')[0])
             assert picture.headers["content-type"] == "image/png"
     asyncio.run(requests())
+
+
+def test_without_a_target_the_working_directory_is_the_project(tmp_path, monkeypatch):
+    import shutil
+    shutil.copytree(MINI, tmp_path / "content" / "mini")
+    monkeypatch.chdir(tmp_path)
+    root, folders = find_project(None)
+    assert root == tmp_path.resolve() and [f.name for f in folders] == ["mini"]

@@ -32,9 +32,10 @@ def find_project(target: str | None) -> tuple[Path, list[Path]]:
 
     A folder with a `content/` folder (or a cardc.toml) is a project of every game in it; a
     folder with a game.yaml is a project of that one game; anything else is
-    a game id (or folder) as every other command reads it."""
-    if target:
-        path = Path(target)
+    a game id (or folder) as every other command reads it.  Without a
+    target, the working directory if it is a project, else content/."""
+    if target or (Path("content").is_dir() or Path("cardc.toml").is_file()):
+        path = Path(target or ".")        # no target: the project is the working directory
         if (path / "content").is_dir() or (path / "cardc.toml").is_file():
             content = path / "content"
             folders = sorted(p for p in content.iterdir() if (p / "game.yaml").is_file()) \
