@@ -34,6 +34,7 @@ def cmd_check(args) -> int:
     for folder in game_folders(args.games):
         t0 = time.perf_counter()
         built = build_folder(folder)
+        _check_rulebook(built)
         bad = _print_diags(built, args.strict)
         errors, warnings = len(built.diags.errors), len(built.diags.warnings)
         status = "FAILED" if bad else "ok"
@@ -41,6 +42,19 @@ def cmd_check(args) -> int:
               f"{warnings} warning{'s' * (warnings != 1)}, {time.perf_counter() - t0:.2f}s)")
         failed |= bad
     return 1 if failed else 0
+
+
+def _check_rulebook(built) -> None:
+    """Render the game's own rulebook template (in the content sandbox) so that
+    `check` finds its mistakes, not `cardc rulebook`."""
+    if built.bundle is None or not built.bundle.get("rulebook"):
+        return
+    from cardc.diagnostics import Loc
+    from cardc.render.rulebook import RulebookError, render_markdown
+    try:
+        render_markdown(built.bundle)
+    except RulebookError as exc:
+        built.diags.error(Loc(exc.file or "rulebook.md.j2", exc.line or 1, 1), f"rulebook template: {exc.detail}")
 
 
 def cmd_build(args) -> int:
@@ -69,6 +83,12 @@ def cmd_build(args) -> int:
         from cardc.diagnostics import display_path
         print(f"{built.bundle['game']}: wrote {display_path(path)} ({len(data):,} bytes, "
               f"{len(built.bundle['instances'])} cards)")
+        if args.explain:
+            from cardc.engine import Game
+            from cardc.engine.explain import explain
+            out = path.parent / built.bundle["game"] / "explain.py"
+            write_atomic(out, explain(Game(built.bundle), folder.parent.parent).encode())
+            print(f"{built.bundle['game']}: wrote the generated engine code to {display_path(out)}")
     return 1 if failed else 0
 
 
@@ -169,7 +189,7 @@ def cmd_bench(args) -> int:
     if args.compile:
         return bench_compile(args.games or None, args.scale)
     return bench(args.games or None, args.games_per, args.players, args.seconds, args.profile,
-                 args.jobs)
+                 args.jobs, args.anchor, args.anchor_script)
 
 
 # ---------------------------------------------------------------- wiring
@@ -189,6 +209,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--check", action="store_true",
                    help="do not write; fail if a committed bundle is stale")
     s.add_argument("--strict", action="store_true")
+    s.add_argument("--explain", action="store_true",
+                   help="also write the Python the engine generates, to read, to generated/<game>/explain.py")
     s.set_defaults(func=cmd_build)
 
     s = sub.add_parser("new", help="start a new game in content/NAME from a small working one")
@@ -234,6 +256,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--compile", action="store_true",
                    help="time check+build instead, and for content --scale times larger")
     s.add_argument("--scale", type=positive, default=10)
+    s.add_argument("--anchor", metavar="PYTHON",
+                   help="a Python with the reference engine (pyminion) installed: run it before and "
+                        "after each game and report cardc's ratio to it")
+    s.add_argument("--anchor-script", metavar="PATH",
+                   help="the anchors script (default: ../shared/bench/anchors/anchors.py)")
     s.set_defaults(func=cmd_bench)
 
     from cardc.serve.cli import add_arguments as add_serve_arguments
