@@ -213,48 +213,63 @@ def tracker_spaces(tracker: Tracker, params: Mapping[str, Any]) -> int:
 
 def tracker_pages(canvas: Canvas, fonts: Fonts, trackers: Sequence[Tracker], bundle: Mapping[str, Any],
                   paper: tuple[float, float], title: str) -> int:
-    """Each tracker on its own page(s): a name column, then numbered spaces."""
+    """The trackers one below another, as many to a page as fit (landscape
+    when any is long): a name column, then numbered spaces. Returns pages."""
+    if not trackers:
+        return 0
+    params = bundle.get("params") or {}
+    landscape = any(tracker_spaces(t, params) > 14 for t in trackers)
+    w, h = (paper[1], paper[0]) if landscape else paper
+    name_w = 42.0
     pages = 0
+    y = None  # the top of the free space on the current page, or None before the first page
     for tracker in trackers:
         rows = tracker_rows(tracker, bundle)
-        spaces = tracker_spaces(tracker, bundle.get("params") or {})
-        landscape = spaces > 14
-        w, h = (paper[1], paper[0]) if landscape else paper
-        name_w = 42.0
+        spaces = tracker_spaces(tracker, params)
         space = min(14.0, (w - 2 * MARGIN - name_w) / spaces)
         row_h = max(7.0, min(space, 12.0))
         per_page = max(1, int((h - 2 * MARGIN - HEADER) // row_h))
         for first in range(0, len(rows), per_page):
             chunk = rows[first:first + per_page]
-            start_page(canvas, (w, h))
-            draw_label(canvas, fonts, MARGIN, h - MARGIN - 7, f"{title}: {tracker.title}", 12, "bold")
-            top = h - MARGIN - HEADER
+            needed = HEADER + len(chunk) * row_h
+            if y is None or y - needed < MARGIN:
+                if y is not None:
+                    canvas.showPage()
+                start_page(canvas, (w, h))
+                pages += 1
+                y = h - MARGIN
+            draw_label(canvas, fonts, MARGIN, y - 7, f"{title}: {tracker.title}", 12, "bold")
+            top = y - HEADER
             for i, row in enumerate(chunk):
-                y = top - (i + 1) * row_h
-                canvas.setFillColor(HexColor(tint(row.colour, 0.55)))
-                canvas.setStrokeColor(HexColor(row.colour))
-                canvas.setLineWidth(0.6)
-                canvas.rect(MARGIN * mm, y * mm, name_w * mm, row_h * mm, stroke=1, fill=1)
-                fonts.check(row.label or "x", "bold", f"tracker {tracker.id}, row {row.label}")
-                size = min(9.0, row_h * 1.6)
-                while size > MIN_PT and fonts.width(row.label, "bold", size) > (name_w - 3) * mm:
-                    size -= 0.25
-                canvas.setFillColor(HexColor(INK))
-                canvas.setFont(fonts.name("bold"), size)
-                canvas.drawString((MARGIN + 1.5) * mm, (y + row_h / 2) * mm - size * 0.35, row.label)
-                for k in range(spaces):
-                    number = tracker.first + k
-                    x = MARGIN + name_w + k * space
-                    canvas.setFillColor(HexColor("#ffffff"))
-                    canvas.rect(x * mm, y * mm, space * mm, row_h * mm, stroke=1, fill=1)
-                    label = tracker.labels.get(number, str(number))
-                    fonts.check(label, "regular", f"tracker {tracker.id}")
-                    lsize = min(8.0, space * 1.4)
-                    while lsize > MIN_PT and fonts.width(label, "regular", lsize) > (space - 0.6) * mm:
-                        lsize -= 0.25
-                    canvas.setFillColor(HexColor("#757575"))
-                    canvas.setFont(fonts.name("regular"), lsize)
-                    canvas.drawCentredString((x + space / 2) * mm, (y + row_h / 2) * mm - lsize * 0.35, label)
-            canvas.showPage()
-            pages += 1
+                _track_row(canvas, fonts, tracker, row, top - (i + 1) * row_h, row_h, name_w, space, spaces)
+            y = top - len(chunk) * row_h - 6
+    canvas.showPage()
     return pages
+
+
+def _track_row(canvas: Canvas, fonts: Fonts, tracker: Tracker, row: TrackRow, y: float, row_h: float,
+               name_w: float, space: float, spaces: int) -> None:
+    canvas.setFillColor(HexColor(tint(row.colour, 0.55)))
+    canvas.setStrokeColor(HexColor(row.colour))
+    canvas.setLineWidth(0.6)
+    canvas.rect(MARGIN * mm, y * mm, name_w * mm, row_h * mm, stroke=1, fill=1)
+    fonts.check(row.label or "x", "bold", f"tracker {tracker.id}, row {row.label}")
+    size = min(9.0, row_h * 1.6)
+    while size > MIN_PT and fonts.width(row.label, "bold", size) > (name_w - 3) * mm:
+        size -= 0.25
+    canvas.setFillColor(HexColor(INK))
+    canvas.setFont(fonts.name("bold"), size)
+    canvas.drawString((MARGIN + 1.5) * mm, (y + row_h / 2) * mm - size * 0.35, row.label)
+    for k in range(spaces):
+        number = tracker.first + k
+        x = MARGIN + name_w + k * space
+        canvas.setFillColor(HexColor("#ffffff"))
+        canvas.rect(x * mm, y * mm, space * mm, row_h * mm, stroke=1, fill=1)
+        label = tracker.labels.get(number, str(number))
+        fonts.check(label, "regular", f"tracker {tracker.id}")
+        lsize = min(8.0, space * 1.4)
+        while lsize > MIN_PT and fonts.width(label, "regular", lsize) > (space - 0.6) * mm:
+            lsize -= 0.25
+        canvas.setFillColor(HexColor("#757575"))
+        canvas.setFont(fonts.name("regular"), lsize)
+        canvas.drawCentredString((x + space / 2) * mm, (y + row_h / 2) * mm - lsize * 0.35, label)
