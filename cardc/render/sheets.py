@@ -357,20 +357,22 @@ def proof_pages(canvas: Canvas, cards: Sequence[Prepared], fonts: Fonts, paper: 
     """A contact sheet, 3 x 3 faces a page with a caption under each, for
     reviewing text; returns the number of pages."""
     w, h = paper
-    cols, rows, header, caption_h = 3, 3, 12.0, 6.0
-    cell_w = (w - 2 * MARGIN) / cols
-    cell_h = (h - 2 * MARGIN - header) / rows
+    # A review sheet, not a cutting sheet: a 4 mm margin and a short header
+    # leave room for 3 x 3 faces at full size, so no text is under 6 pt.
+    margin, cols, rows, header, caption_h = 4.0, 3, 3, 8.0, 4.0
+    cell_w = (w - 2 * margin) / cols
+    cell_h = (h - 2 * margin - header) / rows
     pages = math.ceil(len(cards) / (cols * rows))
     for page in range(pages):
         start_page(canvas, paper)
-        draw_label(canvas, fonts, MARGIN, h - MARGIN - 6, f"{title}: proof, page {page + 1} of {pages}", 11, "bold")
+        draw_label(canvas, fonts, margin, h - margin - 5, f"{title}: proof, page {page + 1} of {pages}", 10, "bold")
         for i, card in enumerate(cards[page * cols * rows:(page + 1) * cols * rows]):
             r, c = divmod(i, cols)
             deck = card.face.deck
-            scale = min(1.0, (cell_w - 4) / deck.width, (cell_h - caption_h - 2) / deck.height)
+            scale = min(1.0, (cell_w - 1) / deck.width, (cell_h - caption_h - 1) / deck.height)
             cw, ch = deck.width * scale, deck.height * scale
-            x = MARGIN + c * cell_w + (cell_w - cw) / 2
-            y = h - MARGIN - header - (r + 1) * cell_h + caption_h
+            x = margin + c * cell_w + (cell_w - cw) / 2
+            y = h - margin - header - (r + 1) * cell_h + caption_h
             canvas.saveState()
             canvas.translate(x * mm, y * mm)
             canvas.scale(scale, scale)
@@ -378,6 +380,6 @@ def proof_pages(canvas: Canvas, cards: Sequence[Prepared], fonts: Fonts, paper: 
             canvas.restoreState()
             canvas.setFont(fonts.name("regular"), 7)
             canvas.setFillColor(black)
-            canvas.drawCentredString((x + cw / 2) * mm, (y - 4) * mm, caption(card))
+            canvas.drawCentredString((x + cw / 2) * mm, (y - 3) * mm, caption(card))
         canvas.showPage()
     return pages
