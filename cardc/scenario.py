@@ -330,6 +330,7 @@ def load_scenarios(path: Path):
 
 def run_file(path: Path, cache: dict) -> list[Result]:
     from cardc.diagnostics import CardcError
+    from cardc.paths import find_project
     from cardc.project import load_bundle
     results = []
     try:
@@ -340,11 +341,13 @@ def run_file(path: Path, cache: dict) -> list[Result]:
     for spec in specs:
         name = str(spec.get("title", path.stem))
         gid = str(spec.get("game"))
+        project = find_project(path.parent)     # a game id names a game of the file's project
+        key = (project.root if project else None, gid)
         try:
-            if gid not in cache:
-                bundle = load_bundle(gid)
-                cache[gid] = (Game(bundle), bundle)
-            game, bundle = cache[gid]
+            if key not in cache:
+                bundle = load_bundle(gid, project)
+                cache[key] = (Game(bundle), bundle)
+            game, bundle = cache[key]
             failures = Runner(game, bundle, spec, display_path(path)).run()
         except ScenarioError as exc:
             failures = [f"scenario error: {exc}"]

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-import cardc.project as project
 from cardc.bundle_schema import validate_bundle
 from cardc.cli import main
 from cardc.project import build_folder, bundle_bytes
@@ -37,10 +36,10 @@ def test_source_edit_changes_the_hash(game_copy):
 
 
 @pytest.fixture
-def generated(tmp_path, monkeypatch):
-    out = tmp_path / "generated"
-    monkeypatch.setattr(project, "GENERATED", out)
-    return out
+def generated(tmp_path):
+    """Where a game copied into tmp_path is built: the folder holding a lone
+    game folder is its project."""
+    return tmp_path / "generated"
 
 
 def test_build_check_fails_after_an_edit_and_passes_after_a_rebuild(game_copy, generated, capsys):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from cardc.scenario import run_scenarios
 
 BASE = """\
-game: tests/fixtures/games/mini
+game: cardc/template/content/mini
 title: a theft
 players: 2
 start:

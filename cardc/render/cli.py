@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
-from cardc.paths import GENERATED
+from cardc.project import generated_dir
 
 from .errors import RenderError
 from .pipeline import BACKS, PrintOptions, print_game
@@ -53,7 +53,7 @@ def parse_ids(text: str) -> tuple[str, ...]:
 
 
 def _out_dir(args: argparse.Namespace, bundle: Mapping[str, Any]) -> Path:
-    return Path(args.out) if getattr(args, "out", None) else GENERATED / bundle["game"]
+    return Path(args.out) if getattr(args, "out", None) else generated_dir(args.game) / bundle["game"]
 
 
 def add_print_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,8 +87,9 @@ def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="game id (its bundle generated/<game>.json is exported)")
-    parser.add_argument("--tts", action="store_true", required=True,
-                        help="Tabletop Simulator deck sheets and a PNG per card")
+    parser.add_argument("--tts", action="store_true",
+                        help="Tabletop Simulator deck sheets and a PNG per card (the default, "
+                             "and for now the only format)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
 
 

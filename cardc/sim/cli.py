@@ -19,8 +19,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from cardc.paths import CONTENT, GENERATED
-from cardc.project import UsageError, build_folder, game_folders, load_bundle
+from cardc.paths import find_project
+from cardc.project import UsageError, build_folder, game_folders, generated_dir, load_bundle
 from cardc.sim import report as rep
 from cardc.sim.run import (HoleWriter, Plan, Totals, executor, peak_rss_mb, play_many,
                            write_bundle)
@@ -97,6 +97,11 @@ def cmd_simulate(args) -> int:
         totals = runner.run(0, args.games)
     report = runner.summary(0, totals)
     _finish(args, report, rep.print_report, rep.render_html)
+    faulted = report["endings"].get("fault", {}).get("games", 0)
+    if faulted:      # an engine fault is a bug in the rules: a script must not miss it
+        print(f"cardc: {faulted} of {args.games} games faulted; their replays are in "
+              f"{runner.holes.folder}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -232,7 +237,7 @@ class _Runner:
     def __init__(self, args, bundles, variants, plan, total):
         self.args, self.bundles, self.variants, self.plan = args, bundles, variants, plan
         game_id = bundles[0]["game"]
-        self.holes = HoleWriter(Path(args.holes) if args.holes else GENERATED / "holes" / game_id,
+        self.holes = HoleWriter(Path(args.holes) if args.holes else generated_dir(args.game) / "holes" / game_id,
                                 args.max_holes)
         self.source = _replay_source(args.game, game_id)
         self.games, self.bundle_files = {}, {}
@@ -307,8 +312,9 @@ class _Runner:
 def _replay_source(name: str, game_id: str) -> str | None:
     """What `cardc replay --bundle` needs to find the game again: nothing
     for a game of content/, else the folder or bundle file as given."""
-    if Path(name).suffix != ".json" and \
-            game_folders([name])[0].resolve() == (CONTENT / game_id).resolve():
+    project = find_project()
+    if Path(name).suffix != ".json" and project is not None and \
+            game_folders([name])[0].resolve() == (project.content / game_id).resolve():
         return None
     return name
 
