@@ -101,8 +101,9 @@ def cmd_new(args) -> int:
     except NewGameError as exc:
         raise UsageError(str(exc)) from None
     if made.made_project:
-        print(f"made a cardc project in {display_path(made.project.root) or '.'} "
-              f"(cardc.toml, editor schemas in {display_path(made.project.schemas)}/)")
+        where = "here" if made.project.root == Path.cwd() else f"in {made.project.root}"
+        print(f"made a cardc project {where} (cardc.toml, editor schemas in "
+              f"{display_path(made.project.schemas)}/)")
     print(f"created {display_path(made.folder)} and its scenarios in {display_path(made.scenarios)}/")
     print(f"next: cardc check {args.name} && cardc play {args.name} && "
           f"cardc scenario {display_path(made.scenarios)}")
