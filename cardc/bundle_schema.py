@@ -1,27 +1,237 @@
-"""Validate a bundle against grammar/bundle.schema.json before it is written,
-so that nothing downstream ever reads a malformed bundle."""
+"""Bundles are checked twice: the compiler's output before it is written
+(`validate_bundle`: an invalid bundle there is cardc's own bug), and any
+bundle read from a file (`read_bundle`: `play x.json`, `replay --bundle`,
+the bundles `simulate` saves beside rule holes), which is untrusted input.
+
+A bundle from a file must pass grammar/bundle.schema.json, which is strict:
+every op, expression node, operator, builtin and set operator is from a
+closed set, names are plain identifiers, and code blocks carry no unknown
+keys. Then `semantic_problems` checks what a schema cannot: jump targets
+inside their block, and every zone, counter, function, procedure, event,
+window, kind and card a bundle names declared in it. Only then does the
+engine build anything from it, so a tampered bundle is refused with the file
+and the field, before any of it runs.
+"""
 from __future__ import annotations
 
 import functools
 import json
-
-from jsonschema import Draft202012Validator
+from pathlib import Path
 
 from cardc.paths import GRAMMAR
 
 
 @functools.cache
 def _validator():
-    return Draft202012Validator(json.loads((GRAMMAR / "bundle.schema.json").read_text()))
+    from cardc.load.schema import StrictValidator
+    return StrictValidator(json.loads((GRAMMAR / "bundle.schema.json").read_text()))
 
 
 class BundleInvalid(Exception):
     pass
 
 
+def _where(path) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
 def validate_bundle(bundle: dict) -> None:
-    errors = sorted(_validator().iter_errors(bundle), key=lambda e: list(e.absolute_path))
+    errors = sorted(_validator().iter_errors(bundle), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         e = errors[0]
-        where = "/".join(str(p) for p in e.absolute_path)
-        raise BundleInvalid(f"internal error: the compiled bundle is invalid at `{where}`: {e.message}")
+        raise BundleInvalid(f"internal error: the compiled bundle is invalid at `{_where(e.absolute_path)}`: "
+                            f"{e.message}")
+
+
+def read_bundle(path: str | Path) -> dict:
+    """A bundle file, refused (BundleInvalid naming the file and the field)
+    unless it is a well-formed bundle."""
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise BundleInvalid(f"{name}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        bundle = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BundleInvalid(f"{name}: not a bundle (not UTF-8 text: a binary file?)") from None
+    except json.JSONDecodeError as exc:
+        raise BundleInvalid(f"{name}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise BundleInvalid(f"{name}: not a bundle (JSON nested too deep)") from None
+    check_bundle(bundle, name)
+    return bundle
+
+
+def check_bundle(bundle, name: str = "the bundle") -> None:
+    """Schema, then meaning; raises BundleInvalid on the first problem."""
+    if not isinstance(bundle, dict):
+        raise BundleInvalid(f"{name}: not a bundle (a JSON object written by `cardc build`)")
+    if bundle.get("format") != 1:
+        raise BundleInvalid(f"{name}: `format` is {bundle.get('format')!r}; this cardc reads bundle format 1 "
+                            "(rebuild it with `cardc build`)")
+    try:   # the deepest error names the field itself (`ops[11][0]`, not `ops[11]`)
+        error = max(_validator().iter_errors(bundle), key=lambda e: len(e.absolute_path), default=None)
+    except RecursionError:
+        raise BundleInvalid(f"{name}: expressions nested too deep to be a compiled bundle") from None
+    if error is not None:
+        raise BundleInvalid(f"{name}: `{_where(error.absolute_path)}`: {error.message[:300]}")
+    problems = semantic_problems(bundle)
+    if problems:
+        where, message = problems[0]
+        raise BundleInvalid(f"{name}: `{where}`: {message}")
+
+
+# ---------------------------------------------------------------- meaning
+
+# which items of each op and expression node are expressions, names, jumps
+_OP_EXPRS = {"let": [2], "random": [2, 4], "ask": [2, 3], "choose": [2, 4, 5, 7], "set": [1, 3],
+             "move": [1, 2], "shuffle": [1], "attach": [1, 2], "detach": [1], "reveal": [1, 2],
+             "log": [1], "resolve": [1], "end": [1], "assert": [1, 2], "cancel": [1], "jf": [1],
+             "iter": [2], "repeat": [2], "window": [3], "menu": [1, 2]}
+_OP_JUMPS = {"jump": 1, "jf": 2, "next": 3, "countdown": 2, "menu": 4}
+_EXPR_KIDS = {"pzone": [2], "pctr": [2], "pattr": [2], "field": [2], "cctr": [2], "eattr": [2],
+              "cpp": [2, 3], "cards": [1], "neg": [1], "not": [1], "index": [1, 2], "bin": [2, 3],
+              "cmp": [2, 3], "if": [1, 2, 3], "comp": [1, 3, 4]}
+_EXPR_LISTS = {"and": 1, "or": 1, "list": 1, "fn": 2, "call": 2}
+
+
+class _Checker:
+    def __init__(self, bundle: dict):
+        b = bundle
+        self.zones = {z["id"]: z for z in b["zones"]}
+        self.counters = b["counters"]
+        self.code = b["code"]
+        self.fields = set(b["card_fields"]) | {"id", "name", "kind", "text"}
+        self.problems: list[tuple[str, str]] = []
+
+    def bad(self, path, message):
+        self.problems.append((_where(path), message))
+
+    def known(self, path, name, table, what):
+        if name not in table:
+            self.bad(path, f"names {what} `{name}`, which the bundle does not declare")
+
+    def expr(self, e, path):
+        stack = [(e, path)]
+        while stack:                       # a loop, not recursion: any depth
+            e, path = stack.pop()
+            if not isinstance(e, list) or not e:
+                continue
+            kind = e[0]
+            if kind == "zone":
+                self.known(path, e[1], {z for z, d in self.zones.items() if d["owner"] == "shared"}, "the shared zone")
+            elif kind == "pzone":
+                self.known(path, e[1], {z for z, d in self.zones.items() if d["owner"] == "player"}, "the player zone")
+            elif kind == "gctr":
+                self.known(path, e[1], self.counters.get("game", {}), "the game counter")
+            elif kind == "pctr":
+                self.known(path, e[1], self.counters.get("player", {}), "the player counter")
+            elif kind in ("cctr", "cpp"):
+                self.known(path, e[1], self.counters.get("card", {}), "the card counter")
+            elif kind == "field":
+                self.known(path, e[1], self.fields, "the card field")
+            elif kind == "fn":
+                self.known(path, e[1], {k[3:] for k in self.code if k.startswith("fn:")}, "the function")
+            for i in _EXPR_KIDS.get(kind, ()):
+                stack.append((e[i], path + [i]))
+            if kind in _EXPR_LISTS:
+                stack.extend((x, path + [_EXPR_LISTS[kind], j]) for j, x in enumerate(e[_EXPR_LISTS[kind]]))
+            if kind == "call":
+                stack.extend((x, path + [3, k]) for k, x in e[3].items())
+            if kind == "str":
+                stack.extend((p[1], path + [1, j, 1]) for j, p in enumerate(e[1]) if isinstance(p, list))
+
+    def block(self, code, path):
+        ops = code["ops"]
+        if len(code["src"]) != len(ops):
+            self.bad(path + ["src"], f"has {len(code['src'])} places for {len(ops)} ops")
+        for pc, op in enumerate(ops):
+            where = path + ["ops", pc]
+            kind = op[0]
+            if kind in _OP_JUMPS and not 0 <= op[_OP_JUMPS[kind]] <= len(ops):
+                self.bad(where + [_OP_JUMPS[kind]], f"jumps to op {op[_OP_JUMPS[kind]]}, outside its block "
+                         f"of {len(ops)} ops")
+            for i in _OP_EXPRS.get(kind, ()):
+                self.expr(op[i], where + [i])
+            if kind == "call":
+                self.known(where + [1], op[1], {k[5:] for k in self.code if k.startswith("proc:")}, "the procedure")
+                for j, a in enumerate(op[2]):
+                    self.expr(a, where + [2, j])
+            elif kind in ("trigger", "window"):
+                table = self.events if kind == "trigger" else self.windows
+                self.known(where + [1 if kind == "trigger" else 2], op[1 if kind == "trigger" else 2], table,
+                           "the event" if kind == "trigger" else "the window")
+                for k, v in op[2 if kind == "trigger" else 4].items():
+                    self.expr(v, where + [k])
+            elif kind == "menu":
+                self.menu(op[3], where + [3], len(ops))
+
+    def menu(self, items, path, size):
+        for j, item in enumerate(items):
+            if item[0] == "opt":
+                if not 0 <= item[4] <= size:
+                    self.bad(path + [j, 4], f"jumps to op {item[4]}, outside its block of {size} ops")
+                for i in (1, 2, 3):
+                    self.expr(item[i], path + [j, i])
+            elif item[0] == "for":
+                self.expr(item[2], path + [j, 2])
+                self.menu(item[3], path + [j, 3], size)
+            elif item[0] == "if":
+                self.expr(item[1], path + [j, 1])
+                self.menu(item[2], path + [j, 2], size)
+
+
+def semantic_problems(bundle: dict) -> list[tuple[str, str]]:
+    """What a schema cannot say: (where, problem) pairs, empty for a sound bundle."""
+    c = _Checker(bundle)
+    c.events, c.windows = bundle["events"], bundle["windows"]
+    kinds = bundle["kinds"]
+    for name, value in bundle["code"].items():
+        if isinstance(value, dict) and "ops" in value:
+            c.block(value, ["code", name])
+        elif isinstance(value, dict):
+            c.expr(value.get("expr"), ["code", name, "expr"])
+        elif name in ("constraints", "invariants"):
+            for i, check in enumerate(value):
+                c.expr(check.get("expect"), ["code", name, i, "expect"])
+        else:
+            c.expr(value, ["code", name])
+    card_ids = set()
+    for i, card in enumerate(bundle["cards"]):
+        path = ["cards", i]
+        card_ids.add(card["id"])
+        c.known(path + ["kind"], card["kind"], kinds, "the card kind")
+        c.known(path + ["starts_in"], card["starts_in"], c.zones, "the zone")
+        c.expr(card.get("requires"), path + ["requires"])
+        if card.get("effect"):
+            c.block(card["effect"], path + ["effect"])
+        for event, code in card["hooks"].items():
+            c.known(path + ["hooks", event], event, c.events, "the event")
+            c.block(code, path + ["hooks", event])
+        for mod, e in card["modifiers"].items():
+            c.known(path + ["modifiers", mod], mod, bundle["modifiers"], "the modifier")
+            c.expr(e, path + ["modifiers", mod])
+        reaction = card.get("reaction")
+        if reaction:
+            c.known(path + ["reaction", "to"], reaction["to"], c.windows, "the window")
+            c.expr(reaction.get("if"), path + ["reaction", "if"])
+            if reaction.get("effect"):
+                c.block(reaction["effect"], path + ["reaction", "effect"])
+    for i, zone in enumerate(bundle["zones"]):
+        if zone.get("overflow") is not None:
+            c.known(["zones", i, "overflow"], zone["overflow"], {k[5:] for k in c.code if k.startswith("proc:")},
+                    "the procedure")
+    top = bundle["players"]["max"]
+    for i, inst in enumerate(bundle["instances"]):
+        if inst["iid"] != i:
+            c.bad(["instances", i, "iid"], f"is {inst['iid']}; instance {i} must have iid {i}")
+        c.known(["instances", i, "card"], inst["card"], card_ids, "the card")
+        if inst["seat"] is not None and inst["seat"] >= top:
+            c.bad(["instances", i, "seat"], f"is {inst['seat']}, but the game has at most {top} players")
+    if bundle["players"]["min"] > top:
+        c.bad(["players", "min"], "is more than players.max")
+    return c.problems

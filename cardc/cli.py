@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from cardc import __version__
-
+from cardc.cliargs import not_negative, positive
 from cardc.diagnostics import SourceCache
 from cardc.project import (UsageError, build_folder, bundle_bytes, bundle_path, game_folders,
                            load_bundle)
@@ -105,8 +105,7 @@ def cmd_new(args) -> int:
         print(f"made a cardc project {where} (cardc.toml, editor schemas in "
               f"{display_path(made.project.schemas)}/)")
     print(f"created {display_path(made.folder)} and its scenarios in {display_path(made.scenarios)}/")
-    print(f"next: cardc check {args.name} && cardc play {args.name} && "
-          f"cardc scenario {display_path(made.scenarios)}")
+    print(f"next: cardc check {args.name} && cardc play {args.name} && cardc scenario")
     return 0
 
 
@@ -125,6 +124,11 @@ def cmd_schemas(args) -> int:
 
 def cmd_cards(args) -> int:
     bundle = load_bundle(args.game)
+    if args.kind and args.kind not in bundle["kinds"]:
+        from cardc.diagnostics import did_you_mean
+        hint = did_you_mean(args.kind, sorted(bundle["kinds"]))
+        raise UsageError(f"--kind `{args.kind}`: {bundle['game']} has no such kind; its kinds are "
+                         + ", ".join(sorted(bundle["kinds"])) + (f" ({hint})" if hint else ""))
     rows = []
     for c in bundle["cards"]:
         if args.kind and c["kind"] != args.kind:
@@ -168,6 +172,8 @@ def cmd_play(args) -> int:
     from cardc.play import play, replay_record, save_json
     game = _game(args.game)
     players = args.players or game.min_players
+    if not game.min_players <= players <= game.max_players:
+        raise UsageError(f"--players {players}: {game.id} is for {game.min_players} to {game.max_players} players")
     agents = args.agents.split(",")
     echo = None if args.quiet else print
     result = play(game, players, args.seed, agents, echo=echo)
@@ -178,16 +184,23 @@ def cmd_play(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from cardc.play import replay
-    record = json.loads(Path(args.file).read_text())
+    from cardc.play import read_replay, replay
+    record = read_replay(args.file)
     game = _game(args.bundle or record["game"])
-    replay(game, record, echo=None if args.quiet else print)
+    replay(game, record, echo=None if args.quiet else print, name=args.file)
     return 0
 
 
 def cmd_scenario(args) -> int:
+    from cardc.project import current_project
     from cardc.scenario import run_scenarios
-    return run_scenarios(args.files, verbose=args.verbose)
+    files = args.files
+    if not files:
+        folder = current_project().scenarios
+        if not folder.is_dir():
+            raise UsageError(f"no scenarios folder {folder}: name scenario files or folders")
+        files = [folder]
+    return run_scenarios(files, verbose=args.verbose)
 
 
 def cmd_bench(args) -> int:
@@ -214,7 +227,8 @@ EXAMPLES = {
     "cards": "cardc cards unicorn --kind attack --format csv",
     "play": "cardc play unicorn --seed 7 --agents human,greedy --log game.json",
     "replay": "cardc replay game.json",
-    "scenario": "cardc scenario tests/scenarios/unicorn/ -v",
+    "scenario": "cardc scenario                 # every scenario of the project\n"
+                "cardc scenario tests/scenarios/unicorn/ -v",
     "bench": "cardc bench unicorn --players 4 --games-per 100",
     "print": "cardc print unicorn --paper letter --bleed 3",
     "export": "cardc export unicorn            # generated/unicorn/tts/ and web/",
@@ -222,6 +236,8 @@ EXAMPLES = {
     "simulate": "cardc simulate unicorn --games 500 --players 3,4 --agents random,greedy --seed 1",
     "sweep": "cardc sweep unicorn --set params.pr_penalty=50,100 --games 500",
     "compare": "cardc compare before.json after.json --significant",
+    "skill": "cardc skill unicorn --players 3 --agents random,greedy --games 40",
+    "serve": "cardc serve                    # every game of the project, in the browser",
 }
 
 # Commands in modules of their own: (commands, module, function(subparsers)
@@ -230,6 +246,7 @@ EXAMPLES = {
 PARTS = [
     (("print", "export", "rulebook"), "cardc.cli", "add_render_commands"),
     (("simulate", "sweep", "compare"), "cardc.sim.cli", "add_commands"),
+    (("serve",), "cardc.cli", "add_serve_command"),
 ]
 
 EXIT_CODES = """\
@@ -282,7 +299,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("play", help="play one game with agents and print its log")
     s.add_argument("game")
-    s.add_argument("--players", type=int, help="how many (default: the smallest count the game allows)")
+    s.add_argument("--players", type=positive, help="how many (default: the smallest count the game allows)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, human; "
                    "the last one named fills the remaining seats")
@@ -297,20 +314,21 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_replay)
 
     s = sub.add_parser("scenario", help="run rules scenarios")
-    s.add_argument("files", nargs="+", help="scenario files or folders")
+    s.add_argument("files", nargs="*",
+                   help="scenario files or folders (default: the project's scenarios folder)")
     s.add_argument("-v", "--verbose", action="store_true")
     s.set_defaults(func=cmd_scenario)
 
     s = sub.add_parser("bench", help="games and decisions per second with random agents")
     s.add_argument("games", nargs="*")
-    s.add_argument("--games-per", type=int, default=0, help="games per measurement (default: by time)")
+    s.add_argument("--games-per", type=not_negative, default=0, help="games per measurement (default: by time)")
     s.add_argument("--seconds", type=float, default=3.0)
-    s.add_argument("--players", type=int, default=4)
-    s.add_argument("--jobs", type=int, default=1, help="also measure scaling up to this many cores")
+    s.add_argument("--players", type=positive, default=4)
+    s.add_argument("--jobs", type=positive, default=1, help="also measure scaling up to this many cores")
     s.add_argument("--profile", action="store_true", help="print a cProfile of the hot loop")
     s.add_argument("--compile", action="store_true",
                    help="time check+build instead, and for content --scale times larger")
-    s.add_argument("--scale", type=int, default=10)
+    s.add_argument("--scale", type=positive, default=10)
     s.set_defaults(func=cmd_bench)
 
     _add_parts(sub)
@@ -339,8 +357,8 @@ def _unavailable(sub, name: str, module: str, exc: ImportError) -> None:
     s.add_argument("rest", nargs="*")
 
     def run(args):
-        print(f"cardc: {why}; reinstall cardc (pip install --force-reinstall cardc) "
-              "or install what it names", file=sys.stderr)
+        print(f"cardc: {why}; install what it names (an optional part: pip install "
+              f"'cardc[EXTRA]', see pyproject.toml) or reinstall cardc", file=sys.stderr)
         return 4
     s.set_defaults(func=run)
 
@@ -355,6 +373,12 @@ def add_render_commands(sub) -> None:
         s = sub.add_parser(name, help=text)
         getattr(render_cli, adder)(s)
         s.set_defaults(func=_bundle_runner(getattr(render_cli, runner)))
+
+
+def add_serve_command(sub) -> None:
+    from cardc.serve.cli import add_arguments
+    add_arguments(sub.add_parser("serve", help="the designer's workbench in the browser: "
+                                 "cards, rulebook, play and simulate, following edits"))
 
 
 def _bundle_runner(runner):
@@ -389,6 +413,7 @@ def os_error_line(exc: OSError) -> str:
 def main(argv=None) -> int:
     from cardc.engine import EngineError
     from cardc.paths import ProjectError
+    from cardc.play import ReplayError
     p = parser()
     args = p.parse_args(argv)
     if args.command is None:
@@ -399,6 +424,9 @@ def main(argv=None) -> int:
     except (UsageError, ProjectError) as exc:
         print(f"cardc: {exc}", file=sys.stderr)
         return 2
+    except ReplayError as exc:
+        print(f"cardc: {exc}", file=sys.stderr)
+        return 1
     except (EngineError, ValueError) as exc:
         print(f"cardc: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
@@ -407,6 +435,10 @@ def main(argv=None) -> int:
     except OSError as exc:
         print(os_error_line(exc), file=sys.stderr)
         return 3
+    except ImportError as exc:
+        print(f"cardc: a part of cardc did not import ({exc}); reinstall cardc "
+              "(pip install --force-reinstall cardc) or install what it names", file=sys.stderr)
+        return 4
     except (KeyboardInterrupt, EOFError):
         print("\ncardc: stopped", file=sys.stderr)
         return 130

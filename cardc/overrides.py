@@ -17,6 +17,8 @@ that derives from the number (effects, card text, the rulebook) follows it.
 """
 from __future__ import annotations
 
+import math
+
 from cardc.diagnostics import Diagnostics, Loc, did_you_mean
 from cardc.load.schema import validate
 
@@ -79,9 +81,11 @@ def _number(raw):
     text = str(raw).strip()
     for kind in (int, float):
         try:
-            return kind(text)
+            value = kind(text)
         except ValueError:
-            pass
+            continue
+        # 1e999 is inf and nan is no number: neither is a value content can hold
+        return value if math.isfinite(value) else None
     return None
 
 

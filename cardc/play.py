@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardc.agents import make_agent
+from cardc.agents.view import SeatView
 from cardc.engine import BundleMismatch, Game
 
 REPLAY_FORMAT = 1
@@ -86,15 +87,12 @@ def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) 
         agent = agents[seat]
         if agent.name == "human":
             undo_points.setdefault(seat, [])
-        choice = agent.act(st, seat)
+        choice = agent.act(SeatView(st, seat))
         if choice == "undo":
             points = undo_points.get(seat) or []
-            if not points:
-                logger.emit("  (nothing to undo)")
-            elif points[-1][0].rng != st.rng:
-                logger.emit("  (cannot undo: something was drawn or shuffled since)")
-            elif not seen_cards(st, seat) <= points[-1][2]:
-                logger.emit("  (cannot undo: you have seen cards since that you could not see then)")
+            refusal = undo_refusal(points[-1][0], points[-1][2], st, seat) if points else "nothing to undo"
+            if refusal:
+                logger.emit(f"  ({refusal})")
             else:
                 saved, at, _ = points.pop()
                 st = logger.st = saved.clone()
@@ -110,6 +108,17 @@ def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) 
     return PlayedGame(st, actions, logger.lines)
 
 
+def undo_refusal(saved, seen_then: set, st, seat) -> str | None:
+    """Why `seat` may not go back from `st` to the earlier state `saved`
+    (None if it may): nothing random happened since, and the seat has seen
+    no card since that it could not see then."""
+    if saved.rng != st.rng:
+        return "cannot undo: something was drawn or shuffled since"
+    if not seen_cards(st, seat) <= seen_then:
+        return "cannot undo: you have seen cards since that you could not see then"
+    return None
+
+
 def seen_cards(st, seat) -> set:
     """The cards whose faces `seat` can see now: an undo may not go back past
     a moment after which the seat saw something new."""
@@ -121,24 +130,97 @@ def replay_record(game: Game, players, seed, actions, agents) -> dict:
             "seed": seed, "agents": list(agents), "actions": list(actions)}
 
 
-def replay(game: Game, record: dict, echo=None) -> PlayedGame:
-    """Re-run a saved game; refuse it if the bundle changed since it was played."""
+class ReplayError(ValueError):
+    """A replay file that cannot be replayed: the message names the file and
+    the key, and says what is allowed."""
+
+
+def read_replay(path) -> dict:
+    """A replay file, checked against grammar/replay.schema.json: any file
+    (binary, cut short, hand-edited) gives a ReplayError naming it, never a
+    traceback."""
+    from cardc.load.schema import StrictValidator
+    from cardc.paths import GRAMMAR
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ReplayError(f"{name}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ReplayError(f"{name}: not a replay (not UTF-8 text: a binary file?)") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReplayError(f"{name}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ReplayError(f"{name}: not a replay (JSON nested too deep)") from None
+    if isinstance(record, dict) and record.get("format", REPLAY_FORMAT) != REPLAY_FORMAT:
+        raise ReplayError(f"{name}: `format` is {record.get('format')!r}, but this cardc reads replay "
+                          f"format {REPLAY_FORMAT} only")
+    schema = json.loads((GRAMMAR / "replay.schema.json").read_text(encoding="utf-8"))
+    errors = sorted(StrictValidator(schema).iter_errors(record), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise ReplayError(f"{name}: {_replay_problem(errors[0], schema)}")
+    return record
+
+
+def _replay_problem(error, schema) -> str:
+    """One schema error of a replay, in words: the key, what it holds, what it may hold."""
+    path = list(error.absolute_path)
+    if not path and error.validator == "type":
+        return "not a replay: it must be a JSON object with format, game, bundle, players, seed and actions"
+    if error.validator == "required":
+        missing = [k for k in error.validator_value if k not in (error.instance or {})]
+        return (f"no `{missing[0]}`: a replay needs " + ", ".join(f"`{k}`" for k in error.validator_value)) \
+            if missing else error.message
+    key = ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in path).replace(".[", "[")
+    wanted = {"players": "a whole number of players, e.g. 3",
+              "seed": "a whole number",
+              "actions": "a list of whole numbers (option indexes, 0 or more)",
+              "bundle": "the 64-hex-digit bundle hash",
+              "game": "a game id (lower_snake_case)",
+              "agents": "a list of agent names"}.get(str(path[0]), "")
+    if path[0] == "actions" and len(path) > 1:
+        wanted = "a whole number, 0 or more (the index of the option chosen)"
+    return f"`{key}` is {json.dumps(error.instance)[:60]}: it must be {wanted or error.message}"
+
+
+def replay(game: Game, record: dict, echo=None, name: str = "the replay") -> PlayedGame:
+    """Re-run a saved game; refuse it if the bundle changed since it was
+    played, if an action is not legal where it stands, or if the actions end
+    before the game does."""
     if record.get("game") != game.id:
         raise BundleMismatch(f"this replay is of `{record.get('game')}`, not `{game.id}`")
     if record.get("bundle") != game.hash:
         raise BundleMismatch(f"`{game.id}` changed since this game was recorded (bundle hash "
                              f"{str(record.get('bundle'))[:12]}… is now {game.hash[:12]}…): "
                              "the same actions may not mean the same moves any more")
-    st = game.new_state(record["players"], seed=record["seed"], log=True)
+    players = record["players"]
+    if not game.min_players <= players <= game.max_players:
+        raise ReplayError(f"{name}: `players` is {players}, but {game.id} is for {game.min_players} "
+                          f"to {game.max_players} players")
+    st = game.new_state(players, seed=record["seed"], log=True)
     logger = Logger(st, echo)
-    for i, action in enumerate(record["actions"]):
+    actions = record["actions"]
+    for i, action in enumerate(actions):
         logger.flush()
         if st.is_terminal():
-            raise ValueError(f"the replay has {len(record['actions']) - i} actions after the game ended")
+            raise ReplayError(f"{name}: the game ended after {i} actions, but the replay has "
+                              f"{len(actions) - i} more")
+        legal = len(st.legal_actions())
+        if not 0 <= action < legal:
+            raise ReplayError(f"{name}: `actions[{i}]` is {action}, but {st.player_name(st.pending.player)} "
+                              f"has {legal} options there (0 to {legal - 1})")
         logger.decision(action)
         st.apply(action)
+    logger.flush()
+    if not st.is_terminal():
+        raise ReplayError(f"{name}: the replay ends after {len(actions)} actions, before the game does "
+                          "(it was cut short, or recorded from an unfinished game)")
     logger.end()
-    return PlayedGame(st, list(record["actions"]), logger.lines)
+    return PlayedGame(st, list(actions), logger.lines)
 
 
 def save_json(path, data):

@@ -161,7 +161,11 @@ def load_bundle(name: str, project: Project | None = None) -> dict:
     directory's)."""
     path = Path(name)
     if path.suffix == ".json" and path.exists():
-        return json.loads(path.read_text())
+        from cardc.bundle_schema import BundleInvalid, read_bundle
+        try:
+            return read_bundle(path)    # untrusted: checked before anything is built from it
+        except BundleInvalid as exc:
+            raise UsageError(f"refusing the bundle {exc}") from None
     folder = game_folders([name], project)[0]
     built = build_folder(folder)
     if built.bundle is None:

@@ -7,11 +7,11 @@ def observation_text(obs: dict, game, state=None) -> str:
              + (f", phase {obs['phase']}" if obs.get("phase") else "")]
     types = {scope: {k: c["type"] for k, c in game.counters[scope].items()} for scope in ("game", "player")}
     if obs["game"]:
-        lines.append("  game: " + ", ".join(f"{k} {_value(v, types['game'].get(k), game)}"
+        lines.append("  game: " + ", ".join(f"{k} {value_text(v, types['game'].get(k), game)}"
                                             for k, v in obs["game"].items()))
     for name, values in obs["counters"].items():
         typ = types["player"].get(name)
-        lines.append(f"  {name}: " + ", ".join(f"P{i + 1} {_value(v, typ, game)}"
+        lines.append(f"  {name}: " + ", ".join(f"P{i + 1} {value_text(v, typ, game)}"
                                                for i, v in enumerate(values)))
     for key, zone in obs["zones"].items():
         if not zone["count"]:
@@ -34,7 +34,7 @@ def observation_text(obs: dict, game, state=None) -> str:
     return "\n".join(lines)
 
 
-def _value(v, typ=None, game=None):
+def value_text(v, typ=None, game=None):
     """A counter's value as a player reads it: P2 for a player, a card's name."""
     if v is None:
         return "-"
@@ -47,13 +47,13 @@ def _value(v, typ=None, game=None):
     return str(v)
 
 
-def board_text(obs: dict, game, state=None) -> str:
-    """The grid with each visible card that has a `cell` drawn at its cell,
+def board_cells(obs: dict, game, state=None) -> dict:
+    """{cell: label} of each visible card that has a `cell` on the board,
     labelled by the game's `display.label` expression (default `#`)."""
     cells = {}
     cell_field = game.card_field.get("cell")
     if cell_field is None:
-        return ""
+        return cells
     display = game.bundle.get("display") or {}
     label = game.display_label if state is not None else None
     for key, zone in obs["zones"].items():
@@ -65,6 +65,14 @@ def board_text(obs: dict, game, state=None) -> str:
                 if cell:
                     text = label(state, {"this": c["iid"]}) if label else "#"
                     cells[cell] = str(text)[:3] or "#"
+    return cells
+
+
+def board_text(obs: dict, game, state=None) -> str:
+    """The grid with each visible card that has a `cell` drawn at its cell."""
+    if game.card_field.get("cell") is None:
+        return ""
+    cells = board_cells(obs, game, state)
     cols = game.grid_columns
     rows = max(int(c[len(c.rstrip('0123456789')):]) for c in game.grid_cells)
     width = max([2] + [len(v) for v in cells.values()])

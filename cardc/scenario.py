@@ -67,6 +67,10 @@ class Runner:
         self.game, self.bundle, self.spec, self.file = game, bundle, spec, file
         self.decls = decls_from_bundle(bundle)
         self.n = int(spec.get("players", game.min_players))
+        if not game.min_players <= self.n <= game.max_players:
+            raise ScenarioError(_loc(spec, "players") or Loc(file, 0, 0),
+                                f"`players: {self.n}`: {game.id} is for {game.min_players} to "
+                                f"{game.max_players} players")
         self.names = {f"P{i + 1}": i for i in range(self.n)}
         self.card_names = {}
         self.builder = ExprBuilder(game)

@@ -18,16 +18,22 @@ MINI = TEMPLATE / "content" / "mini"
 SCHEMA = re.compile(r"^(# yaml-language-server: \$schema=)\S*?(\w+\.schema\.json)", re.M)
 
 
+def copy_game(src: Path, dest: Path) -> Path:
+    """A copy of a game folder whose `$schema` comments still find grammar/
+    (so the copy checks without warnings)."""
+    shutil.copytree(src, dest)
+    for path in dest.rglob("*.yaml"):
+        rel = Path(os.path.relpath(REPO / "grammar", path.parent)).as_posix()
+        path.write_text(SCHEMA.sub(rf"\g<1>{rel}/\g<2>", path.read_text()))
+    return dest
+
+
 @pytest.fixture
 def game_copy(tmp_path):
     """copy(src, edits) -> folder: a copy of a game folder named after its id,
     with `edits` = {relative file: [(old, new), ...]} applied (each `old` must occur)."""
     def copy(src=MINI, edits=None):
-        dest = tmp_path / Path(src).name
-        shutil.copytree(src, dest)
-        for path in dest.rglob("*.yaml"):       # the copy's $schema comments still find grammar/
-            rel = Path(os.path.relpath(REPO / "grammar", path.parent)).as_posix()
-            path.write_text(SCHEMA.sub(rf"\g<1>{rel}/\g<2>", path.read_text()))
+        dest = copy_game(src, tmp_path / Path(src).name)
         for rel, changes in (edits or {}).items():
             path = dest / rel
             text = path.read_text()

@@ -89,3 +89,11 @@ def test_committed_bundles_are_up_to_date(game, capsys):
     """generated/<game>.json is committed so a content change shows its compiled
     diff; it must be what the sources compile to (run `cardc build`)."""
     assert main(["build", "--check", game]) == 0, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("where", ["content", "/"])
+def test_build_check_gives_the_same_answer_from_any_folder(where, monkeypatch, capsys):
+    from conftest import CONTENT, REPO
+    monkeypatch.chdir(REPO / where)
+    assert main(["build", "--check", str(CONTENT / "unicorn")]) == 0
+    assert "is up to date" in capsys.readouterr().out

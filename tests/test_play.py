@@ -72,9 +72,9 @@ def test_human_undo_goes_back_to_the_last_decision(game_copy):
     answers = iter(["1", "undo", "2"] + ["1"] * 2000)
 
     class Scripted(human_mod.HumanAgent):
-        def act(self, st, seat):
+        def choose(self, view):
             text = next(answers)
-            return "undo" if text == "undo" else min(int(text) - 1, len(st.legal_actions()) - 1)
+            return "undo" if text == "undo" else min(int(text) - 1, len(view.legal_actions()) - 1)
 
     real = agents.AGENTS["human"]
     agents.AGENTS["human"] = Scripted

@@ -128,11 +128,11 @@ def test_pdf_page_sizes(paper, size):
 
 
 def test_page_counts_nine_a_page_doubled_for_duplex(unicorn_default):
+    # Decks of one size share sheets (each card keeps its deck's back), so
+    # only the last sheet of the game can be partly empty.
     bundle = bundles.unicorn()
-    layout = load_layout(bundle)
-    per_deck = Counter(layout.deck_of(next(c["kind"] for c in bundle["cards"] if c["id"] == i["card"])).id
-                       for i in bundle["instances"])
-    sheets = sum(math.ceil(n / 9) for n in per_deck.values())
+    fronts = [p for p in unicorn_default.placements["cards.pdf"] if p.side == "front"]
+    sheets = math.ceil(len(fronts) / 9)
     assert len(pdf(unicorn_default.files["cards.pdf"]).pages) == 2 * sheets
     single = render_game(bundle, PrintOptions(backs="none"))
     assert len(pdf(single.files["cards.pdf"]).pages) == sheets
@@ -204,14 +204,95 @@ def test_offset_shifts_every_back():
         assert q.rect.x == pytest.approx(p.rect.x + 1.5) and q.rect.y == pytest.approx(p.rect.y - 0.5)
 
 
+def filled_rects(page) -> list[Rect]:
+    """Every filled rectangle a page's content stream draws, in mm (page
+    coordinates: the card sheets draw without transforms)."""
+    from pypdf.generic import ContentStream
+
+    rects, pending = [], []
+    for operands, op in ContentStream(page.get_contents(), page.pdf).operations:
+        if op == b"re":
+            x, y, w, h = (float(v) / PT for v in operands)
+            pending.append(Rect(min(x, x + w), min(y, y + h), abs(w), abs(h)))
+        elif op in (b"f", b"F", b"f*", b"B", b"b"):
+            rects += pending
+            pending = []
+        elif op in (b"S", b"n", b"s"):
+            pending = []
+    return rects
+
+
+def overlap(a: Rect, b: Rect) -> float:
+    return max(0.0, min(a.right, b.right) - max(a.x, b.x)) * max(0.0, min(a.top, b.top) - max(a.y, b.y))
+
+
+@pytest.mark.parametrize("paper,asked,expected", [("a4", 3, 2.0), ("a4", 2, 2.0), ("letter", 3, 0.5),
+                                                  ("a4", 1, 1.0)])
+def test_every_card_gets_its_own_full_bleed_read_back_from_the_pdf(paper, asked, expected):
+    # The issue's standard: every card's background is its trim plus the bleed
+    # on all four sides, and no two backgrounds overlap. When the bleed would
+    # cost cards a sheet, the largest that keeps 3 x 3 is used and reported.
+    rendered = render_game(bundles.unicorn(), PrintOptions(paper=paper, bleed=asked))
+    reader = pdf(rendered.files["cards.pdf"])
+    if asked > expected:
+        assert any(f"{expected:g} mm" in note and "--fit bleed" in note for note in rendered.notes), rendered.notes
+    else:
+        assert not rendered.notes
+    by_page: dict[int, list] = {}
+    for placement in rendered.placements["cards.pdf"]:
+        by_page.setdefault(placement.page, []).append(placement)
+    page_w, page_h = PAPERS[paper]
+    for index, placements in by_page.items():
+        assert len(placements) <= 9
+        rects = filled_rects(reader.pages[index])
+        backgrounds = []
+        for placement in placements:
+            want = placement.rect.grown(expected)
+            match = [r for r in rects if all(abs(getattr(r, k) - getattr(want, k)) < 0.01 for k in "xywh")]
+            assert match, (index, placement.card_id, want)
+            backgrounds.append(want)
+            trim = placement.rect
+            assert MARGIN - 0.01 <= trim.x and trim.right <= page_w - MARGIN + 0.01
+            assert MARGIN - 0.01 <= trim.y and trim.top <= page_h - MARGIN + 0.01
+        for i, a in enumerate(backgrounds):
+            for b in backgrounds[i + 1:]:
+                assert overlap(a, b) < 1e-6, (index, a, b)
+
+
+def test_fit_bleed_keeps_the_bleed_with_fewer_cards_a_sheet():
+    rendered = render_game(bundles.unicorn(), PrintOptions(paper="letter", bleed=3, fit="bleed"))
+    fronts = [p for p in rendered.placements["cards.pdf"] if p.side == "front"]
+    per_page = Counter(p.page for p in fronts)
+    assert max(per_page.values()) == 6 and "3 x 2" in rendered.notes[0]
+    reader = pdf(rendered.files["cards.pdf"])
+    rects = filled_rects(reader.pages[0])
+    for placement in fronts[:6]:
+        want = placement.rect.grown(3)
+        assert any(all(abs(getattr(r, k) - getattr(want, k)) < 0.01 for k in "xywh") for r in rects)
+
+
 def test_bleed_sets_trim_and_bleed_boxes():
-    rendered = render_game(bundles.unicorn(), PrintOptions(bleed=3))
-    grid = plan_grid(PAPERS["a4"], 63, 88)
+    rendered = render_game(bundles.unicorn(), PrintOptions(bleed=2))
+    grid = plan_grid(PAPERS["a4"], 63, 88, bleed=2)
     page = pdf(rendered.files["cards.pdf"]).pages[0]
     trim = [float(v) / PT for v in page.trimbox]
     bleed = [float(v) / PT for v in page.bleedbox]
+    assert grid.gap == 4
     assert trim == pytest.approx([grid.bbox.x, grid.bbox.y, grid.bbox.right, grid.bbox.top], abs=0.01)
-    assert bleed == pytest.approx([grid.bbox.x - 3, grid.bbox.y - 3, grid.bbox.right + 3, grid.bbox.top + 3], abs=0.01)
+    assert bleed == pytest.approx([grid.bbox.x - 2, grid.bbox.y - 2, grid.bbox.right + 2, grid.bbox.top + 2], abs=0.01)
+
+
+def test_crop_marks_only_where_cards_are():
+    grid = plan_grid(PAPERS["a4"], 63, 88)
+    canvas = _Lines()
+    draw_crop_marks(canvas, grid, 0, grid.slots[:1])  # one card, top left
+    slot = grid.slots[0]
+    for x1, y1, x2, y2 in canvas.lines:
+        if x1 == x2:  # a vertical mark continues a vertical cut line of that card
+            assert min(abs(x1 - slot.x), abs(x1 - slot.right)) < 1e-6
+            assert min(y1, y2) >= slot.top or max(y1, y2) <= slot.y
+        else:
+            assert min(abs(y1 - slot.y), abs(y1 - slot.top)) < 1e-6
 
 
 class _Lines:
@@ -246,6 +327,45 @@ def test_crop_marks_stay_in_the_margin_outside_the_bleed(paper, bleed):
 
 
 # ---------------------------------------------------------------- text and fonts
+
+
+def text_sizes(page) -> list[tuple[str, float]]:
+    """(text, size in points as printed) of every string on a page."""
+    out = []
+
+    def visit(text, cm, tm, font, size):
+        if text.strip():
+            scale = math.hypot(tm[0], tm[1]) * math.hypot(cm[0], cm[1])
+            out.append((text.strip(), size * scale))
+
+    page.extract_text(visitor_text=visit)
+    return out
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_no_text_anywhere_is_smaller_than_6_pt(game):
+    rendered = render_game(GAMES[game](), PrintOptions())
+    seen = 0
+    for name, data in rendered.files.items():
+        for index, page in enumerate(pdf(data).pages):
+            for text, size in text_sizes(page):
+                seen += 1
+                assert size >= 6 - 1e-6, (name, index, text, size)
+    assert seen > 100
+
+
+def test_footer_has_version_stamp_and_card_number():
+    bundle = bundles.unicorn()
+    rendered = render_game(bundle, PrintOptions())
+    reader = pdf(rendered.files["cards.pdf"])
+    runs = [t for page in reader.pages for t, x, y in text_runs(page)]
+    total = sum(1 for p in rendered.placements["cards.pdf"] if p.side == "front" and p.card_id in
+                {c["id"] for c in bundle["cards"] if c["kind"] not in ("startup", "reference")})
+    assert f"Unicorn v0.3 · 1/{total}" in runs and f"Unicorn v0.3 · {total}/{total}" in runs
+    # an errata sheet keeps the numbers of the full set
+    errata = render_game(bundle, PrintOptions(cards=("cto",)))
+    numbers = [t for page in pdf(errata.files["errata.pdf"]).pages for t, x, y in text_runs(page) if "v0.3 ·" in t]
+    assert numbers and set(numbers) <= set(runs)
 
 
 def test_fonts_are_embedded_truetype_subsets(unicorn_default):
@@ -291,7 +411,7 @@ def test_a_missing_glyph_is_an_error_not_a_box():
 
 def test_inline_icons_replace_their_token():
     bundle = bundles.startup()
-    bundle["layout"]["icons"] = {"money": {"label": "$", "colour": "#2e7d32"}}
+    bundle["layout"]["icons"]["money"] = {"label": "$", "colour": "#2e7d32"}
     bundle["cards"][2]["text"] = "Gain 2 :money: now."
     rendered = render_game(bundle, PrintOptions(cards=("backend_dev",)))
     text = pdf(rendered.files["errata.pdf"]).pages[0].extract_text()
@@ -304,8 +424,10 @@ def test_corner_shows_the_value_and_is_left_off_without_it():
     by_card = {p.card_id: p.page for p in rendered.placements["errata.pdf"] if p.side == "front"}
     corner = re.compile(r"^\$\d+M$")
     cto_page = [t for t, x, y in text_runs(reader.pages[by_card["cto"]])]
-    reference_page = [t for t, x, y in text_runs(reader.pages[by_card["reference"]])]
-    assert cto_page.count("$100M") == 3
+    ref = next(p.rect for p in rendered.placements["errata.pdf"] if p.side == "front" and p.card_id == "reference")
+    reference_page = [t for t, x, y in text_runs(reader.pages[by_card["reference"]])
+                      if ref.x < x < ref.right and ref.y < y < ref.top]
+    assert cto_page.count("$100M") == 3  # three copies, the reference on the same sheet shows none
     assert "Reference" in reference_page and not any(corner.match(t) for t in reference_page)
 
 
@@ -505,3 +627,147 @@ def test_the_real_bundle_prints_when_it_has_been_built(game, tmp_path):
 
 def layout_style(bundle: dict, kind: str) -> str:
     return load_layout(bundle).deck_of(kind).style
+
+
+# ---------------------------------------------------------------- frames: contrast, one size per deck
+
+
+def real_bundle(game):
+    path = REPO / "generated" / f"{game}.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("game", ["unicorn", "startup", "ipo"])
+def test_every_text_colour_reaches_4_5_to_1_on_its_background(game):
+    from cardc.render.cards import INK, MUTED, PANEL, contrast_ratio
+    from cardc.render.pipeline import build_faces
+
+    bundle = real_bundle(game)
+    layout = load_layout(bundle)
+    notes: list[str] = []
+    faces = build_faces(bundle, layout, notes)
+    assert not notes, notes  # the shipped colours are right as written, not patched at print time
+    for face in faces.values():
+        if face.deck.style == "tile":
+            continue
+        ratio = contrast_ratio(face.colour, face.deck.title_ink)
+        assert ratio >= 4.5, (face.card_id, face.colour, face.deck.title_ink, round(ratio, 2))
+    inks = {face.deck.title_ink for face in faces.values() if face.deck.style != "tile"}
+    assert len(inks) == 1  # one title ink for the game
+    for ink, background in ((INK, PANEL), (MUTED, PANEL), (INK, "#ffffff")):
+        assert contrast_ratio(ink, background) >= 4.5
+    for deck in layout.decks:
+        from cardc.render.cards import back_ink
+        assert contrast_ratio(back_ink(deck), deck.back.colour) >= 4.5, deck.id
+
+
+def test_a_colour_too_light_for_white_titles_is_darkened_and_reported():
+    bundle = bundles.unicorn()
+    bundle["layout"].pop("colours", None)
+    rendered = render_game(bundle, PrintOptions(cards=("series_a",)))
+    assert any("funding" in note and "4.5:1" in note for note in rendered.notes), rendered.notes
+
+
+@pytest.mark.parametrize("game", ["unicorn", "startup", "ipo"])
+def test_one_title_and_badge_size_per_deck(game):
+    from cardc.render.cards import prepare_all
+    from cardc.render.pipeline import build_faces
+
+    bundle = real_bundle(game)
+    layout = load_layout(bundle)
+    prepared = prepare_all(build_faces(bundle, layout), layout, load_fonts(), bundle["params"])
+    for box in ("name", "corner", "type"):
+        sizes: dict[str, set] = {}
+        for card in prepared.values():
+            if box in card.fitted:
+                sizes.setdefault(card.face.deck.id, set()).add(card.fitted[box].size)
+        assert all(len(v) == 1 for v in sizes.values()), (box, sizes)
+
+
+def test_a_title_without_a_badge_takes_the_badge_width():
+    from cardc.render.cards import prepare_all
+    from cardc.render.pipeline import build_faces
+
+    bundle = real_bundle("unicorn")
+    layout = load_layout(bundle)
+    prepared = prepare_all(build_faces(bundle, layout), layout, load_fonts(), bundle["params"])
+    assert prepared["reference"].boxes["name"].w > prepared["poach"].boxes["name"].w + 10
+
+
+# ---------------------------------------------------------------- Tabletop Simulator saved object
+
+
+def tts_cards(objects):
+    """Every physical card in a saved object's decks (and loose cards)."""
+    for obj in objects:
+        if obj["Name"] == "Deck":
+            yield from obj["ContainedObjects"]
+        elif obj["Name"] == "Card":
+            yield obj
+
+
+@pytest.fixture(scope="module")
+def unicorn_tts(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tts")
+    export_tts(real_bundle("unicorn"), out)
+    return out, json.loads((out / "tts" / "unicorn.json").read_text())
+
+
+def test_tts_saved_object_holds_every_physical_card_of_unicorn(unicorn_tts):
+    out, saved = unicorn_tts
+    bundle = real_bundle("unicorn")
+    objects = saved["ObjectStates"]
+    cards = list(tts_cards(objects))
+    assert len(cards) == 118 == len(bundle["instances"])
+    names = {c["id"]: c["name"] for c in bundle["cards"]}
+    assert Counter(c["Nickname"] for c in cards) == Counter(names[i["card"]] for i in bundle["instances"])
+    decks = [o for o in objects if o["Name"] == "Deck"]
+    assert sorted(len(d["ContainedObjects"]) for d in decks) == [5, 15, 98]  # one TTS deck per physical deck
+    for deck in decks:
+        assert deck["DeckIDs"] == [c["CardID"] for c in deck["ContainedObjects"]]
+        for card in deck["ContainedObjects"]:
+            key = str(card["CardID"] // 100)
+            custom = deck["CustomDeck"][key]
+            assert card["CustomDeck"][key] == custom
+            assert card["CardID"] % 100 < custom["NumWidth"] * custom["NumHeight"] - 1  # never the hidden slot
+            for field in ("FaceURL", "BackURL"):
+                path = Path(custom[field].removeprefix("file://"))
+                assert path.exists(), custom[field]
+            assert custom["BackIsHidden"] is True
+
+
+def test_tts_card_ids_point_at_the_right_face(unicorn_tts):
+    out, saved = unicorn_tts
+    manifest = json.loads((out / "tts" / "manifest.json").read_text())
+    by_face = {s["face"]: [c["id"] for c in s["cards"]] for s in manifest["sheets"]}
+    names = {c["id"]: c["name"] for c in real_bundle("unicorn")["cards"]}
+    for deck in (o for o in saved["ObjectStates"] if o["Name"] == "Deck"):
+        for card in deck["ContainedObjects"]:
+            custom = deck["CustomDeck"][str(card["CardID"] // 100)]
+            face = Path(custom["FaceURL"]).name
+            assert names[by_face[face][card["CardID"] % 100]] == card["Nickname"]
+
+
+def small_ipo():
+    """ipo with four of its tiles, so a high-resolution export stays quick."""
+    bundle = bundles.ipo()
+    keep = {c["id"] for c in bundle["cards"] if c["kind"] != "tile"} | {
+        c["id"] for c in [c for c in bundle["cards"] if c["kind"] == "tile"][:4]}
+    bundle["cards"] = [c for c in bundle["cards"] if c["id"] in keep]
+    bundle["instances"] = [i for i in bundle["instances"] if i["card"] in keep]
+    return bundle
+
+
+def test_tts_exports_the_ipo_board_and_trackers_and_a_higher_resolution(tmp_path):
+    export_tts(small_ipo(), tmp_path, card_px=700, url_base="https://example.invalid/ipo")
+    saved = json.loads((tmp_path / "tts" / "ipo.json").read_text())
+    tiles = [o for o in saved["ObjectStates"] if o["Name"] == "Custom_Tile"]
+    assert any("Board" in o["Nickname"] for o in tiles) and any("Tracker" in o["Nickname"] for o in tiles)
+    assert all(o["CustomImage"]["ImageURL"].startswith("https://example.invalid/ipo/") for o in tiles)
+    assert len(list(tts_cards(saved["ObjectStates"]))) == len(small_ipo()["instances"])
+    manifest = json.loads((tmp_path / "tts" / "manifest.json").read_text())
+    company = next(s for s in manifest["sheets"] if s["deck"] == "companies")
+    image = Image.open(tmp_path / "tts" / company["face"])
+    assert image.width == 700 * company["columns"] and max(image.size) <= MAX_PX
+    with pytest.raises(RenderError, match="--card-px"):
+        export_tts(small_ipo(), tmp_path, card_px=5000)

@@ -236,3 +236,45 @@ def test_html_is_self_contained_and_compare_reads_reports(tmp_path, capsys):
                                   ["--start-zone", "draw"], ["--set", "params.nope=1"]])
 def test_usage_errors(tmp_path, args):
     assert main(["simulate", str(MINI), "--games", "2", "--quiet", *args]) == 2
+
+
+def test_t_quantiles_and_p_values_match_the_tables():
+    from cardc.sim.stats import t_p_value, t_quantile
+    # two-sided 95% quantiles of Student's t (any statistics table)
+    for df, q in ((1, 12.706), (2, 4.303), (5, 2.571), (10, 2.228), (30, 2.042), (1000, 1.962)):
+        assert t_quantile(df) == pytest.approx(q, abs=1e-3)
+    assert t_p_value(2.228, 10) == pytest.approx(0.05, abs=1e-4)
+    assert t_p_value(0.0, 5) == 1.0
+
+
+def test_small_samples_get_t_intervals():
+    m = Moments()
+    for v in (1, 2, 3, 4, 5):
+        m.add(v)
+    s = m.summary()
+    half = 2.776 * math.sqrt(2.5) / math.sqrt(5)      # t(4) = 2.776, not z = 1.96
+    assert (s["lo"], s["hi"]) == pytest.approx((3 - half, 3 + half), abs=1e-3)
+
+
+def test_moments_merge_exactly_where_sums_of_squares_cancel():
+    """A billion plus small noise: the sum-of-squares formula loses every digit
+    of the variance here; Welford's moments merged by Chan's formula keep it."""
+    values = [1e9 + x for x in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)]
+    whole, left, right = Moments(), Moments(), Moments()
+    for i, v in enumerate(values):
+        whole.add(v)
+        (left if i < 2 else right).add(v)
+    left.merge(right)
+    exact = math.sqrt(sum((v - sum(values) / 6) ** 2 for v in values) / 5)
+    for m in (whole, left):
+        assert m.n == 6 and m.sd == pytest.approx(exact, rel=1e-6)
+    assert left.mean == pytest.approx(whole.mean)
+
+
+def test_holm_marks_fewer_than_the_raw_intervals():
+    from cardc.sim.stats import holm, mark_significant
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    rows = [{"p": p, "significant": p < 0.05} for p in (0.01, 0.04, 0.03, 0.005)] + [{"p": None}]
+    mark_significant(rows)
+    assert [r["significant"] for r in rows] == [True, False, False, True, False]
+    assert [r["significant_alone"] for r in rows] == [True, True, True, True, False]

@@ -8,26 +8,25 @@ from __future__ import annotations
 
 import sys
 
+from cardc.agents.basic import Agent
 
-class HumanAgent:
+
+class HumanAgent(Agent):
     name = "human"
 
     def __init__(self, seed: int = 0, stdin=None, stdout=None):
+        super().__init__(seed)
         self.inp = stdin or sys.stdin
         self.out = stdout or sys.stdout
         self.saved = None
 
-    def show(self, st, seat):
-        from cardc.render_text import observation_text
-        self.out.write(observation_text(st.observation(seat), st.game, st) + "\n")
-
-    def act(self, st, seat: int) -> int:
-        d = st.pending
-        self.show(st, seat)
-        self.out.write(f"\n{st.player_name(seat)}: {d.prompt or 'choose'}\n")
-        for i, label in enumerate(d.labels):
+    def choose(self, view) -> int:
+        self.out.write(view.text() + "\n")
+        self.out.write(f"\n{view.player_name(view.seat)}: {view.prompt or 'choose'}\n")
+        labels = [view.action_to_string(a) for a in view.legal_actions()]
+        for i, label in enumerate(labels):
             self.out.write(f"  {i + 1}. {label}\n")
-        for label, reason in d.unavailable:
+        for label, reason in view.why_not():
             self.out.write(f"   -  {label}  (not now: {reason})\n")
         while True:
             self.out.write("> ")
@@ -40,6 +39,6 @@ class HumanAgent:
                 return "undo"
             if text in ("q", "quit"):
                 raise KeyboardInterrupt
-            if text.isdigit() and 1 <= int(text) <= len(d.labels):
+            if text.isdigit() and 1 <= int(text) <= len(labels):
                 return int(text) - 1
-            self.out.write(f"type a number from 1 to {len(d.labels)}, `undo` or `quit`\n")
+            self.out.write(f"type a number from 1 to {len(labels)}, `undo` or `quit`\n")

@@ -8,8 +8,7 @@ is returned only when there are none.
 """
 from __future__ import annotations
 
-import jinja2.sandbox
-
+from cardc import sandbox
 from cardc.compiler import types as T
 from cardc.compiler.decls import Counter, Decls, Signature, ZoneDecl
 from cardc.compiler.exprs import Where
@@ -197,11 +196,60 @@ class GameCompiler:
                 self.code[key].append({"expect": ir, "message": c.get("message", key[:-1]),
                                        "loc": [loc.file, loc.line, loc.col]})
 
+    # ------------------------------------------------------------ templates
+    def check_templates(self, cards):
+        """Layout templates (corner, type line, footer) rendered for every card
+        they print on, and the rulebook template read, in the content sandbox:
+        a failure is found by `check`, not by `print`."""
+        layout = self.src.layout or {}
+        env = sandbox.environment()
+        levels = [(layout.get("card") or {}, None)] + \
+                 [(deck, set(deck.get("kinds") or [])) for deck in layout.get("decks") or []
+                  if isinstance(deck, dict)]
+        for level, kinds in levels:
+            if not isinstance(level, dict):
+                continue
+            for key in ("corner", "type_line", "footer"):
+                source = level.get(key)
+                if not isinstance(source, str):
+                    continue
+                where = _loc(level, key)
+                try:
+                    template = sandbox.compile_template(env, source)
+                except sandbox.TemplateProblem as exc:
+                    self.diags.error(sandbox.source_loc(source, exc.line, where), f"layout `{key}` template: {exc}")
+                    continue
+                for card in cards:
+                    if kinds is not None and card["kind"] not in kinds:
+                        continue
+                    kind = self.d.kinds.get(card["kind"]) or {}
+                    context = {**{k: v for k, v in card["fields"].items() if v is not None},
+                               "name": card["name"], "id": card["id"], "game": layout.get("title"),
+                               "kind": kind.get("label") or str(card["kind"]).replace("_", " ").title(),
+                               "kind_id": card["kind"], "params": self.d.params}
+                    try:
+                        sandbox.render(template, context)
+                    except sandbox.TemplateProblem as exc:
+                        if exc.undefined:
+                            continue        # a card without that field prints the box empty
+                        self.diags.error(sandbox.source_loc(source, exc.line, where),
+                                         f"layout `{key}` template (card `{card['id']}`): {exc}")
+                        break
+        rulebook = self.src.rulebook
+        if rulebook:
+            path = display_path(self.src.root / "rulebook.md.j2")
+            try:
+                env.parse(str(rulebook), "rulebook.md.j2", path)
+            except sandbox.jinja2.TemplateSyntaxError as exc:
+                self.diags.error(Loc(path, exc.lineno or 1, 1), f"rulebook template: {exc.message}")
+            except (RecursionError, MemoryError):
+                self.diags.error(Loc(path, 1, 1), "rulebook template: it nests too deeply to read")
+
     # ------------------------------------------------------------ cards
     def compile_cards(self):
         cards, instances = [], []
         seen = {}
-        env = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined)
+        env = sandbox.environment()
         for path, doc in self.src.card_files:
             defaults = doc.get("defaults") or {}
             for i, raw in enumerate(doc.get("cards") or []):
@@ -275,9 +323,11 @@ class GameCompiler:
         context = {"params": d.params, "card": {"id": cid, "name": raw.get("name"), **fields}, **fields}
         text_template = str(self.field(raw, defaults, "text", "") or "")
         try:
-            text = env.from_string(text_template).render(context)
-        except Exception as exc:  # jinja2 errors carry no YAML position: point at the text
-            self.diags.error(_loc(raw, "text") if "text" in raw else _loc(raw, "id"),
+            text = sandbox.render_text(env, text_template, context)
+        except sandbox.TemplateProblem as exc:
+            text_holder = raw if "text" in raw else defaults
+            where = _loc(text_holder, "text") if "text" in text_holder else _loc(raw, "id")
+            self.diags.error(sandbox.source_loc(text_holder.get("text"), exc.line, where),
                              f"card text template of `{cid}`: {exc}")
             text = text_template
         names = {"me": T.PLAYER, "this": T.CARD}
@@ -378,6 +428,7 @@ def compile_game(source, diags) -> dict | None:
     gc.compile_rules()
     gc.compile_flow()
     cards, instances = gc.compile_cards()
+    gc.check_templates(cards)
     g = source.game
     if not diags.has_errors:
         gc.warn_unused(cards)
@@ -421,6 +472,8 @@ def compile_game(source, diags) -> dict | None:
         "rulebook": source.rulebook,
     }
     bundle = _plain(bundle)
+    from cardc.render.layout_check import check_layout  # names in layout.yaml the schema cannot check
+    check_layout(source.layout, d.kinds, d.params, diags)
     from cardc.compiler.constraints import check_constraints
     check_constraints(bundle, diags)
     if diags.has_errors:

@@ -7,9 +7,6 @@ procedures, functions, hooks, card effects and the game flow.
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from cardc.engine.deps import function_deps, simple_functions
 from cardc.engine.errors import BundleMismatch, EngineFault
 from cardc.engine.exprs import ExprBuilder
@@ -46,7 +43,8 @@ class Game:
 
     @classmethod
     def load(cls, path) -> "Game":
-        return cls(json.loads(Path(path).read_text()))
+        from cardc.bundle_schema import read_bundle      # a file is untrusted: checked first
+        return cls(read_bundle(path))
 
     # ------------------------------------------------------------ zones
     def _zones(self, bundle):

@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 from cardc.diagnostics import Diagnostic, Diagnostics, Loc, did_you_mean
@@ -39,13 +39,24 @@ TYPE_WORDS = {
 }
 
 
+def _whole_number(checker, instance) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+# JSON Schema counts 2.0 as an integer; content does not (`plays_per_turn: 2.0`
+# would print as "Card play 1 of 2.0"), nor does a bundle or a replay.
+StrictValidator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _whole_number))
+
+
 @lru_cache(maxsize=None)
 def load_schema(schema_name: str) -> Draft202012Validator:
     """The validator for `grammar/<schema_name>.schema.json`."""
     path = GRAMMAR / f"{schema_name}.schema.json"
     schema = json.loads(path.read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    return StrictValidator(schema)
 
 
 def validate(data: Any, schema_name: str, diags: Diagnostics, file: str | None = None) -> bool:

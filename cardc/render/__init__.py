@@ -13,9 +13,17 @@ sheets (imposition, crop marks, duplex, calibration, proof), components
 atomically via atomic.write_atomic), tts (raster export), cli (arguments).
 """
 
-from .atomic import write_atomic
-from .errors import RenderError
-from .pipeline import PrintOptions, print_game, render_game
-from .tts import export_tts
+from importlib import import_module
+from typing import Any
+
+# Lazy: `cardc check` imports render.layout_check without loading ReportLab.
+_EXPORTS = {"write_atomic": "atomic", "RenderError": "errors", "PrintOptions": "pipeline",
+            "print_game": "pipeline", "render_game": "pipeline", "export_tts": "tts"}
 
 __all__ = ["PrintOptions", "RenderError", "export_tts", "print_game", "render_game", "write_atomic"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,6 +12,7 @@ sub-parsers and run them:
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 from pathlib import Path
@@ -19,8 +20,10 @@ from typing import Any, Mapping
 
 from cardc.project import generated_dir
 
+from .atomic import write_atomic
 from .errors import RenderError
-from .pipeline import BACKS, PrintOptions, print_game
+from .pipeline import BACKS, FITS, MAX_OFFSET, PrintOptions, render_game
+
 from .sheets import PAPERS
 from .tts import export_tts
 
@@ -43,9 +46,13 @@ def parse_offset(text: str) -> tuple[float, float]:
     try:
         if len(parts) != 2:
             raise ValueError
-        return float(parts[0]), float(parts[1])
+        x, y = float(parts[0]), float(parts[1])
     except ValueError:
         raise argparse.ArgumentTypeError(f"offset {text!r}: give X,Y in millimetres, e.g. 0.5,-1") from None
+    if not all(math.isfinite(v) and abs(v) <= MAX_OFFSET for v in (x, y)):
+        raise argparse.ArgumentTypeError(f"offset {text!r}: each of X and Y must be between -{MAX_OFFSET:g} and "
+                                         f"{MAX_OFFSET:g} mm (the calibration page in guide.pdf measures it)")
+    return x, y
 
 
 def parse_ids(text: str) -> tuple[str, ...]:
@@ -69,17 +76,27 @@ def add_print_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cards", type=parse_ids, default=(), metavar="ID,...",
                         help="print only these cards (an errata sheet, errata.pdf)")
     parser.add_argument("--proof", action="store_true", help="a contact sheet of every card (proof.pdf)")
+    parser.add_argument("--low-ink", action="store_true",
+                        help="white cards with a coloured header band (and plain backs), to save toner")
+    parser.add_argument("--fit", choices=FITS, default="cards",
+                        help="when the bleed does not fit: keep the cards a sheet with a smaller bleed "
+                             "(cards, default) or keep the bleed with fewer cards a sheet (bleed)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
 
 
 def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
     options = PrintOptions(paper=args.paper, bleed=args.bleed, backs=args.backs, offset=args.offset,
-                           cards=args.cards, proof=args.proof)
+                           cards=args.cards, proof=args.proof, fit=getattr(args, "fit", "cards"),
+                           low_ink=getattr(args, "low_ink", False))
     try:
-        paths = print_game(bundle, _out_dir(args, bundle), options)
+        rendered = render_game(bundle, options)
+        out = _out_dir(args, bundle)
+        paths = [write_atomic(out / name, data) for name, data in rendered.files.items()]
     except RenderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    for note in rendered.notes:
+        print(f"note: {note}", file=sys.stderr)
     for path in paths:
         print(path)
     return 0
@@ -87,15 +104,18 @@ def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="game id (its bundle generated/<game>.json is exported)")
-    parser.add_argument("--tts", action="store_true",
-                        help="Tabletop Simulator deck sheets and a PNG per card (the default, "
-                             "and for now the only format)")
+    parser.add_argument("--tts", action="store_true",  # the only export; kept so old commands still work
+                        help="Tabletop Simulator saved object (tts/<game>.json), deck sheets and a PNG per card")
+    parser.add_argument("--card-px", type=int, default=None, metavar="PX",
+                        help="card width in pixels, 100-2048 (default 409; larger cards give sheets with fewer columns)")
+    parser.add_argument("--url-base", metavar="URL",
+                        help="where the sheets will be uploaded (default: file:// paths on this machine)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
 
 
 def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
     try:
-        paths = export_tts(bundle, _out_dir(args, bundle))
+        paths = export_tts(bundle, _out_dir(args, bundle), getattr(args, "card_px", None), getattr(args, "url_base", None))
     except RenderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -31,6 +31,7 @@ HEADER = 12.0  # mm above a tracker for its title
 TITLE = 7.0  # mm above the board for its title
 JOIN_ROOM = 10.0  # mm beside a board join for its ticks and note
 EPS = 1e-6
+MIN_PT = 6.0  # nothing printed is smaller
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,7 @@ def tracker_pages(canvas: Canvas, fonts: Fonts, trackers: Sequence[Tracker], bun
                 canvas.rect(MARGIN * mm, y * mm, name_w * mm, row_h * mm, stroke=1, fill=1)
                 fonts.check(row.label, "bold", f"tracker {tracker.id}, row {row.label}")
                 size = min(9.0, row_h * 1.6)
-                while size > 4 and fonts.width(row.label, "bold", size) > (name_w - 3) * mm:
+                while size > MIN_PT and fonts.width(row.label, "bold", size) > (name_w - 3) * mm:
                     size -= 0.25
                 canvas.setFillColor(HexColor(INK))
                 canvas.setFont(fonts.name("bold"), size)
@@ -234,7 +235,7 @@ def tracker_pages(canvas: Canvas, fonts: Fonts, trackers: Sequence[Tracker], bun
                     label = tracker.labels.get(number, str(number))
                     fonts.check(label, "regular", f"tracker {tracker.id}")
                     lsize = min(8.0, space * 1.4)
-                    while lsize > 3 and fonts.width(label, "regular", lsize) > (space - 0.6) * mm:
+                    while lsize > MIN_PT and fonts.width(label, "regular", lsize) > (space - 0.6) * mm:
                         lsize -= 0.25
                     canvas.setFillColor(HexColor("#757575"))
                     canvas.setFont(fonts.name("regular"), lsize)

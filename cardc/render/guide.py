@@ -17,7 +17,7 @@ from reportlab.pdfgen.canvas import Canvas
 from .fonts import Fonts
 from .layout import TextStyle
 from .text import draw, fit
-from .sheets import MARGIN, PAPERS, draw_label, plan_grid, start_page
+from .sheets import MARGIN, PAPERS, draw_label, fit_grid, start_page
 
 if TYPE_CHECKING:
     from .pipeline import DeckGroup, PrintOptions
@@ -43,7 +43,8 @@ def _steps(options: PrintOptions) -> list[str]:
     steps += [
         "Cut along the crop marks in the margins: the long lines across the sheet first, then the short ones.",
         "Neighbouring cards share a cut line, so one cut frees two edges." if options.bleed == 0 else
-        f"Backgrounds run {options.bleed:g} mm past the cut lines (bleed), so a cut a little off shows no white.",
+        f"Every card's background runs {options.bleed:g} mm past its own cut lines (bleed), with a gutter "
+        "between cards: cut each card on its own lines, so a cut a little off shows its colour, not white.",
         "components.pdf is single-sided: tile sheets cut like cards; a board in parts is trimmed along "
         "'cut here' and butted to the next part so the ticks meet.",
     ]
@@ -77,7 +78,7 @@ def guide_pages(canvas: Canvas, fonts: Fonts, groups: Sequence[DeckGroup], optio
             start_page(canvas, (w, h))
             y = h - MARGIN - 12
         x = MARGIN + 8 + col * (dw + 8)
-        grid = plan_grid((w, h), deck.width, deck.height, deck.gap)
+        grid = fit_grid(options.paper, deck.width, deck.height, deck.gap, options.bleed, options.fit).grid
         sheets = math.ceil(len(cards) / grid.per_page)
         draw_label(canvas, fonts, x, y - 4, deck.title, 9, "bold")
         draw_label(canvas, fonts, x, y - 8.5,

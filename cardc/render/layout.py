@@ -18,6 +18,7 @@ from typing import Any, Mapping
 import jsonschema
 import yaml
 
+from cardc.diagnostics import did_you_mean
 from cardc.paths import GRAMMAR, PRINT
 
 from .errors import RenderError
@@ -56,6 +57,14 @@ class Back:
 
 
 @dataclass(frozen=True)
+class ColourBy:
+    """Header colours keyed by a printed field (startup's departments, ipo's industries)."""
+
+    field: str
+    colours: Mapping[str, str]
+
+
+@dataclass(frozen=True)
 class Deck:
     """Cards printed together: one size, one frame, one back."""
 
@@ -72,12 +81,20 @@ class Deck:
     type_line: str | None
     footer: str | None
     back: Back
+    title_ink: str = "#ffffff"  # one ink for every title and type line of the deck
+    colour_by: ColourBy | None = None
 
 
 @dataclass(frozen=True)
 class Icon:
-    label: str
+    """An inline symbol: a disc of `colour` holding a vector `shape` (see
+    icons.py) or a one- or two-letter `label`; `words` are the words of card
+    text it is printed in front of, so content text stays plain words."""
+
     colour: str
+    label: str = ""
+    shape: str | None = None
+    words: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -100,10 +117,12 @@ class Tracker:
 @dataclass(frozen=True)
 class Layout:
     title: str
+    stamp: str  # "v0.3", or "#" + the content hash when the layout names no version
     decks: tuple[Deck, ...]
     icons: Mapping[str, Icon]
     board: Board
     trackers: tuple[Tracker, ...]
+    colours: Mapping[str, str] = field(default_factory=dict)  # kind id -> print colour
 
     def deck_of(self, kind: str) -> Deck:
         """The deck a kind prints in; the last deck is the catch-all."""
@@ -147,7 +166,7 @@ def _frame_levels(*levels: Mapping[str, Any]) -> dict[str, Any]:
         for name, style in (level.get("styles") or {}).items():
             merged["styles"][name] = {**merged["styles"].get(name, {}), **style}
         merged["back"].update(level.get("back") or {})
-        for key in ("gap", "corner", "type_line", "footer", "id", "title", "kinds", "style"):
+        for key in ("gap", "corner", "type_line", "footer", "id", "title", "kinds", "style", "title_ink", "colour_by"):
             if key in level:
                 merged[key] = level[key]
     merged["size"] = size
@@ -174,6 +193,8 @@ def _deck(settings: dict, title: str) -> Deck:
         type_line=settings.get("type_line"),
         footer=settings.get("footer"),
         back=Back(back.get("title") or title, back.get("subtitle", ""), back.get("colour", "#2f3e4e")),
+        title_ink=settings.get("title_ink") or "#ffffff",
+        colour_by=ColourBy(**settings["colour_by"]) if settings.get("colour_by") else None,
     )
 
 
@@ -186,6 +207,13 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
     title = game.get("title") or bundle.get("name") or bundle.get("game", "")
     base = [defaults["card"], game.get("card") or {}]
     decks = [_deck(_frame_levels(*base, entry), title) for entry in game.get("decks") or []]
+    kinds = bundle.get("kinds") or {}
+    for deck in decks:
+        for kind in deck.kinds:
+            if kinds and kind not in kinds:
+                hint = did_you_mean(kind, kinds)
+                raise RenderError(f"content/{bundle.get('game', '?')}/layout.yaml: deck `{deck.id}` lists kind "
+                                  f"`{kind}`, which the game does not define" + (f"; {hint}" if hint else ""))
     ids = [deck.id for deck in decks]
     if len(set(ids)) != len(ids):
         raise RenderError(f"layout: deck ids repeat: {ids}")
@@ -196,10 +224,14 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
         Tracker(**{**t, "labels": {int(k): v for k, v in (t.get("labels") or {}).items()}})
         for t in (game.get("trackers") or defaults.get("trackers") or [])
     ]
+    version = str(game.get("version") or "").strip()
+    stamp = f"v{version.removeprefix('v')}" if version else "#" + str(bundle.get("source_hash") or "")[:6]
     return Layout(
         title=title,
+        stamp=stamp,
         decks=tuple(decks),
-        icons={name: Icon(**icon) for name, icon in icons.items()},
+        icons={name: Icon(**{**icon, "words": tuple(icon.get("words") or ())}) for name, icon in icons.items()},
+        colours=dict(game.get("colours") or {}),
         board=Board(**board),
         trackers=tuple(trackers),
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,15 +28,17 @@ from reportlab.pdfgen.canvas import Canvas
 from cardc.diagnostics import did_you_mean
 
 from .atomic import write_atomic
-from .cards import Face, Prepared, prepare, prepare_back
+from .cards import Face, Prepared, contrast_ratio, numbered, prepare, prepare_all, prepare_back, readable
 from .components import board_pages, cell_names, tracker_pages
 from .errors import RenderError
 from .fonts import Fonts, load_fonts
 from .guide import guide_pages
 from .layout import Deck, Layout, load_layout
-from .sheets import PAPERS, Placement, calibration_pages, impose, plan_grid, proof_pages
+from .sheets import PAPERS, Placement, calibration_pages, fit_grid, impose, proof_pages
 
 BACKS = ("long-edge", "short-edge", "separate", "none")
+FITS = ("cards", "bleed")
+MAX_OFFSET = 20.0  # mm: a back shifted further than this is a printer fault, not an offset
 MAX_BLEED = 3.175  # 1/8 in
 DEFAULT_COLOUR = "#607d8b"
 
@@ -50,6 +53,8 @@ class PrintOptions:
     offset: tuple[float, float] = (0.0, 0.0)  # mm added to everything on back pages
     cards: tuple[str, ...] = ()  # only these card ids (an errata sheet)
     proof: bool = False  # one face per card definition, for reviewing text
+    low_ink: bool = False  # white cards with a coloured header band
+    fit: str = "cards"  # when the bleed costs cards a page: keep the cards (smaller bleed) or the bleed
 
     def check(self) -> None:
         if self.paper not in PAPERS:
@@ -58,6 +63,11 @@ class PrintOptions:
             raise RenderError(f"--backs must be one of {', '.join(BACKS)}, not {self.backs!r}")
         if not 0 <= self.bleed <= MAX_BLEED + 1e-9:
             raise RenderError(f"--bleed must be between 0 and 3.175 mm (1/8 in), not {self.bleed:g}")
+        if self.fit not in FITS:
+            raise RenderError(f"--fit must be one of {', '.join(FITS)}, not {self.fit!r}")
+        if not all(math.isfinite(v) and abs(v) <= MAX_OFFSET for v in self.offset):
+            raise RenderError(f"--offset must be X,Y with each between -{MAX_OFFSET:g} and {MAX_OFFSET:g} mm "
+                              f"(the calibration page measures -15 to 15), not {self.offset[0]:g},{self.offset[1]:g}")
 
     @property
     def flip(self) -> str:
@@ -71,6 +81,7 @@ class Rendered:
 
     files: dict[str, bytes] = field(default_factory=dict)
     placements: dict[str, list[Placement]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the printer should know (a smaller bleed...)
 
 
 class Pdf:
@@ -89,22 +100,44 @@ class Pdf:
         return self.buffer.getvalue()
 
 
-def build_faces(bundle: Mapping[str, Any], layout: Layout) -> dict[str, Face]:
+def card_colour(card: Mapping[str, Any], kinds: Mapping[str, Any], layout: Layout, deck: Deck,
+                notes: list[str] | None = None) -> str:
+    """The colour a card's header prints in: by field value (departments,
+    industries) if its deck says so, else the layout's or the game's colour
+    for its kind; made readable under the deck's title ink (4.5:1)."""
+    kind = card["kind"]
+    colour = layout.colours.get(kind) or (kinds.get(kind) or {}).get("colour") or DEFAULT_COLOUR
+    if deck.colour_by:
+        value = (card.get("fields") or {}).get(deck.colour_by.field)
+        colour = deck.colour_by.colours.get(str(value), colour)
+    if deck.style == "tile":
+        return colour
+    fixed = readable(colour, deck.title_ink)
+    if fixed != colour and notes is not None:
+        note = (f"colour {colour} of {kind} gives {contrast_ratio(colour, deck.title_ink):.1f}:1 under the "
+                f"{deck.title_ink} titles; printing {fixed} (4.5:1); set `colours:` in layout.yaml to choose")
+        if note not in notes:
+            notes.append(note)
+    return fixed
+
+
+def build_faces(bundle: Mapping[str, Any], layout: Layout, notes: list[str] | None = None) -> dict[str, Face]:
     """Every card definition of the bundle as a Face, by card id."""
     kinds = bundle.get("kinds") or {}
     faces = {}
     for card in bundle.get("cards", []):
         kind = kinds.get(card["kind"], {})
+        deck = layout.deck_of(card["kind"])
         faces[card["id"]] = Face(
             card_id=card["id"],
             name=card.get("name") or card["id"],
             kind=card["kind"],
             kind_label=kind.get("label") or card["kind"].replace("_", " ").title(),
-            colour=kind.get("colour") or DEFAULT_COLOUR,
+            colour=card_colour(card, kinds, layout, deck, notes),
             text=card.get("text") or "",
             flavour=card.get("flavour") or "",
             fields=card.get("fields") or {},
-            deck=layout.deck_of(card["kind"]),
+            deck=deck,
         )
     return faces
 
@@ -139,22 +172,64 @@ def select_ids(bundle: Mapping[str, Any], faces: Mapping[str, Face], wanted: Seq
     return [i for i in ids if i in set(wanted)] if wanted else ids
 
 
-def group_by_deck(ids: Sequence[str], prepared: Mapping[str, Prepared], layout: Layout) -> list[DeckGroup]:
-    """Cards grouped by deck in layout order, keeping bundle order within a deck."""
+def group_by_deck(ids: Sequence[str], prepared: Mapping[str, Prepared], layout: Layout,
+                  numbers: Sequence[tuple[int, int]] | None = None, fonts: Fonts | None = None,
+                  params: Mapping[str, Any] | None = None) -> list[DeckGroup]:
+    """Cards grouped by deck in layout order, keeping bundle order within a
+    deck; with `numbers` ((n, of) per id), each copy carries its number in
+    its footer."""
     groups: dict[str, list[Prepared]] = {d.id: [] for d in layout.decks}
-    for card_id in ids:
-        groups[prepared[card_id].face.deck.id].append(prepared[card_id])
+    for index, card_id in enumerate(ids):
+        card = prepared[card_id]
+        if numbers is not None and fonts is not None:
+            card = numbered(card, layout, fonts, params or {}, *numbers[index])
+        groups[card.face.deck.id].append(card)
     return [(cards[0].face.deck, cards) for cards in groups.values() if cards]
 
 
-def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, fonts: Fonts,
-                   options: PrintOptions) -> list[Placement]:
-    placements: list[Placement] = []
+def card_numbers(bundle: Mapping[str, Any], faces: Mapping[str, Face], ids: Sequence[str]) -> list[tuple[int, int]]:
+    """(number, of) for each of `ids`: its place among every physical card
+    of its deck, so an errata sheet prints the same numbers as the full set."""
+    every = instance_ids(bundle)
+    totals = Counter(faces[i].deck.id for i in every)
+    seen: Counter = Counter()
+    by_copy: dict[tuple[str, int], tuple[int, int]] = {}
+    copies: Counter = Counter()
+    for card_id in every:
+        deck = faces[card_id].deck.id
+        seen[deck] += 1
+        by_copy[(card_id, copies[card_id])] = (seen[deck], totals[deck])
+        copies[card_id] += 1
+    used: Counter = Counter()
+    out = []
+    for card_id in ids:
+        out.append(by_copy.get((card_id, used[card_id]), (0, totals[faces[card_id].deck.id])))
+        used[card_id] += 1
+    return out
+
+
+def streams(groups: Sequence[DeckGroup]) -> list[list[Prepared]]:
+    """Decks of one card size print on shared sheets, one after another, so
+    a small deck never leaves a sheet almost empty; each card keeps its own back."""
+    out: dict[tuple[float, float, float], list[Prepared]] = {}
     for deck, cards in groups:
-        grid = plan_grid(PAPERS[options.paper], deck.width, deck.height, deck.gap)
-        back = prepare_back(deck, fonts) if backs else None
+        out.setdefault((deck.width, deck.height, deck.gap), []).extend(cards)
+    return list(out.values())
+
+
+def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, fonts: Fonts,
+                   options: PrintOptions, rendered: Rendered) -> list[Placement]:
+    placements: list[Placement] = []
+    for cards in streams(groups):
+        deck = cards[0].face.deck
+        fitted = fit_grid(options.paper, deck.width, deck.height, deck.gap, options.bleed, options.fit)
+        if fitted.note and fitted.note not in rendered.notes:
+            rendered.notes.append(fitted.note)
+        decks = {c.face.deck.id: c.face.deck for c in cards}
+        back = {deck_id: dataclasses.replace(prepare_back(d, fonts), low_ink=options.low_ink)
+                for deck_id, d in decks.items()} if backs else None
         placements += impose(fronts.canvas, backs.canvas if backs else None, cards, back,
-                             grid, fonts, options.bleed, options.flip, options.offset)
+                             fitted.grid, fonts, options.flip, options.offset)
     return placements
 
 
@@ -180,23 +255,25 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
     fonts = load_fonts()
     layout = load_layout(bundle)
     params = bundle.get("params") or {}
-    faces = build_faces(bundle, layout)
-    ids = select_ids(bundle, faces, options.cards)
-    needed = list(faces) if options.proof else list(dict.fromkeys(ids))
-    prepared = {card_id: prepare(faces[card_id], layout, fonts, params) for card_id in needed}
     rendered = Rendered()
+    faces = build_faces(bundle, layout, rendered.notes)
+    ids = select_ids(bundle, faces, options.cards)
+    prepared = prepare_all(faces, layout, fonts, params)  # every face: one title size per deck
+    if options.low_ink:
+        prepared = {k: dataclasses.replace(v, low_ink=True) for k, v in prepared.items()}
     title = layout.title
     if options.proof:
         pdf = Pdf(f"{title}: proof", fonts)
         counts = Counter(instance_ids(bundle))
-        proof_pages(pdf.canvas, list(prepared.values()), fonts, PAPERS[options.paper], title,
+        faces_to_review = [p for p in prepared.values() if p.face.deck.style != "tile"]  # tiles only say a cell
+        proof_pages(pdf.canvas, faces_to_review, fonts, PAPERS[options.paper], title,
                     lambda p: f"{p.face.card_id} · ×{counts.get(p.face.card_id, 0)} · {p.face.deck.id}")
         rendered.files["proof.pdf"] = pdf.finish()
         return rendered
-    groups = group_by_deck(ids, prepared, layout)
+    groups = group_by_deck(ids, prepared, layout, card_numbers(bundle, faces, ids), fonts, params)
     if options.cards:
         fronts, backs = _sheets("errata", title, options, fonts)
-        _write_sheets("errata", fronts, backs, _impose_groups(groups, fronts, backs, fonts, options), rendered)
+        _write_sheets("errata", fronts, backs, _impose_groups(groups, fronts, backs, fonts, options, rendered), rendered)
         return rendered
     card_groups = [g for g in groups if g[0].style != "tile"]
     tile_groups = [g for g in groups if g[0].style == "tile"]
@@ -205,11 +282,11 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
         tile_groups = [(tiles[0].face.deck, tiles)]
     if card_groups:
         fronts, backs = _sheets("cards", title, options, fonts)
-        _write_sheets("cards", fronts, backs, _impose_groups(card_groups, fronts, backs, fonts, options), rendered)
+        _write_sheets("cards", fronts, backs, _impose_groups(card_groups, fronts, backs, fonts, options, rendered), rendered)
     if tile_groups or bundle.get("grid") or layout.trackers:
         # Single-sided: a tile's back is the blank paper, the same on every tile.
         sheet = Pdf(f"{title}: components", fonts)
-        placements = _impose_groups(tile_groups, sheet, None, fonts, options)
+        placements = _impose_groups(tile_groups, sheet, None, fonts, options, rendered)
         if bundle.get("grid"):
             board_pages(sheet.canvas, fonts, bundle["grid"], layout.board, PAPERS[options.paper], title)
         tracker_pages(sheet.canvas, fonts, layout.trackers, bundle, PAPERS[options.paper], title)

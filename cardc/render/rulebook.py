@@ -62,14 +62,12 @@ from __future__ import annotations
 
 import io
 import re
-import traceback
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping, Sequence
 from xml.sax.saxutils import escape
 
-import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from cardc import sandbox
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 from reportlab.lib.colors import HexColor
@@ -288,22 +286,11 @@ def _context(bundle: Mapping[str, Any]) -> dict[str, Any]:
             "kind_quantity": kind_quantity, "glossary": glossary, "reactions_to": reactions_to, "rule": rule}
 
 
-def _environment() -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False, trim_blocks=True,
-                                        lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(money=_money, millions=lambda n: _money(n, "M"), number=_number, signed=_signed,
-                       words=_words, ordinal=_ordinal, plural=_plural, join_and=_join_and, cell=_cell)
+def _environment() -> sandbox.ContentEnvironment:
+    env = sandbox.environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.add_filters(money=_money, millions=lambda n: _money(n, "M"), number=_number, signed=_signed,
+                    words=_words, ordinal=_ordinal, plural=_plural, join_and=_join_and, cell=_cell)
     return env
-
-
-def _template_line(exc: BaseException, name: str) -> int | None:
-    """The innermost line of the template in an exception's traceback (jinja
-    rewrites its frames to carry the template's file name and line)."""
-    line = None
-    for frame, lineno in traceback.walk_tb(exc.__traceback__):
-        if frame.f_code.co_filename == name:
-            line = lineno
-    return line
 
 
 def _hint(message: str, context: Mapping[str, Any]) -> str:
@@ -326,20 +313,11 @@ def render_markdown(bundle: Mapping[str, Any]) -> str:
     if not source:
         raise RulebookError("no rulebook template: write one here (a jinja2 template over the bundle, "
                             "see cardc/render/rulebook.py)", name)
-    env = _environment()
-    # The loader gives the template its file name, which jinja writes into the
-    # traceback frames of an error: that is how a runtime error finds its line.
-    env.loader = jinja2.FunctionLoader(lambda wanted: (source, name, lambda: True) if wanted == name else None)
     context = _context(bundle)
-    try:
-        text = env.get_template(name).render(context)
-    except jinja2.TemplateSyntaxError as exc:
-        raise RulebookError(exc.message or str(exc), name, exc.lineno) from None
-    except jinja2.UndefinedError as exc:
-        raise RulebookError(_hint(exc.message or str(exc), context), name, _template_line(exc, name)) from None
-    except (_HelperError, jinja2.TemplateError, TypeError, ValueError, KeyError, IndexError,
-            AttributeError, ZeroDivisionError) as exc:
-        raise RulebookError(str(exc), name, _template_line(exc, name)) from None
+    try:    # the template's file name goes into its frames: that is how an error finds its line
+        text = sandbox.render_text(_environment(), source, context, name)
+    except sandbox.TemplateProblem as exc:
+        raise RulebookError(_hint(exc.message, context), name, exc.line) from None
     return _reflow(_tidy(text))
 
 

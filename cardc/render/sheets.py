@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from reportlab.lib.colors import HexColor, black
 from reportlab.lib.units import mm
@@ -64,7 +64,11 @@ class Rect:
 
 @dataclass(frozen=True)
 class Grid:
-    """The card slots of one sheet, in reading order (top row first)."""
+    """The card slots of one sheet, in reading order (top row first).
+
+    `bleed` is how far every card's background runs past its own trim on all
+    four sides; the gutter between neighbours is at least twice that, so no
+    card's bleed ever reaches another card."""
 
     page_w: float
     page_h: float
@@ -73,6 +77,7 @@ class Grid:
     gap: float
     slots: tuple[Rect, ...]
     bbox: Rect  # the trim of the whole grid
+    bleed: float = 0.0
 
     @property
     def per_page(self) -> int:
@@ -89,11 +94,21 @@ class Placement:
     side: str  # "front" or "back"
 
 
-def plan_grid(paper: tuple[float, float], card_w: float, card_h: float, gap: float = 0.0) -> Grid:
-    """As many cards as fit inside the 1/4 in margin, centred."""
+def _count(room: float, size: float, gap: float) -> int:
+    return int((room + gap + EPS) // (size + gap))
+
+
+def plan_grid(paper: tuple[float, float], card_w: float, card_h: float, gap: float = 0.0,
+              bleed: float = 0.0, cols: int | None = None, rows: int | None = None) -> Grid:
+    """As many cards as fit (or `cols` x `rows`) with every trim inside the
+    1/4 in margin, centred; a bleed widens the gutters to twice the bleed
+    (the outer bleed may run into the margin: it only has to survive the cut)."""
     page_w, page_h = paper
-    cols = int((page_w - 2 * MARGIN + gap + EPS) // (card_w + gap))
-    rows = int((page_h - 2 * MARGIN + gap + EPS) // (card_h + gap))
+    gap = max(gap, 2 * bleed)
+    fit_cols = _count(page_w - 2 * MARGIN, card_w, gap)
+    fit_rows = _count(page_h - 2 * MARGIN, card_h, gap)
+    cols = fit_cols if cols is None else min(cols, fit_cols)
+    rows = fit_rows if rows is None else min(rows, fit_rows)
     if cols < 1 or rows < 1:
         raise RenderError(f"a {card_w:g} x {card_h:g} mm card does not fit on a {page_w:g} x {page_h:g} mm page")
     grid_w = cols * card_w + (cols - 1) * gap
@@ -103,7 +118,52 @@ def plan_grid(paper: tuple[float, float], card_w: float, card_h: float, gap: flo
         Rect(x0 + c * (card_w + gap), y0 + grid_h - (r + 1) * card_h - r * gap, card_w, card_h)
         for r in range(rows) for c in range(cols)
     )
-    return Grid(page_w, page_h, cols, rows, gap, slots, Rect(x0, y0, grid_w, grid_h))
+    return Grid(page_w, page_h, cols, rows, gap, slots, Rect(x0, y0, grid_w, grid_h), bleed)
+
+
+def largest_bleed(paper: tuple[float, float], card_w: float, card_h: float, gap: float, cols: int, rows: int) -> float:
+    """The largest bleed (in steps of 0.25 mm) that keeps `cols` x `rows` cards on the page."""
+    room = []
+    for n, size, page in ((cols, card_w, paper[0]), (rows, card_h, paper[1])):
+        if n > 1:
+            room.append((page - 2 * MARGIN - n * size) / (2 * (n - 1)))
+    best = min(room) if room else MAX_BLEED_FIT
+    return max(0.0, math.floor(min(best, MAX_BLEED_FIT) * 4 + EPS) / 4)
+
+
+MAX_BLEED_FIT = 3.175
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The grid a deck prints on, and what had to give to get there."""
+
+    grid: Grid
+    note: str | None = None
+
+
+def fit_grid(paper_name: str, card_w: float, card_h: float, gap: float, bleed: float, keep: str = "cards") -> Fit:
+    """The sheet for `bleed`: when the full bleed costs cards per page,
+    keep="cards" keeps the count and uses the largest bleed that fits,
+    keep="bleed" keeps the bleed with fewer cards a page. Either way the
+    note says what happened and how to get the other."""
+    paper = PAPERS[paper_name]
+    full = plan_grid(paper, card_w, card_h, gap)
+    if bleed <= 0:
+        return Fit(full)
+    wanted = plan_grid(paper, card_w, card_h, gap, bleed)
+    if wanted.per_page >= full.per_page:
+        return Fit(wanted)
+    fitting = largest_bleed(paper, card_w, card_h, gap, full.cols, full.rows)
+    size = f"{card_w:g} x {card_h:g} mm"
+    if keep == "bleed":
+        return Fit(wanted, f"a {bleed:g} mm bleed fits {wanted.cols} x {wanted.rows} cards of {size} on {paper_name}, "
+                           f"not {full.cols} x {full.rows}; printing {wanted.cols} x {wanted.rows} a sheet "
+                           f"(--fit cards keeps {full.cols} x {full.rows} with a {fitting:g} mm bleed)")
+    grid = plan_grid(paper, card_w, card_h, gap, fitting)
+    return Fit(grid, f"a {bleed:g} mm bleed does not fit {full.cols} x {full.rows} cards of {size} on {paper_name}; "
+                     f"printing with the largest that fits, {fitting:g} mm "
+                     f"(--fit bleed keeps {bleed:g} mm with {wanted.cols} x {wanted.rows} a sheet)")
 
 
 def back_rect(grid: Grid, front: Rect, flip: str, offset: tuple[float, float] = (0.0, 0.0)) -> Rect:
@@ -125,21 +185,9 @@ def front_of_back(grid: Grid, back: Rect, flip: str, offset: tuple[float, float]
     return back_rect(grid, unshifted, flip)
 
 
-def bleed_sides(rect: Rect, bbox: Rect, bleed: float, gap: float) -> Sides:
-    """How far a card's background may run past each side of its trim:
-    the full bleed on the outside of the grid, at most half the gap inside
-    (neighbours share a cut line when the gap is 0)."""
-    inner = min(bleed, gap / 2)
-
-    def side(on_edge: bool) -> float:
-        return bleed if on_edge else inner
-
-    return Sides(
-        left=side(abs(rect.x - bbox.x) < EPS),
-        bottom=side(abs(rect.y - bbox.y) < EPS),
-        right=side(abs(rect.right - bbox.right) < EPS),
-        top=side(abs(rect.top - bbox.top) < EPS),
-    )
+def bleed_sides(bleed: float) -> Sides:
+    """Every card runs its background `bleed` past its trim on all four sides."""
+    return Sides(bleed, bleed, bleed, bleed)
 
 
 def start_page(canvas: Canvas, size: tuple[float, float], trim: Rect | None = None, bleed: float = 0.0) -> None:
@@ -159,11 +207,16 @@ def start_page(canvas: Canvas, size: tuple[float, float], trim: Rect | None = No
     canvas.setBleedBox(Rect(x0, y0, x1 - x0, y1 - y0).points())
 
 
-def draw_crop_marks(canvas: Canvas, grid: Grid, bleed: float) -> None:
-    """Short lines continuing every cut line, in the margin outside the bleed."""
-    box = grid.bbox
-    xs = sorted({round(v, 4) for s in grid.slots for v in (s.x, s.right)})
-    ys = sorted({round(v, 4) for s in grid.slots for v in (s.y, s.top)})
+def draw_crop_marks(canvas: Canvas, grid: Grid, bleed: float, used: Sequence[Rect] | None = None) -> None:
+    """Short lines continuing every cut line of the cards on the sheet
+    (`used`, default every slot), in the margin outside the bleed."""
+    slots = list(used if used is not None else grid.slots)
+    if not slots:
+        return
+    box = Rect(min(s.x for s in slots), min(s.y for s in slots), 0, 0)
+    box = Rect(box.x, box.y, max(s.right for s in slots) - box.x, max(s.top for s in slots) - box.y)
+    xs = sorted({round(v, 4) for s in slots for v in (s.x, s.right)})
+    ys = sorted({round(v, 4) for s in slots for v in (s.y, s.top)})
     canvas.setStrokeColor(black)
     canvas.setLineWidth(0.3)
     start = bleed + MARK_GAP
@@ -184,29 +237,34 @@ def draw_crop_marks(canvas: Canvas, grid: Grid, bleed: float) -> None:
         mark(box.right + start, min(box.right + start + MARK_LENGTH, grid.page_w - 0.5), y, False)
 
 
-def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared], back: PreparedBack | None, grid: Grid,
-           fonts: Fonts, bleed: float, flip: str, offset: tuple[float, float]) -> list[Placement]:
+def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared], back: Mapping[str, PreparedBack] | None,
+           grid: Grid, fonts: Fonts, flip: str, offset: tuple[float, float]) -> list[Placement]:
     """Draw cards onto sheets: a front page per `grid.per_page` cards, each
     followed by its back page (duplex: `backs` is `fronts`), or matched by
-    one in a separate PDF (`backs` is another canvas), or none."""
+    one in a separate PDF (`backs` is another canvas), or none. Cards of
+    several decks of one size share sheets; each back is its own deck's
+    (`back` by deck id)."""
     placements: list[Placement] = []
+    bleed = grid.bleed
+    sides = bleed_sides(bleed)
     for start in range(0, len(cards), grid.per_page):
         chunk = cards[start:start + grid.per_page]
+        used = grid.slots[:len(chunk)]
         start_page(fronts, (grid.page_w, grid.page_h), grid.bbox, bleed)
         page = fronts.getPageNumber() - 1
-        for card, rect in zip(chunk, grid.slots):
-            draw_front(fronts, card, fonts, rect.x * mm, rect.y * mm, bleed_sides(rect, grid.bbox, bleed, grid.gap))
+        for card, rect in zip(chunk, used):
+            draw_front(fronts, card, fonts, rect.x * mm, rect.y * mm, sides)
             placements.append(Placement(page, rect, card.face.card_id, "front"))
-        draw_crop_marks(fronts, grid, bleed)
+        draw_crop_marks(fronts, grid, bleed, used)
         fronts.showPage()
         if backs is None or back is None:
             continue
         back_bbox = back_rect(grid, grid.bbox, flip, offset)
         start_page(backs, (grid.page_w, grid.page_h), back_bbox, bleed)
         page = backs.getPageNumber() - 1
-        for card, rect in zip(chunk, grid.slots):
+        for card, rect in zip(chunk, used):
             target = back_rect(grid, rect, flip, offset)
-            draw_back(backs, back, fonts, target.x * mm, target.y * mm, bleed_sides(target, back_bbox, bleed, grid.gap))
+            draw_back(backs, back[card.face.deck.id], fonts, target.x * mm, target.y * mm, sides)
             placements.append(Placement(page, target, card.face.card_id, "back"))
         backs.showPage()
     return placements

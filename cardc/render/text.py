@@ -19,6 +19,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from .errors import RenderError
 from .fonts import Fonts
+from .icons import draw_icon
 from .layout import Icon, TextStyle
 
 LEADING = 1.2  # line height as a multiple of the font size
@@ -66,8 +67,17 @@ class Fitted:
         return self.size * (LEADING * self.line_count + gaps)
 
 
+_WORD = re.compile(r"^[(\"'“]*([A-Za-z][A-Za-z'-]*)")
+
+
+def _word_icons(icons: Mapping[str, Icon]) -> dict[str, Icon]:
+    return {word: icon for icon in icons.values() for word in icon.words}
+
+
 def parse(text: str, face: str, icons: Mapping[str, Icon]) -> list[list[Word]]:
-    """Paragraphs (split at line breaks) of words made of runs."""
+    """Paragraphs (split at line breaks) of words made of runs. An icon
+    listing a word in its `words` is set in front of that word."""
+    by_word = _word_icons(icons)
     paragraphs = []
     for line in text.split("\n"):
         words: list[Word] = []
@@ -84,6 +94,12 @@ def parse(text: str, face: str, icons: Mapping[str, Icon]) -> list[list[Word]]:
                         words.append(tuple(current))
                         current = []
                     if part:
+                        match = _WORD.match(part) if by_word else None
+                        if match and match.group(1) in by_word and not (current and current[-1].icon):
+                            if current:
+                                words.append(tuple(current))
+                            words.append((Run(part, face, by_word[match.group(1)]),))
+                            current = []
                         current.append(Run(part, _BOLDER[face] if bold else face))
         if current:
             words.append(tuple(current))
@@ -120,7 +136,8 @@ def check_glyphs(text: str, face: str, icons: Mapping[str, Icon], fonts: Fonts, 
         for word in paragraph:
             for run in word:
                 if run.icon:
-                    fonts.check(run.icon.label, "bold", where)
+                    if not run.icon.shape:
+                        fonts.check(run.icon.label or "?", "bold", where)
                 else:
                     fonts.check(run.text, run.face, where)
 
@@ -198,9 +215,12 @@ def draw(canvas: Canvas, fitted: Fitted, style: TextStyle, fonts: Fonts, x: floa
 def _draw_icon(canvas: Canvas, icon: Icon, fonts: Fonts, x: float, baseline: float, size: float) -> None:
     radius = size * 0.48
     cx, cy = x + size * ICON_WIDTH / 2, baseline + size * 0.32
+    if icon.shape:
+        draw_icon(canvas, icon.shape, HexColor(icon.colour), cx, cy, radius)
+        return
     canvas.setFillColor(HexColor(icon.colour))
     canvas.circle(cx, cy, radius, stroke=0, fill=1)
-    label_size = size * (0.7 if len(icon.label) == 1 else 0.5)
+    label_size = max(6.0, size * (0.7 if len(icon.label) == 1 else 0.5))  # nothing printed under 6 pt
     canvas.setFillColor(white)
     canvas.setFont(fonts.name("bold"), label_size)
     canvas.drawCentredString(cx, cy - label_size * 0.35, icon.label)

@@ -1,16 +1,26 @@
-"""`cardc export --tts`: Tabletop Simulator deck sheets and web images.
+"""`cardc export --tts`: a Tabletop Simulator saved object, its sheets, web images.
 
 The pictures come from the print renderer itself: every card face is drawn
 by cards.draw_front onto a PDF page of exactly the card's size, and that
 PDF is rasterised with pypdfium2, so a screen never shows a card the
 printer would not. Per deck, faces go on sheets of at most 10 x 7 slots
-(TTS's limit), at most 4096 px a side, RGB; the bottom-right slot holds
-the hidden-card image (the back), as TTS expects. Copies share a slot: the
-manifest says how many of each to put in the TTS deck.
+(TTS's limit) and 4096 px a side, RGB; the bottom-right slot holds the
+hidden-card image (the back), as TTS expects. `--card-px` sets a card's
+width in pixels (default 409, the largest a full 10 x 7 sheet allows);
+larger cards get sheets with fewer columns.
+
+The saved object (`tts/<game>.json`, load it from TTS's Saved Objects
+folder) holds one TTS deck per physical deck of the layout, with one
+contained card per physical copy (a 98-card draw pile is 98 cards, even if
+it has 35 different faces), each with its DeckID, nickname and text, plus
+the board and the trackers as custom tiles. Image URLs are file:// paths
+of the written sheets, or `--url-base` + the file name once uploaded.
 
 Files (in out_dir, normally generated/<game>/):
+  tts/<game>.json      the saved object: ObjectStates with decks, board, trackers
   tts/<deck>-<n>.png   sheet n of a deck
   tts/<deck>-back.png  the deck's back
+  tts/board-<n>.png, tts/tracker-<n>.png   the ipo-style components
   tts/manifest.json    per sheet: columns, rows, and the card in each slot
   web/<card id>.png    one image per card definition
 """
@@ -29,12 +39,17 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
 from .atomic import write_atomic
-from .cards import Prepared, draw_back, draw_front, prepare, prepare_back
+from .cards import Prepared, draw_back, draw_front, prepare_all, prepare_back
+from .components import board_pages, tracker_pages
+from .errors import RenderError
 from .fonts import Fonts, load_fonts
 from .layout import Deck, load_layout
+from .sheets import PAPERS
 from .pipeline import build_faces, grid_tiles, instance_ids
 
 MAX_COLS, MAX_ROWS, MAX_PX = 10, 7, 4096
+DEFAULT_PX = 409  # a card's width when a full 10 x 7 sheet must stay within 4096 px
+MIN_PX, MAX_CARD_PX = 100, 2048
 
 
 @dataclass(frozen=True)
@@ -46,25 +61,34 @@ class Sheet:
     card_ids: tuple[str, ...]
 
 
-def card_pixels(deck: Deck) -> tuple[int, int]:
-    """One card's size in pixels: the largest that lets a full 10 x 7 sheet stay within 4096 px."""
-    width = min(MAX_PX // MAX_COLS, int(MAX_PX // MAX_ROWS * deck.width / deck.height))
+def card_pixels(deck: Deck, width: int | None = None) -> tuple[int, int]:
+    """One card's size in pixels: `width` wide, or by default the largest
+    that lets a full 10 x 7 sheet stay within 4096 px."""
+    if width is None:
+        width = min(MAX_PX // MAX_COLS, int(MAX_PX // MAX_ROWS * deck.width / deck.height))
     return width, round(width * deck.height / deck.width)
 
 
-def plan_sheets(deck: Deck, card_ids: Sequence[str]) -> list[Sheet]:
+def grid_limits(size: tuple[int, int]) -> tuple[int, int]:
+    """Columns and rows a sheet may have for cards of `size` px."""
+    return max(1, min(MAX_COLS, MAX_PX // size[0])), max(1, min(MAX_ROWS, MAX_PX // size[1]))
+
+
+def plan_sheets(deck: Deck, card_ids: Sequence[str], size: tuple[int, int] | None = None) -> list[Sheet]:
     """Split a deck's cards over sheets, leaving each sheet's last slot for the back."""
-    per_sheet = MAX_COLS * MAX_ROWS - 1
+    max_cols, max_rows = grid_limits(size or card_pixels(deck))
+    per_sheet = max(1, max_cols * max_rows - 1)
     sheets = []
     for index, start in enumerate(range(0, len(card_ids), per_sheet)):
         chunk = tuple(card_ids[start:start + per_sheet])
-        cols = min(MAX_COLS, len(chunk) + 1)
+        cols = min(max_cols, len(chunk) + 1)
         rows = math.ceil((len(chunk) + 1) / cols)
         sheets.append(Sheet(deck.id, index + 1, cols, rows, chunk))
     return sheets
 
 
-def rasterise(cards: Sequence[Prepared], backs: Mapping[str, Any], fonts: Fonts) -> tuple[dict[str, Image.Image], dict[str, Image.Image]]:
+def rasterise(cards: Sequence[Prepared], backs: Mapping[str, Any], fonts: Fonts,
+              width: int | None = None) -> tuple[dict[str, Image.Image], dict[str, Image.Image]]:
     """Card images by card id and back images by deck id, via one PDF with a page per picture."""
     import pypdfium2 as pdfium  # only export needs a rasteriser; `cardc print` works without it
 
@@ -86,7 +110,7 @@ def rasterise(cards: Sequence[Prepared], backs: Mapping[str, Any], fonts: Fonts)
     document = pdfium.PdfDocument(buffer.getvalue())
     fronts, back_images = {}, {}
     for index, (side, key, deck) in enumerate(pages):
-        size = card_pixels(deck)
+        size = card_pixels(deck, width)
         image = document[index].render(scale=size[0] / (deck.width * mm)).to_pil().convert("RGB")
         if image.size != size:
             image = image.resize(size, Image.LANCZOS)
@@ -95,32 +119,107 @@ def rasterise(cards: Sequence[Prepared], backs: Mapping[str, Any], fonts: Fonts)
     return fronts, back_images
 
 
-def export_tts(bundle: Mapping[str, Any], out_dir: Path) -> list[Path]:
-    """Write the TTS sheets, backs, manifest and web images; returns the paths."""
+def _transform(x: float, z: float, face_down: bool = True, scale: float = 1.0) -> dict[str, float]:
+    return {"posX": x, "posY": 1.0, "posZ": z, "rotX": 0.0, "rotY": 180.0, "rotZ": 180.0 if face_down else 0.0,
+            "scaleX": scale, "scaleY": 1.0, "scaleZ": scale}
+
+
+def _custom_deck(url: str, back_url: str, sheet: Sheet) -> dict[str, Any]:
+    return {"FaceURL": url, "BackURL": back_url, "NumWidth": sheet.cols, "NumHeight": sheet.rows,
+            "BackIsHidden": True, "UniqueBack": False, "Type": 0}
+
+
+def tts_decks(groups: Mapping[str, Sequence[str]], sheets: Mapping[str, Sequence[Sheet]],
+              faces: Mapping[str, Any], titles: Mapping[str, str], url: Any) -> list[dict[str, Any]]:
+    """One TTS object per physical deck: a Deck holding every copy (a Card
+    when the deck is one card). `groups` lists each deck's physical cards
+    (ids, repeated per copy); `url(name)` makes an image URL."""
+    objects = []
+    key = 0
+    for position, (deck_id, copies) in enumerate(groups.items()):
+        custom, slot_of = {}, {}
+        for sheet in sheets[deck_id]:
+            key += 1
+            custom[str(key)] = _custom_deck(url(f"{deck_id}-{sheet.index}.png"), url(f"{deck_id}-back.png"), sheet)
+            for slot, card_id in enumerate(sheet.card_ids):
+                slot_of[card_id] = (key, key * 100 + slot)
+        cards = []
+        for card_id in copies:
+            deck_key, card_key = slot_of[card_id]
+            face = faces[card_id]
+            cards.append({"Name": "Card", "Nickname": face.name, "Description": face.text,
+                          "CardID": card_key, "CustomDeck": {str(deck_key): custom[str(deck_key)]},
+                          "Transform": _transform(position * 3.0, 0.0)})
+        if len(cards) == 1:
+            objects.append(cards[0])
+            continue
+        objects.append({"Name": "Deck", "Nickname": titles[deck_id], "Transform": _transform(position * 3.0, 0.0),
+                        "DeckIDs": [c["CardID"] for c in cards], "CustomDeck": custom, "ContainedObjects": cards})
+    return objects
+
+
+def component_images(bundle: Mapping[str, Any], layout: Any, fonts: Fonts, dpi: int = 150) -> dict[str, Image.Image]:
+    """The board (cropped to its squares) and each tracker page, as images."""
+    import pypdfium2 as pdfium
+
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, invariant=1, initialFontName=fonts.name("regular"))
+    areas = board_pages(canvas, fonts, bundle["grid"], layout.board, PAPERS["a4"], layout.title) if bundle.get("grid") else []
+    trackers = tracker_pages(canvas, fonts, layout.trackers, bundle, PAPERS["a4"], layout.title)
+    if not areas and not trackers:
+        return {}
+    canvas.save()
+    document = pdfium.PdfDocument(buffer.getvalue())
+    images = {}
+    scale = dpi / 72
+    for index in range(len(document)):
+        page = document[index]
+        image = page.render(scale=scale).to_pil().convert("RGB")
+        if index < len(areas):
+            area, h = areas[index], page.get_height()
+            px = scale * mm
+            box = (round(area.x * px), round(h * scale - area.top * px), round(area.right * px), round(h * scale - area.y * px))
+            images[f"board-{index + 1}.png"] = image.crop(box)
+        else:
+            images[f"tracker-{index - len(areas) + 1}.png"] = image
+    document.close()
+    return images
+
+
+def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = None,
+               url_base: str | None = None) -> list[Path]:
+    """Write the TTS saved object, sheets, backs, manifest and web images; returns the paths."""
+    if card_px is not None and not MIN_PX <= card_px <= MAX_CARD_PX:
+        raise RenderError(f"--card-px must be between {MIN_PX} and {MAX_CARD_PX}, not {card_px}")
     fonts = load_fonts()
     layout = load_layout(bundle)
     params = bundle.get("params") or {}
     faces = build_faces(bundle, layout)
+    physical = instance_ids(bundle)
     if bundle.get("grid") and not any(f.deck.style == "tile" for f in faces.values()):
-        faces.update({f.card_id: f for f in grid_tiles(bundle, layout)})
-    prepared = {card_id: prepare(face, layout, fonts, params) for card_id, face in faces.items()}
+        tiles = grid_tiles(bundle, layout)
+        faces.update({f.card_id: f for f in tiles})
+        physical += [f.card_id for f in tiles]
+    prepared = prepare_all(faces, layout, fonts, params)
     decks: dict[str, list[str]] = {}
     for card_id, card in prepared.items():
         decks.setdefault(card.face.deck.id, []).append(card_id)
     backs = {deck_id: prepare_back(prepared[ids[0]].face.deck, fonts) for deck_id, ids in decks.items()}
-    fronts, back_images = rasterise(list(prepared.values()), backs, fonts)
+    fronts, back_images = rasterise(list(prepared.values()), backs, fonts, card_px)
 
     counts: dict[str, int] = {}
-    for card_id in instance_ids(bundle):
+    for card_id in physical:
         counts[card_id] = counts.get(card_id, 0) + 1
     out = Path(out_dir)
     images: dict[Path, Image.Image] = {}
     manifest: list[dict[str, Any]] = []
+    sheets: dict[str, list[Sheet]] = {}
     for deck_id, ids in decks.items():
         deck = prepared[ids[0]].face.deck
-        w, h = card_pixels(deck)
+        w, h = card_pixels(deck, card_px)
         images[out / "tts" / f"{deck_id}-back.png"] = back_images[deck_id]
-        for sheet in plan_sheets(deck, ids):
+        sheets[deck_id] = plan_sheets(deck, ids, (w, h))
+        for sheet in sheets[deck_id]:
             image = Image.new("RGB", (sheet.cols * w, sheet.rows * h), "white")
             for slot, card_id in enumerate(sheet.card_ids):
                 row, col = divmod(slot, sheet.cols)
@@ -133,7 +232,34 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path) -> list[Path]:
                              "cards": [{"id": i, "count": counts.get(i, 1)} for i in sheet.card_ids]})
     for card_id, image in fronts.items():
         images[out / "web" / f"{card_id}.png"] = image
+    components = component_images(bundle, layout, fonts)
+    for name, image in components.items():
+        images[out / "tts" / name] = image
+
+    def url(name: str) -> str:
+        if url_base:
+            return url_base.rstrip("/") + "/" + name
+        return (out / "tts" / name).resolve().as_uri()
+
+    groups: dict[str, list[str]] = {deck_id: [] for deck_id in decks}
+    for card_id in physical:
+        groups[faces[card_id].deck.id].append(card_id)
+    titles = {deck.id: deck.title for deck in layout.decks} | {d: d.title() for d in groups if d not in
+                                                              {deck.id for deck in layout.decks}}
+    objects = tts_decks({d: c for d, c in groups.items() if c}, sheets, faces, titles, url)
+    for index, (name, image) in enumerate(sorted(components.items())):
+        width_in = image.width / 150  # inches at 150 dpi: TTS scale 1 is about 1 inch a unit... close enough to read
+        objects.append({"Name": "Custom_Tile", "Nickname": name.removesuffix(".png").replace("-", " ").title(),
+                        "Transform": _transform(0.0, -12.0 - index * 12.0, face_down=False, scale=width_in / 2),
+                        "CustomImage": {"ImageURL": url(name), "ImageSecondaryURL": "", "WidthScale": 0.0,
+                                        "CustomTile": {"Type": 0, "Thickness": 0.1, "Stackable": False,
+                                                       "Stretch": True}}})
+    saved = {"SaveName": f"{layout.title} (cardc)", "GameMode": layout.title, "Date": "", "Table": "",
+             "Sky": "", "Note": f"Exported by cardc from {bundle.get('game')} {layout.stamp}", "Rules": "",
+             "XmlUI": "", "LuaScript": "", "LuaScriptState": "", "ObjectStates": objects, "TabStates": {},
+             "VersionNumber": ""}
 
     written = [write_atomic(path, lambda tmp, im=image: im.save(tmp, format="PNG")) for path, image in images.items()]
     written.append(write_atomic(out / "tts" / "manifest.json", json.dumps({"sheets": manifest}, indent=1) + "\n"))
+    written.append(write_atomic(out / "tts" / f"{bundle.get('game', 'game')}.json", json.dumps(saved, indent=1) + "\n"))
     return written

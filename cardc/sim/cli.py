@@ -19,18 +19,20 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from cardc.cliargs import not_negative, positive
 from cardc.paths import find_project
 from cardc.project import UsageError, build_folder, game_folders, generated_dir, load_bundle
 from cardc.sim import report as rep
+from cardc.sim.stats import mark_significant
 from cardc.sim.run import (HoleWriter, Plan, Totals, executor, peak_rss_mb, play_many,
-                           write_bundle)
+                           seconds_per_decision, write_bundle)
 
 
 def add_commands(sub) -> None:
     s = sub.add_parser("simulate", help="play many games with agents and report balance, length "
                        "and card usage")
     _common(s)
-    s.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
+    s.add_argument("--games", type=positive, default=1000, help="games to play (default 1000)")
     s.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                    help="change a number of the content for this run, e.g. params.win_at=15")
     s.add_argument("--html", metavar="PATH", help="write an HTML report with charts")
@@ -40,11 +42,11 @@ def add_commands(sub) -> None:
     _common(s)
     s.add_argument("--set", action="append", default=[], required=True, metavar="PATH=V1,V2,...",
                    help="values to try, one variant each (repeat for several paths)")
-    s.add_argument("--games", type=int, default=500,
+    s.add_argument("--games", type=positive, default=500,
                    help="games per variant (with --until-decisive: per batch; default 500)")
     s.add_argument("--until-decisive", type=float, metavar="WIDTH",
                    help="play batches until every difference's 95%% interval is narrower than WIDTH")
-    s.add_argument("--max-games", type=int, default=20_000, help="stop --until-decisive here")
+    s.add_argument("--max-games", type=positive, default=20_000, help="stop --until-decisive here")
     s.add_argument("--decide-on", default="win.*",
                    help="metrics (comma-separated, * wildcards) --until-decisive waits for "
                         "(default win.*: win rates by seat and by agent)")
@@ -58,6 +60,9 @@ def add_commands(sub) -> None:
     s.add_argument("--json", metavar="PATH", help="write the comparison as JSON")
     s.set_defaults(func=cmd_compare)
 
+    from cardc.sim.skill import add_command as add_skill
+    add_skill(sub)
+
 
 def _common(s) -> None:
     s.add_argument("game", help="game id or folder")
@@ -65,7 +70,7 @@ def _common(s) -> None:
     s.add_argument("--agents", default="random",
                    help="agents, comma-separated; they rotate through the seats (default random)")
     s.add_argument("--seed", type=int, default=0, help="the run's seed: same seed, same report")
-    s.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+    s.add_argument("--jobs", type=positive, default=os.cpu_count() or 1,
                    help="worker processes (default: every core); results do not depend on it")
     s.add_argument("--cluster", metavar="ADDRESS", help="run on a Dask scheduler, e.g. tcp://host:8786")
     s.add_argument("--start-zone", metavar="ZONE",
@@ -74,11 +79,11 @@ def _common(s) -> None:
     s.add_argument("--use-zones", metavar="Z1,Z2",
                    help="zones a card entering counts as used (default: public per-player zones)")
     s.add_argument("--target-minutes", type=float, help="target length (default: the game's timing)")
-    s.add_argument("--max-decisions", type=int, default=100_000,
+    s.add_argument("--max-decisions", type=positive, default=100_000,
                    help="a game still running after this many decisions is stopped as stalled")
     s.add_argument("--holes", metavar="DIR", help="where rule-hole replays go "
                    "(default generated/holes/<game>/)")
-    s.add_argument("--max-holes", type=int, default=100, help="replays saved at most (default 100)")
+    s.add_argument("--max-holes", type=not_negative, default=100, help="replays saved at most (default 100)")
     s.add_argument("--json", metavar="PATH", help="write the report as JSON")
     s.add_argument("--records", metavar="PATH", help="append one JSON line per game to this file")
     s.add_argument("--trace-memory", action="store_true",
@@ -89,25 +94,38 @@ def _common(s) -> None:
 # ---------------------------------------------------------------- simulate
 
 def cmd_simulate(args) -> int:
+    report = simulate_report(args)
+    _finish(args, report, rep.print_report, rep.render_html)
+    faulted = report["endings"].get("fault", {}).get("games", 0)
+    if faulted:      # an engine fault is a bug in the rules: a script must not miss it
+        holes = Path(args.holes) if args.holes else generated_dir(args.game) / "holes" / report["game"]
+        print(f"cardc: {faulted} of {args.games} games faulted; their replays are in {holes}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def simulate_report(args, progress=None) -> dict:
+    """The report of `cardc simulate`; `progress` stands in for the terminal's
+    progress bar (`cardc serve` shows it on a page)."""
     from cardc.overrides import parse_sets
     overrides = _parse(parse_sets, args.set)
     bundle = variant_bundle(args.game, overrides)
     plan = make_plan(args, bundle)
-    with _Runner(args, [bundle], [overrides], plan, args.games) as runner:
+    with _Runner(args, [bundle], [overrides], plan, args.games, progress) as runner:
         totals = runner.run(0, args.games)
-    report = runner.summary(0, totals)
-    _finish(args, report, rep.print_report, rep.render_html)
-    faulted = report["endings"].get("fault", {}).get("games", 0)
-    if faulted:      # an engine fault is a bug in the rules: a script must not miss it
-        print(f"cardc: {faulted} of {args.games} games faulted; their replays are in "
-              f"{runner.holes.folder}", file=sys.stderr)
-        return 1
-    return 0
+    return runner.summary(0, totals)
 
 
 # ---------------------------------------------------------------- sweep
 
 def cmd_sweep(args) -> int:
+    _finish(args, sweep_report(args), rep.print_sweep, rep.render_sweep_html)
+    return 0
+
+
+def sweep_report(args, progress=None) -> dict:
+    """The report of `cardc sweep` (`progress` as for simulate_report)."""
     variants = [{}]
     for item in args.set:
         path, sep, values = item.partition("=")
@@ -119,7 +137,7 @@ def cmd_sweep(args) -> int:
     patterns = [p.strip() for p in args.decide_on.split(",") if p.strip()]
     limit = max(args.games, args.max_games) if args.until_decisive else args.games
     done, totals = 0, None
-    with _Runner(args, bundles, variants, plan, limit) as runner:
+    with _Runner(args, bundles, variants, plan, limit, progress) as runner:
         while done < limit:
             stop = min(done + args.games, limit)
             totals = runner.run(done, stop, totals)
@@ -137,9 +155,11 @@ def cmd_sweep(args) -> int:
             "set": variants[k], "diffs": diffs,
             "decided": _widths_ok(diffs, patterns, args.until_decisive) if args.until_decisive else None,
             "report": runner.summary(k, totals)})
+    # one family of tests: every metric of every variant
+    mark_significant([d for v in sweep["variants"] for d in v["diffs"].values()])
+    sweep["correction"] = "holm"
     sweep["run"] = sweep["baseline"]["run"]
-    _finish(args, sweep, rep.print_sweep, rep.render_sweep_html)
-    return 0
+    return sweep
 
 
 def _decided(totals: Totals, patterns, width) -> bool:
@@ -196,7 +216,7 @@ def variant_bundle(name: str, overrides: dict) -> dict:
 
 
 def make_plan(args, bundle: dict) -> Plan:
-    from cardc.agents import AGENTS
+    from cardc.agents import parse_agent
     lo, hi = bundle["players"]["min"], bundle["players"]["max"]
     try:
         players = tuple(int(x) for x in args.players.split(",")) if args.players else tuple(range(lo, hi + 1))
@@ -206,10 +226,16 @@ def make_plan(args, bundle: dict) -> Plan:
     if bad or not players:
         raise UsageError(f"{bundle['name']} is for {lo} to {hi} players, not {bad or args.players}")
     agents = tuple(a.strip() for a in args.agents.split(",") if a.strip())
-    unknown = [a for a in agents if a not in AGENTS or a == "human"]
-    if unknown or not agents:
-        raise UsageError(f"unknown agent `{unknown[0] if unknown else args.agents}`; simulation agents: "
-                         + ", ".join(a for a in AGENTS if a != "human"))
+    if not agents:
+        raise UsageError(f"--agents names no agent: `{args.agents}`")
+    for a in agents:
+        try:
+            cls, _ = parse_agent(a)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if cls.name == "human":
+            raise UsageError("`human` cannot play in a simulation; simulation agents: random, "
+                             "greedy, mcts (e.g. mcts:400)")
     zone = args.start_zone
     if zone:
         zones = {z["id"]: z for z in bundle["zones"]}
@@ -234,7 +260,7 @@ class _Runner:
     bar and the JSON-lines file for the whole command, saves rule holes as
     chunks arrive, and measures speed and memory."""
 
-    def __init__(self, args, bundles, variants, plan, total):
+    def __init__(self, args, bundles, variants, plan, total, progress=None):
         self.args, self.bundles, self.variants, self.plan = args, bundles, variants, plan
         game_id = bundles[0]["game"]
         self.holes = HoleWriter(Path(args.holes) if args.holes else generated_dir(args.game) / "holes" / game_id,
@@ -244,6 +270,7 @@ class _Runner:
         self.total = total * len(bundles)
         self.seconds, self.played, self.worker_rss, self.memory = 0.0, 0, 0.0, {}
         self.stack = contextlib.ExitStack()
+        self.progress = progress
 
     def __enter__(self):
         args = self.args
@@ -252,7 +279,7 @@ class _Runner:
         self.lines = self.stack.enter_context(open(args.records, "a")) if args.records else None
         self.pool = executor(args.jobs, args.cluster)
         self.stack.callback(self.pool.close)
-        self.bar = self.stack.enter_context(_progress(args.quiet))
+        self.bar = self.progress or self.stack.enter_context(_progress(args.quiet))
         self.task = self.bar.add_task(self.bundles[0]["name"], total=self.total, rate="")
         return self
 
@@ -300,7 +327,7 @@ class _Runner:
         args = self.args
         run = {"seconds": round(self.seconds, 3), "games_per_s": round(self.played / self.seconds, 2)
                if self.seconds else 0.0, "workers": self.pool.workers, "cluster": args.cluster,
-               **self.memory}
+               "seconds_per_decision": seconds_per_decision(totals.think), **self.memory}
         holes = [h for h in self.holes.saved if h["overrides"] == self.variants[k]]
         use = args.use_zones.split(",") if args.use_zones else None
         return rep.summarize(totals.aggregates[k], self.bundles[k], self.plan,

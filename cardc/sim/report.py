@@ -14,7 +14,7 @@ import math
 from collections import defaultdict
 
 from cardc.sim.run import DEFAULT_SECONDS_PER_ACTION
-from cardc.sim.stats import ENDINGS, Tally, is_rate, newcombe, welch, wilson
+from cardc.sim.stats import ENDINGS, Tally, is_rate, mark_significant, newcombe, welch, wilson
 
 REPORT_FORMAT = 1
 
@@ -167,6 +167,10 @@ def _ci(d) -> str:
     return f"{_pct(d['rate'] if 'rate' in d else d['share'])} [{_pct(d['lo'])}–{_pct(d['hi'])}]"
 
 
+def _seconds(s: float) -> str:
+    return f"{s:.3f}s" if s >= 0.01 else f"{1000 * s:.2f}ms"
+
+
 def _num(x, digits=1) -> str:
     if x is None:
         return "–"
@@ -185,6 +189,10 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
     if run.get("seconds"):
         console.print(f"played in {run['seconds']:.1f}s on {run.get('workers', 1)} worker(s): "
                       f"{run['games_per_s']:.1f} games/s")
+    think = run.get("seconds_per_decision")
+    if think:
+        console.print("CPU seconds per decision (with 2+ options, one core): "
+                      + ", ".join(f"{agent} {_seconds(s)}" for agent, s in think.items()))
 
     t = Table(title="How games end")
     for col in ("ending", "games", "share [95% CI]"):
@@ -286,8 +294,9 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
 def compare(a: dict, b: dict) -> list[dict]:
     """Rows of B against A: every shared metric and every win rate, the
     difference B - A and its 95% interval.  The runs are independent: rates
-    use Newcombe's interval, other means Welch's normal approximation.
-    A difference is significant when its interval excludes 0."""
+    use Newcombe's interval, other means Welch's t interval.  A difference
+    is significant when it stays so after Holm's correction over all the
+    rows (`stats.mark_significant`)."""
     rows = []
     for name in sorted(set(a["metrics"]) & set(b["metrics"])):
         ma, mb = a["metrics"][name], b["metrics"][name]
@@ -310,6 +319,7 @@ def compare(a: dict, b: dict) -> list[dict]:
                             **newcombe(x["wins"], x["trials"], y["wins"], y["trials"])})
         elif x["n"] and y["n"]:
             out.append({"what": what, "a": x["mean"], "b": y["mean"], **welch(x, y)})
+    mark_significant(out)
     return out
 
 
@@ -322,7 +332,8 @@ def print_compare(a: dict, b: dict, rows: list, console=None, only_significant=F
     from rich.console import Console
     from rich.table import Table
     console = console or Console()
-    t = Table(title=f"B − A: A = {_label(a)}, B = {_label(b)}  (* = 95% interval excludes 0)")
+    t = Table(title=f"B − A: A = {_label(a)}, B = {_label(b)}  (* = significant at 5% after "
+                    "Holm's correction over all rows)")
     for col in ("", "A", "B", "B − A", "95% interval"):
         t.add_column(col, justify="left" if not col else "right")
     for r in rows:
@@ -352,7 +363,8 @@ def print_sweep(sweep: dict, console=None) -> None:
     console = console or Console()
     console.print(f"[bold]{sweep['name']}[/bold] sweep: {sweep['games']:,} paired games per variant "
                   f"(seed {sweep['seed']}); differences are variant − baseline with 95% intervals "
-                  "(paired normal approximation); * = the interval excludes 0")
+                  "(paired t); * = significant at 5% after Holm's correction over every metric "
+                  "of every variant")
     for v in sweep["variants"]:
         t = Table(title=", ".join(f"{k}={x}" for k, x in v["set"].items()))
         for col in ("metric", "baseline", "variant", "difference", "95% interval"):

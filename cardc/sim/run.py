@@ -20,12 +20,14 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import time
 from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from cardc.agents import make_agent
+from cardc.agents.view import SeatView
 from cardc.engine import Game
 from cardc.sim.stats import HOLE_ENDINGS, Aggregate, Paired, observations
 
@@ -84,12 +86,17 @@ class GameRecord:
     entered: dict = field(default_factory=dict)     # "card>zone" -> Counter(seat -> times)
     fault: str | None = None
     actions: list = field(default_factory=list)
+    # agent -> [CPU seconds thinking, decisions with 2+ options]: measured, so
+    # it goes to the report's `run`, never into the seeded statistics.  CPU
+    # time of this thread, so a machine busy with other work does not inflate it
+
+    think: dict = field(default_factory=dict)
 
     def line(self) -> dict:
         """The game as one JSON line (no action list or score samples: the
         seed and agents reproduce them)."""
         out = asdict(self)
-        del out["actions"], out["samples"]
+        del out["actions"], out["samples"], out["think"]
         out["resolved"] = {k: sum(v.values()) for k, v in self.resolved.items()}
         out["entered"] = {k: sum(v.values()) for k, v in self.entered.items()}
         return out
@@ -157,13 +164,19 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
                 rec.ending = "stalled"
                 break
             seat = decider[0] = st.pending.player
-            rec.choices += len(st.pending.labels) > 1
+            choice = len(st.pending.values) > 1
+            rec.choices += choice
+            t0 = time.thread_time()
             try:
-                action = agents[seat].act(st, seat)
+                action = agents[seat].act(SeatView(st, seat))
             except Exception:
                 action = _faulting_action(st)
                 if action is None:
                     raise
+            if choice:
+                spent = rec.think.setdefault(seats[seat], [0.0, 0])
+                spent[0] += time.thread_time() - t0
+                spent[1] += 1
             rec.actions.append(action)
             st.apply(action)
         rec.scores = rec.samples[-1][1] if st.terminal else st.scores()
@@ -237,6 +250,7 @@ class ChunkResult:
     holes: list = field(default_factory=list)      # (variant, GameRecord)
     lines: list = field(default_factory=list)      # (variant, dict)
     worker_rss_mb: float = 0.0                     # the worker's peak memory so far
+    think: dict = field(default_factory=dict)      # agent -> [seconds, decisions], all variants
 
 
 _GAMES: dict[str, Game] = {}
@@ -260,6 +274,7 @@ def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = Fa
         base = None
         for k, game in enumerate(games):
             rec = play_game(game, plan, index)
+            add_think(out.think, rec.think)
             obs = observations(rec)
             out.aggregates[k].add(rec, obs)
             if k == 0:
@@ -272,6 +287,19 @@ def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = Fa
                 out.lines.append((k, rec.line()))
     out.worker_rss_mb = peak_rss_mb()
     return out
+
+
+def add_think(total: dict, more: dict) -> None:
+    """Add one game's (or chunk's) thinking time per agent to `total`."""
+    for agent, (seconds, decisions) in more.items():
+        mine = total.setdefault(agent, [0.0, 0])
+        mine[0] += seconds
+        mine[1] += decisions
+
+
+def seconds_per_decision(think: dict) -> dict:
+    """agent -> mean CPU seconds an agent took for a decision with 2+ options."""
+    return {agent: round(s / n, 6) for agent, (s, n) in sorted(think.items()) if n}
 
 
 def peak_rss_mb() -> float:
@@ -381,6 +409,7 @@ class Totals:
     aggregates: list
     paired: list
     worker_rss_mb: float = 0.0
+    think: dict = field(default_factory=dict)      # agent -> [seconds, decisions]
 
     @classmethod
     def empty(cls, variants: int) -> "Totals":
@@ -388,6 +417,7 @@ class Totals:
 
     def merge(self, chunk: ChunkResult) -> None:
         self.worker_rss_mb = max(self.worker_rss_mb, chunk.worker_rss_mb)
+        add_think(self.think, chunk.think)
         for mine, theirs in zip(self.aggregates, chunk.aggregates):
             mine.merge(theirs)
         for mine, theirs in zip(self.paired, chunk.paired):

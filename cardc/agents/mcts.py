@@ -1,0 +1,189 @@
+"""`mcts`: information-set Monte Carlo tree search for any compiled game.
+
+Single-observer ISMCTS (Cowling, Powley and Whitehouse 2012, as OpenSpiel's
+`ismcts.py` does it): one tree over the searching seat's information sets,
+and every iteration plays on a fresh guess of the hidden cards
+(`SeatView.resample`), so the search averages over the worlds the seat
+cannot tell apart and never acts on a card it cannot see.
+
+* Nodes are reached by the actions taken from the root, keyed by (player,
+  action number).  Which actions exist differs between guessed worlds, so a
+  child's exploration term counts how often it was *available* rather than
+  how often its parent was visited (Cowling's availability count).
+* Each player picks, inside the tree, what is best for itself (UCB1 on its
+  own values): opponents are searched as players, not as chance.
+* Below the tree a rollout plays random actions; it stops after `depth`
+  decisions in all (tree and rollout, forced moves not counted) and scores
+  the position with the content's `eval`, or at the end of the game with the
+  result.  A game without an `eval` is played out to its end.
+* A position's value for seat p is 1 for a win, 0 for a loss (1/k each for
+  a win shared by k), and otherwise 0.5 + 0.5 tanh(margin / scale), where
+  margin is p's eval minus the best rival's and scale is the typical margin
+  this agent has seen so far: scale-free, so one constant of exploration fits
+  every game.
+* Each guessed world is searched ITERATIONS_PER_WORLD times on average (a
+  copy is far cheaper than a guess); iteration i plays on guess i/4 first,
+  then on a copy of a guess drawn at random among those made so far.
+* The move played is the root's most visited action (ties: the higher value,
+  then the lower number).  The budget is iterations, not seconds, and all
+  randomness comes from the agent's own seeded generator, so a seed gives the
+  same game on any machine and any number of workers.
+"""
+from __future__ import annotations
+
+import math
+
+from cardc.agents.basic import Agent
+
+#: iterations per decision and decisions before a rollout is scored, by default
+DEFAULT_ITERATIONS = 200
+DEFAULT_DEPTH = 6
+#: exploration constant of UCB1 on values in [0, 1]
+EXPLORATION = 0.5
+#: a game without `eval` is played out, but never for more than this many decisions
+PLAYOUT_LIMIT = 5000
+#: iterations per guessed world: a guess costs several times a copy of one,
+#: so each guess is searched a few times (OpenSpiel's `max_world_samples`)
+ITERATIONS_PER_WORLD = 4
+
+
+class Node:
+    """The statistics of one edge of the tree (from the view of the player
+    who took it) and the children below it."""
+    __slots__ = ("children", "visits", "total", "avail")
+
+    def __init__(self):
+        self.children = {}
+        self.visits = 0
+        self.total = 0.0
+        self.avail = 0
+
+
+class MCTSAgent(Agent):
+    name = "mcts"
+    settings = ("iterations", "depth")
+
+    def __init__(self, seed: int = 0, iterations: int = DEFAULT_ITERATIONS, depth: int = DEFAULT_DEPTH,
+                 exploration: float = EXPLORATION):
+        super().__init__(seed)
+        self.iterations, self.depth, self.c = iterations, depth, exploration
+        self.scale = None                       # the typical eval margin, learnt as it plays
+        self._margins, self._leaves = 0.0, 0
+
+    def choose(self, view) -> int:
+        n = len(view.legal_actions())
+        if n == 1:
+            return 0
+        depth = self.depth if view.has_eval else PLAYOUT_LIMIT
+        root = Node()
+        rnd = self.rng
+        if self.scale is None:
+            self.scale = self._first_scale(view.resample(rnd))
+        self._margins, self._leaves = 0.0, 0
+        worlds = []
+        for i in range(self.iterations):
+            if i % ITERATIONS_PER_WORLD == 0:
+                worlds.append(view.resample(rnd))
+                world = worlds[-1].clone()
+            else:
+                world = worlds[rnd.randrange(len(worlds))].clone()
+            self._iterate(root, world, depth)
+        if self._leaves:
+            # follow the margins of this game as they grow
+            self.scale = max(1.0, 0.5 * self.scale + 0.5 * self._margins / self._leaves)
+        seat = view.seat
+        best, key = 0, None
+        for a in range(n):
+            child = root.children.get((seat, a))
+            k = (child.visits, child.total / child.visits, -a) if child and child.visits else (0, 0.0, -a)
+            if key is None or k > key:
+                best, key = a, k
+        return best
+
+    # ------------------------------------------------------------ one iteration
+    def _iterate(self, root: Node, world, depth: int) -> None:
+        rnd, c = self.rng, self.c
+        node, path, steps = root, [], 0
+        while True:
+            if world.terminal:
+                values = self._values(world)
+                break
+            if steps >= depth:
+                values = self._values(world)
+                break
+            n = world.n_actions
+            if n == 1:
+                world.apply(0)
+                continue
+            p = world.player
+            children = node.children
+            untried = []
+            for a in range(n):
+                child = children.get((p, a))
+                if child is None:
+                    untried.append(a)
+                else:
+                    child.avail += 1
+            if untried:
+                a = untried[rnd.randrange(len(untried))]
+                child = children[(p, a)] = Node()
+                child.avail = 1
+                path.append((child, p))
+                steps += 1
+                world.apply(a, last=steps >= depth)
+                values = self._rollout(world, depth - steps)
+                break
+            best, best_u = None, -1.0
+            for a in range(n):
+                child = children[(p, a)]
+                u = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+                if u > best_u:
+                    best, best_u = a, u
+            node = children[(p, best)]
+            path.append((node, p))
+            steps += 1
+            world.apply(best, last=steps >= depth)
+        for child, p in path:
+            child.visits += 1
+            child.total += values[p]
+
+    def _rollout(self, world, left: int) -> list:
+        """Random play for `left` more decisions (or to the end), then the value."""
+        rnd = self.rng
+        while left > 0 and not world.terminal:
+            n = world.n_actions
+            if n == 0:                      # stopped at a menu by a `last` step
+                break
+            if n == 1:
+                world.apply(0)
+                continue
+            left -= 1
+            world.apply(rnd.randrange(n), last=left == 0)
+        return self._values(world)
+
+    # ------------------------------------------------------------ values
+    def _values(self, world) -> list:
+        """Each seat's value of `world`, in [0, 1] (see the module docstring)."""
+        players = world.players
+        if world.terminal:
+            winners = world.winners
+            share = 1.0 / len(winners) if winners else 0.0
+            return [share if p in winners else 0.0 for p in range(players)]
+        evals = [world.evaluate(p) for p in range(players)]
+        scale = self.scale
+        out = []
+        for p in range(players):
+            margin = evals[p] - max(evals[q] for q in range(players) if q != p)
+            self._margins += abs(margin)
+            out.append(0.5 + 0.5 * math.tanh(margin / scale))
+        self._leaves += players
+        return out
+
+    @staticmethod
+    def _first_scale(world) -> float:
+        """A first guess of the typical margin: the seats' evals spread now."""
+        if world.terminal:
+            return 1.0
+        evals = [world.evaluate(p) for p in range(world.players)]
+        mean = sum(evals) / len(evals)
+        return max(1.0, sum(abs(e - mean) for e in evals) / len(evals))

@@ -1,0 +1,138 @@
+"""The one place where agents touch the engine.
+
+Agents never get the State.  At a decision they get a `SeatView`, the
+information set of their seat in the spirit of OpenSpiel: the observation,
+the legal actions (ints) with `action_to_string`, and `resample(rng)`, a
+full game consistent with what the seat has seen, to search on.  A
+resampled game is a `World`: the step API a search needs (clone, apply,
+legal actions, terminal, returns, evaluate) and nothing else.
+
+Everything that depends on the engine's internals lives in this module, so
+a change of engine is a change here, not in every agent.
+"""
+from __future__ import annotations
+
+import random
+
+from cardc.engine import rng as engine_rng
+
+#: decisions whose options are worked out from the state: a resampled game
+#: asks them again, so an option names a card of the imagined world (a blind
+#: pick among face-down cards must not carry the real cards' identities)
+REASKED = ("choose", "menu")
+
+
+class SeatView:
+    """What `seat` may know when it must decide (see the module docstring)."""
+    __slots__ = ("_st", "seat")
+
+    def __init__(self, state, seat: int):
+        self._st = state
+        self.seat = seat
+
+    # what the seat sees
+    def observation(self) -> dict:
+        return self._st.observation(self.seat)
+
+    def legal_actions(self) -> range:
+        return range(len(self._st.pending.values))
+
+    def action_to_string(self, action: int) -> str:
+        return self._st.pending.labels[action]
+
+    @property
+    def prompt(self) -> str | None:
+        d = self._st.pending
+        return d.prompt
+
+    def why_not(self) -> list:
+        """Options that exist but are not open now, with the reason."""
+        return self._st.why_not()
+
+    @property
+    def players(self) -> int:
+        return self._st.n
+
+    def player_name(self, p) -> str:
+        return self._st.player_name(p)
+
+    def text(self) -> str:
+        """The observation as a person reads it (the board drawn if there is one)."""
+        from cardc.render_text import observation_text
+        return observation_text(self.observation(), self._st.game, self._st)
+
+    @property
+    def has_eval(self) -> bool:
+        """Whether the game says what a good position is (`eval` in game.yaml)."""
+        return self._st.game.eval is not None
+
+    # a guess at what the seat does not see
+    def resample(self, rnd: random.Random) -> "World":
+        """A full game consistent with this seat's observation: every card
+        the seat cannot see is shuffled (by `rnd`) among the places it cannot
+        see into that hold cards with the same back; the copy draws its
+        future randomness from a seed of `rnd` too, so neither the unseen
+        cards nor the coming shuffles of the real game leak into a search."""
+        st = self._st
+        d = st.determinized(self.seat, rnd)
+        d.rng = engine_rng.seed_state(rnd.getrandbits(63))
+        d.seed = None
+        d.log = None
+        d.history = []
+        d.track = None
+        pending = d.pending
+        if pending is not None and pending.kind in REASKED and d.stack:
+            # ask the same question again in the imagined world
+            fr = d.stack[-1]
+            d.pending = None
+            fr.code.ops[fr.pc](d, fr)
+        return World(d)
+
+
+class World:
+    """A full game an agent imagines (from `SeatView.resample`): play on it
+    freely, it is the agent's own."""
+    __slots__ = ("_st",)
+
+    def __init__(self, state):
+        self._st = state
+
+    def clone(self) -> "World":
+        return World(self._st.clone())
+
+    @property
+    def terminal(self) -> bool:
+        return self._st.terminal
+
+    @property
+    def player(self) -> int:
+        """Who decides now (meaningless once terminal)."""
+        return self._st.pending.player
+
+    @property
+    def n_actions(self) -> int:
+        """How many legal actions; 0 after a `last` step stopped at a menu."""
+        return len(self._st.pending.values)
+
+    @property
+    def players(self) -> int:
+        return self._st.n
+
+    def apply(self, action: int, last: bool = False) -> None:
+        """Take `action`.  With `last`, the world is only scored afterwards:
+        the engine stops at the next menu without working out its options."""
+        st = self._st
+        if last:
+            st.lookahead = True
+        st.apply(action)
+
+    @property
+    def winners(self) -> list:
+        return self._st.winners
+
+    def evaluate(self, p: int) -> float:
+        """The content's `eval` for seat p (0 when the game has none)."""
+        return self._st.evaluate(p)
+
+    def scores(self) -> list:
+        return self._st.scores()

@@ -1,0 +1,27 @@
+"""Types of command-line values: argparse refuses a bad one with one line
+naming the option and what it takes (`--max-decisions 0`, `--max-holes -1`)."""
+from __future__ import annotations
+
+import argparse
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"`{text}` is not a whole number") from None
+
+
+def at_least(low: int):
+    """A whole number `low` or more."""
+    def value(text: str) -> int:
+        n = _whole(text)
+        if n < low:
+            raise argparse.ArgumentTypeError(f"{n} is too small: at least {low}")
+        return n
+    value.__name__ = f"whole number >= {low}"
+    return value
+
+
+positive = at_least(1)
+not_negative = at_least(0)

@@ -1,0 +1,361 @@
+"""The one place that builds jinja2 environments for content templates.
+
+Card text, layout templates (corner, type line, footer) and the rulebook are
+written by designers and shared between them: they are untrusted. Every one
+of them renders here, in jinja2's `ImmutableSandboxedEnvironment` (no
+attribute tricks such as `cycler.__init__.__globals__`, no mutating what the
+template is given, such as `params.update(...)`), with a budget:
+
+- work: every loop item, call, attribute or item lookup and arithmetic
+  operation costs one step; a render may take `MAX_STEPS` of them;
+- size: every string a template builds (by `~`, `+`, `*`, a filter or a
+  method) is refused past `MAX_STRING` characters before it is made, and
+  the whole output of one render past `MAX_OUTPUT`; an integer past
+  `MAX_INT_BITS` bits; `range()` past `MAX_RANGE` items;
+- depth: macro calls (and `loop()` of a recursive for) nest at most
+  `MAX_CALL_DEPTH` deep; a template that nests too deeply to parse is an
+  error, not a RecursionError;
+- reach: `include`, `import` and `extends` are refused (a game has one
+  rulebook template and no others to include), and so is `%`/`.format()`
+  string formatting (its width field builds strings of any size; the
+  filters do the same job).
+
+Budgets count work, not seconds, so a template that passes on one machine
+passes on every machine. Every failure is a `TemplateProblem` carrying the
+line of the template; callers turn it into a located diagnostic.
+"""
+from __future__ import annotations
+
+import contextvars
+import functools
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import jinja2
+from jinja2 import nodes
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.visitor import NodeTransformer
+
+MAX_STEPS = 2_000_000       # a shipped rulebook takes ~30,000; a card text under 100
+MAX_STRING = 1_000_000      # characters in any one string a template builds
+MAX_OUTPUT = 4_000_000      # characters one render writes in total (a rulebook is ~60,000)
+MAX_RANGE = 100_000         # items of one range()
+MAX_INT_BITS = 4_096        # an integer a template computes (about 1,200 digits)
+MAX_CALL_DEPTH = 40         # nested macro calls
+
+LIMITS_TEXT = (f"templates may take {MAX_STEPS:,} steps, build strings of up to {MAX_STRING:,} "
+               f"characters, write {MAX_OUTPUT:,} in all, nest macros {MAX_CALL_DEPTH} deep")
+
+
+class TemplateProblem(Exception):
+    """A content template that cannot be compiled or rendered.  `line` is the
+    line inside the template (1-based) when it is known."""
+
+    def __init__(self, message: str, line: int | None = None, undefined: bool = False):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.undefined = undefined      # a name the context lacks (a card without that field)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class _OverBudget(Exception):
+    """Raised inside a render; becomes a TemplateProblem with its line."""
+
+
+@dataclass
+class _Budget:
+    steps: int = 0
+    output: int = 0
+    depth: int = 0
+
+    def step(self, n: int = 1) -> None:
+        self.steps += n
+        if self.steps > MAX_STEPS:
+            raise _OverBudget(f"the template does too much work (over {MAX_STEPS:,} steps): "
+                              "a loop too long, or loops nested too deep")
+
+    def write(self, n: int) -> None:
+        self.output += n
+        self.step()
+        if self.output > MAX_OUTPUT:
+            raise _OverBudget(f"the template writes over {MAX_OUTPUT:,} characters")
+
+
+_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("cardc_template_budget", default=None)
+
+
+def _budget() -> _Budget:
+    budget = _BUDGET.get()
+    if budget is None:          # rendered outside render(): give it a budget of its own
+        budget = _Budget()
+        _BUDGET.set(budget)
+    return budget
+
+
+def _check_size(value: Any) -> Any:
+    if isinstance(value, (str, list, tuple)) and len(value) > MAX_STRING:
+        raise _OverBudget(f"the template builds a string of over {MAX_STRING:,} characters"
+                          if isinstance(value, str) else f"the template builds a list of over {MAX_STRING:,} items")
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
+        raise _OverBudget(f"the template computes a number of over {MAX_INT_BITS:,} bits")
+    return value
+
+
+def _check_args(args, kwargs) -> None:
+    """Refuse a size argument that would build a huge string before it is built
+    (`'x'.ljust(10**9)`, `center(10**9)`)."""
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, int) and not isinstance(a, bool) and abs(a) > MAX_STRING:
+            raise _OverBudget(f"the number {a} is too large here (at most {MAX_STRING:,})")
+
+
+def _check_replace(text, old, new, count=-1) -> None:
+    if isinstance(text, str) and isinstance(old, str) and isinstance(new, str):
+        times = text.count(old) if old else len(text) + 1
+        if count is not None and isinstance(count, int) and count >= 0:
+            times = min(times, count)
+        if len(text) + times * (len(new) - len(old)) > MAX_STRING:
+            raise _OverBudget(f"this replace would build a string of over {MAX_STRING:,} characters")
+
+
+def _check_join(sep, items) -> None:
+    if isinstance(sep, str) and isinstance(items, (list, tuple)):
+        size = len(sep) * len(items) + sum(len(x) for x in items if isinstance(x, str))
+        if size > MAX_STRING:
+            raise _OverBudget(f"this join would build a string of over {MAX_STRING:,} characters")
+
+
+def _range(*args):
+    r = range(*args)
+    if len(r) > MAX_RANGE:
+        raise _OverBudget(f"range() of {len(r):,} items: at most {MAX_RANGE:,}")
+    return r
+
+
+def _iterate(items):
+    """Every loop of a template goes through here: one step per item."""
+    budget = _budget()
+    for item in items:
+        budget.step()
+        yield item
+
+
+def _output(value):
+    """Every piece a template writes goes through here."""
+    text = value if isinstance(value, str) else str(value)
+    _budget().write(len(text))
+    return value
+
+
+def _built(value):
+    """The result of a `~` concatenation."""
+    _budget().step()
+    return _check_size(value)
+
+
+class _Instrument(NodeTransformer):
+    """Rewrites a parsed template so that its loops, output and concatenations
+    pass through the budget (`_iterate`, `_output`, `_built`)."""
+
+    def _wrap(self, name: str, node):
+        # a filter, not a call: filters are looked up by the compiler, so a
+        # template cannot shadow these with a `{% set %}`
+        return nodes.Filter(node, name, [], [], None, None, lineno=node.lineno)
+
+    def visit_For(self, node):
+        node = self.generic_visit(node)
+        node.iter = self._wrap("cardc_iterate", node.iter)
+        return node
+
+    def visit_Output(self, node):
+        node = self.generic_visit(node)
+        node.nodes = [self._wrap("cardc_output", child) for child in node.nodes]
+        return node
+
+    def visit_Concat(self, node):
+        node = self.generic_visit(node)
+        return self._wrap("cardc_built", node)
+
+
+# jinja's filters whose number arguments are sizes of what they build
+_SIZING_FILTERS = {"do_center", "do_indent", "do_truncate", "do_wordwrap", "do_batch", "do_slice",
+                   "do_format", "do_filesizeformat"}
+
+
+def _capped_filter(f: Callable) -> Callable:
+    @functools.wraps(f)
+    def capped(*args, **kwargs):
+        budget = _budget()
+        budget.step()
+        plain = [a for a in args if not isinstance(a, (jinja2.Environment, jinja2.runtime.Context,
+                                                       jinja2.nodes.EvalContext))]
+        if f.__name__ in _SIZING_FILTERS:
+            _check_args(plain[1:], kwargs)
+        if f.__name__ == "do_replace" and len(plain) >= 3:
+            _check_replace(*plain[:4])
+        if f.__name__ == "do_join" and plain:
+            _check_join(plain[1] if len(plain) > 1 else kwargs.get("d", ""), plain[0])
+        return _check_size(f(*args, **kwargs))
+    return capped
+
+
+class ContentEnvironment(ImmutableSandboxedEnvironment):
+    """The immutable sandbox with cardc's budget (see the module docstring)."""
+
+    intercepted_binops = frozenset(["+", "-", "*", "/", "//", "%", "**"])
+    intercepted_unops = frozenset(["-", "+"])
+
+    def __init__(self, **options):
+        options.setdefault("undefined", jinja2.StrictUndefined)
+        options.setdefault("autoescape", False)
+        super().__init__(**options)
+        self.globals.pop("lipsum", None)          # lipsum(n=10**9) would write without end
+        self.globals["range"] = _range
+        self.filters.pop("format", None)          # `%` formatting: its width field builds any size
+        self.filters = {name: _capped_filter(f) for name, f in self.filters.items()}
+        self.filters.update(cardc_iterate=_iterate, cardc_output=_output, cardc_built=_built)
+
+    def add_filters(self, **filters: Callable) -> None:
+        """Filters of a renderer (money, plural, ...), under the same budget."""
+        self.filters.update({name: _capped_filter(f) for name, f in filters.items()})
+
+    # --- what the parsed template may contain
+    def _parse(self, source, name, filename):
+        tree = super()._parse(source, name, filename)
+        for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)):
+            kind = type(node).__name__.lower().replace("fromimport", "import")
+            raise jinja2.TemplateSyntaxError(f"`{{% {kind} %}}` is not available in content templates: "
+                                             "write the text here", node.lineno, name, filename)
+        return _Instrument().visit(tree)
+
+    # --- what a render may do
+    def call_binop(self, context, operator, left, right):
+        _budget().step()
+        if operator == "%" and isinstance(left, str):
+            raise _OverBudget("`%` string formatting is not available in content templates; "
+                              "use `~` and filters")
+        if operator == "*":
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple)) and isinstance(times, int):
+                    if len(seq) * max(times, 0) > MAX_STRING:
+                        raise _OverBudget(f"the template builds a string of over {MAX_STRING:,} characters")
+            if isinstance(left, int) and isinstance(right, int) and \
+                    left.bit_length() + right.bit_length() > MAX_INT_BITS:
+                raise _OverBudget(f"the template computes a number of over {MAX_INT_BITS:,} bits")
+        if operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(left) > 1 \
+                and right > 0 and left.bit_length() * right > MAX_INT_BITS:
+            raise _OverBudget(f"the template computes a number of over {MAX_INT_BITS:,} bits")
+        return _check_size(super().call_binop(context, operator, left, right))
+
+    def call_unop(self, context, operator, arg):
+        _budget().step()
+        return super().call_unop(context, operator, arg)
+
+    def getattr(self, obj, attribute):
+        _budget().step()
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj, argument):
+        _budget().step()
+        return super().getitem(obj, argument)
+
+    def is_safe_attribute(self, obj, attr, value):
+        if isinstance(obj, str) and attr in ("format", "format_map"):
+            return False
+        return super().is_safe_attribute(obj, attr, value)
+
+    def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 (jinja's own signature)
+        budget = _budget()
+        budget.step()
+        owner = getattr(__obj, "__self__", None)
+        if isinstance(owner, (str, list, tuple)):       # 'x'.ljust(10**9), 'x'.zfill(10**9)
+            if isinstance(owner, str) and getattr(__obj, "__name__", None) in ("format", "format_map"):
+                raise _OverBudget("`.format()` is not available in content templates; use `~` and filters")
+            _check_args(args, kwargs)
+            if getattr(__obj, "__name__", None) == "replace":
+                _check_replace(owner, *args[:3])
+            if getattr(__obj, "__name__", None) == "join" and args:
+                _check_join(owner, list(args[0]) if isinstance(args[0], (range, set)) else args[0])
+        budget.depth += 1
+        try:
+            if budget.depth > MAX_CALL_DEPTH:
+                raise _OverBudget(f"macros call each other over {MAX_CALL_DEPTH} deep: "
+                                  "a macro that calls itself without end?")
+            return _check_size(super().call(__context, __obj, *args, **kwargs))
+        finally:
+            budget.depth -= 1
+
+
+def environment(**options) -> ContentEnvironment:
+    """A content environment; `options` are jinja2 Environment options
+    (trim_blocks, ...)."""
+    return ContentEnvironment(**options)
+
+
+def template_line(exc: BaseException, name: str) -> int | None:
+    """The innermost line of the template in an exception's traceback (jinja
+    rewrites its frames to carry the template's file name and line)."""
+    line = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename == name:
+            line = lineno
+    return line
+
+
+def compile_template(env: ContentEnvironment, source: str, name: str = "<template>") -> jinja2.Template:
+    """The compiled template, or a TemplateProblem naming the line."""
+    try:
+        code = env.compile(source, name, name)
+        return env.template_class.from_code(env, code, env.make_globals(None), None)
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateProblem(exc.message or str(exc), exc.lineno) from None
+    except (RecursionError, MemoryError, SyntaxError):
+        raise TemplateProblem("the template nests too deeply to read "
+                              "(brackets, blocks or expressions inside each other)", 1) from None
+
+
+def render(template: jinja2.Template, context: Mapping[str, Any], name: str = "<template>") -> str:
+    """Render under a fresh budget; every failure is a TemplateProblem."""
+    token = _BUDGET.set(_Budget())
+    try:
+        return "".join(template.generate(dict(context)))
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateProblem(exc.message or str(exc), exc.lineno) from None
+    except _OverBudget as exc:
+        raise TemplateProblem(str(exc), template_line(exc, name)) from None
+    except RecursionError as exc:
+        raise TemplateProblem(f"macros or loops call themselves too deep (at most {MAX_CALL_DEPTH})",
+                              template_line(exc, name)) from None
+    except MemoryError:
+        raise TemplateProblem("the template ran out of memory", None) from None
+    except jinja2.UndefinedError as exc:
+        raise TemplateProblem(exc.message or str(exc), template_line(exc, name), undefined=True) from None
+    except jinja2.exceptions.SecurityError as exc:
+        raise TemplateProblem(f"not allowed in a content template: {exc}", template_line(exc, name)) from None
+    except Exception as exc:    # noqa: BLE001 - a template's own failure (a helper's, a bad value)
+        raise TemplateProblem(str(exc) or type(exc).__name__, template_line(exc, name)) from None
+    finally:
+        _BUDGET.reset(token)
+
+
+def render_text(env: ContentEnvironment, source: str, context: Mapping[str, Any],
+                name: str = "<template>") -> str:
+    """Compile and render one template: the common case."""
+    return render(compile_template(env, source, name), context, name)
+
+
+def source_loc(text: Any, line: int | None, fallback):
+    """Where line `line` of a template written in a YAML string is in its file:
+    a `Loc`, exact when the string knows its position (`LocStr.position`)."""
+    from cardc.diagnostics import Loc
+    position = getattr(text, "position", None)
+    if position is None or not line:
+        return fallback
+    lines = str(text).split("\n")
+    offset = sum(len(s) + 1 for s in lines[:max(0, min(line, len(lines)) - 1)])
+    row, col = position(min(offset, len(text)))
+    return Loc(fallback.file, row, col)

@@ -1,0 +1,15 @@
+"""`cardc serve`: the designer's live workbench in the browser.
+
+One local web server over the designer's project shows every card as the
+printer draws it, the rulebook, a game against bots and a simulation, and
+follows every save of a content file.  Module map:
+
+  cli        the command: arguments, the socket, uvicorn
+  workbench  the project's games, builds, the file watcher, the build version
+  pictures   card pictures from the print renderer (PNG via pypdfium2), cached
+  views      what the card and rulebook pages show (source listings, mentions)
+  play       one person's seat against bots: observation only, undo, replay
+  simulate   a background `cardc simulate` with progress
+  guard      loopback only, same-origin POSTs, the Content-Security-Policy
+  app        the Starlette routes and pages (templates/, static/)
+"""

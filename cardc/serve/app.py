@@ -1,0 +1,313 @@
+"""The web application: routes, pages and the guard around them.
+
+Starlette (an ASGI toolkit) maps URLs to small functions; every page is a
+jinja2 template with autoescape on, so content text is always escaped, and
+no page carries inline script: the one script is static/app.js, and the
+Content-Security-Policy header forbids any other.  GET never changes
+anything; starting a game, moving, undoing and simulating are POSTs.
+
+    /                         card gallery of the first game
+    /g/{game}                 card gallery (grouped by deck and kind, filterable)
+    /g/{game}/card/{id}       one card: picture, fields, source, compiled form, rulebook text
+    /g/{game}/pic/{id}.png    a card's picture (print renderer -> pypdfium2)
+    /g/{game}/rulebook        the rulebook as HTML from the same template
+    /g/{game}/play            start a game against bots (POST)  -> /play/{id}
+    /play/{id}                your seat's view; POST /act, /undo; GET /replay.json
+    /g/{game}/simulate        start a simulation (POST)  -> /sim/{id}
+    /sim/{id}                 progress, then the report; /sim/{id}/report.html
+    /events                   server-sent events: the build version, for live reload
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+from collections import OrderedDict
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from cardc.engine import Game
+from cardc.serve.guard import Guard
+from cardc.serve.play import Table
+from cardc.serve.simulate import Simulation
+from cardc.serve.workbench import Workbench
+
+HERE = Path(__file__).parent
+MAX_FORM = 64 * 1024
+KEEP = 50          # games and simulations kept in memory at most
+
+
+def _templates() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, sort_keys=True, ensure_ascii=False)
+    return env
+
+
+class Recent(OrderedDict):
+    """A dict that forgets its oldest entries past `KEEP`."""
+
+    def add(self, value) -> str:
+        key = secrets.token_urlsafe(9)
+        self[key] = value
+        while len(self) > KEEP:
+            self.popitem(last=False)
+        return key
+
+
+class Pages:
+    """The route handlers, over one Workbench."""
+
+    def __init__(self, bench: Workbench, jobs: int = 1) -> None:
+        self.bench = bench
+        self.jobs = jobs
+        self.env = _templates()
+        self.tables: Recent = Recent()
+        self.sims: Recent = Recent()
+        self.games: dict[str, Game] = {}          # engine games by bundle hash
+
+    # ------------------------------------------------------------ helpers
+    def page(self, template: str, request: Request, view=None, status: int = 200, **context):
+        bench = self.bench
+        html = self.env.get_template(template).render(
+            bench=bench, games=bench.games, view=view, version=bench.version,
+            path=request.url.path, **context)
+        return HTMLResponse(html, status_code=status)
+
+    def view(self, request: Request):
+        name = request.path_params.get("game") or next(iter(self.bench.games))
+        view = self.bench.games.get(name)
+        if view is None:
+            raise HTTPException(404, f"no game `{name}` in this project")
+        return view
+
+    def engine(self, bundle: dict) -> Game:
+        game = self.games.get(bundle["source_hash"])
+        if game is None:
+            game = self.games[bundle["source_hash"]] = Game(bundle)
+            while len(self.games) > 8:
+                self.games.pop(next(iter(self.games)))
+        return game
+
+    @staticmethod
+    async def form(request: Request) -> dict[str, str]:
+        body = await request.body()
+        if len(body) > MAX_FORM:
+            raise HTTPException(413, "form too large")
+        return {k: v[-1] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
+
+    # ------------------------------------------------------------ cards
+    async def gallery(self, request: Request):
+        view = self.view(request)
+        from cardc.serve.views import gallery_groups
+        groups = gallery_groups(view) if view.bundle else []
+        return self.page("gallery.html", request, view, groups=groups)
+
+    async def card(self, request: Request):
+        view = self.view(request)
+        from cardc.serve.views import card_details
+        details = card_details(self.bench, view, request.path_params["card"])
+        if details is None:
+            raise HTTPException(404, "no such card in the last good build")
+        return self.page("card.html", request, view, card=details)
+
+    async def picture(self, request: Request):
+        view = self.view(request)
+        picture = view.pictures.get(request.path_params["card"])
+        if picture is None or view.bundle is None:
+            raise HTTPException(404, "no such card")
+        data = await asyncio.to_thread(self.bench.pictures.png, view.bundle, view.layout, picture)
+        # the URL names the picture's key, so a cached copy is never stale
+        return Response(data, media_type="image/png",
+                        headers={"Cache-Control": "private, max-age=86400"})
+
+    async def rulebook(self, request: Request):
+        view = self.view(request)
+        from cardc.serve.views import rulebook_html
+        html, error = rulebook_html(view.bundle) if view.bundle else ("", None)
+        return self.page("rulebook.html", request, view, rulebook=html, error=error)
+
+    # ------------------------------------------------------------ play
+    async def play_form(self, request: Request):
+        view = self.view(request)
+        return self.page("play_new.html", request, view, error=None)
+
+    async def play_start(self, request: Request):
+        view = self.view(request)
+        form = await self.form(request)
+        if view.bundle is None:
+            raise HTTPException(409, "the game has no good build yet")
+        try:
+            players = int(form.get("players", ""))
+            seed = int(form.get("seed", "0") or 0)
+            agents = [form.get(f"seat{i}", "random") for i in range(players)]
+            if any(a not in ("human", "random", "greedy") for a in agents):
+                raise ValueError("agents are human, random or greedy")
+            table = await asyncio.to_thread(Table, self.engine(view.bundle), players, seed, agents)
+        except ValueError as exc:
+            return self.page("play_new.html", request, view, error=str(exc), status=400)
+        key = self.tables.add((view.name, table))
+        return RedirectResponse(f"/play/{key}", status_code=303)
+
+    def table(self, request: Request):
+        found = self.tables.get(request.path_params["table"])
+        if found is None:
+            raise HTTPException(404, "no such game (the server forgets old games on restart)")
+        return found
+
+    async def play_view(self, request: Request):
+        name, table = self.table(request)
+        view = self.bench.games[name]
+        return self.page("play.html", request, view, table=table, t=table.view(),
+                         key=request.path_params["table"])
+
+    async def play_act(self, request: Request):
+        name, table = self.table(request)
+        form = await self.form(request)
+        key = request.path_params["table"]
+        # a form sent twice (or from an old page) names a position that has passed
+        if form.get("at") == str(len(table.actions)):
+            try:
+                await asyncio.to_thread(table.act, int(form.get("action", "-1")))
+            except ValueError as exc:
+                table.note = str(exc)
+        return RedirectResponse(f"/play/{key}", status_code=303)
+
+    async def play_undo(self, request: Request):
+        name, table = self.table(request)
+        table.undo()
+        return RedirectResponse(f"/play/{request.path_params['table']}", status_code=303)
+
+    async def play_replay(self, request: Request):
+        name, table = self.table(request)
+        data = json.dumps(table.replay(), indent=1) + "\n"
+        filename = f"{table.game.id}-seed{table.seed}.json"
+        return Response(data, media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+    # ------------------------------------------------------------ simulate
+    async def sim_form(self, request: Request):
+        view = self.view(request)
+        return self.page("simulate_new.html", request, view, error=None)
+
+    async def sim_start(self, request: Request):
+        view = self.view(request)
+        form = await self.form(request)
+        try:
+            games = int(form.get("games", "200"))
+            seed = int(form.get("seed", "0") or 0)
+        except ValueError:
+            return self.page("simulate_new.html", request, view, status=400,
+                             error="games and seed are whole numbers")
+        sets = [line.strip() for line in form.get("set", "").splitlines() if line.strip()]
+        sim = Simulation(view.name, str(view.folder), games, form.get("players") or None,
+                         form.get("agents") or "random", seed, sets,
+                         holes=str(self.bench.root / "generated" / "holes" / view.name), jobs=self.jobs)
+        sim.start()
+        key = self.sims.add(sim)
+        return RedirectResponse(f"/sim/{key}", status_code=303)
+
+    def sim(self, request: Request) -> Simulation:
+        sim = self.sims.get(request.path_params["sim"])
+        if sim is None:
+            raise HTTPException(404, "no such simulation")
+        return sim
+
+    async def sim_view(self, request: Request):
+        sim = self.sim(request)
+        return self.page("simulate.html", request, self.bench.games[sim.game], sim=sim,
+                         key=request.path_params["sim"])
+
+    async def sim_progress(self, request: Request):
+        sim = self.sim(request)
+        p = sim.progress
+        return JSONResponse({"done": p.done, "total": p.total or sim.games, "rate": p.rate,
+                             "finished": sim.finished, "error": sim.error})
+
+    async def sim_report(self, request: Request):
+        sim = self.sim(request)
+        if sim.html is None:
+            raise HTTPException(404, "the report is not ready")
+        # the report styles itself inline and has no script at all
+        return HTMLResponse(sim.html, headers={"Content-Security-Policy": REPORT_CSP})
+
+    # ------------------------------------------------------------ live reload
+    async def events(self, request: Request):
+        from sse_starlette import EventSourceResponse
+        bench = self.bench
+
+        async def stream():
+            seen = -1
+            while True:
+                seen = await bench.wait_change(seen)
+                yield {"event": "build", "data": str(seen)}
+        return EventSourceResponse(stream(), ping=10)
+
+    async def health(self, request: Request):
+        return JSONResponse({"version": self.bench.version,
+                             "games": {n: {"ok": not v.failed, "built": v.bundle is not None}
+                                       for n, v in self.bench.games.items()}})
+
+    async def not_found(self, request: Request, exc: HTTPException):
+        return self.page("error.html", request, None, status=exc.status_code,
+                         message=exc.detail or "not found")
+
+
+REPORT_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
+              "frame-ancestors 'self'; base-uri 'none'; form-action 'none'")
+
+
+def make_app(bench: Workbench, loopback_only: bool = True, jobs: int = 1,
+             watch: bool = True) -> Starlette:
+    pages = Pages(bench, jobs)
+    name = r"{game:str}"
+    routes = [
+        Route("/", pages.gallery),
+        Route("/health", pages.health),
+        Route("/events", pages.events),
+        Route(f"/g/{name}", pages.gallery),
+        Route(f"/g/{name}/card/{{card:str}}", pages.card),
+        Route(f"/g/{name}/pic/{{card:str}}.png", pages.picture),
+        Route(f"/g/{name}/rulebook", pages.rulebook),
+        Route(f"/g/{name}/play", pages.play_form, methods=["GET"]),
+        Route(f"/g/{name}/play", pages.play_start, methods=["POST"]),
+        Route("/play/{table:str}", pages.play_view, methods=["GET"]),
+        Route("/play/{table:str}/act", pages.play_act, methods=["POST"]),
+        Route("/play/{table:str}/undo", pages.play_undo, methods=["POST"]),
+        Route("/play/{table:str}/replay.json", pages.play_replay, methods=["GET"]),
+        Route(f"/g/{name}/simulate", pages.sim_form, methods=["GET"]),
+        Route(f"/g/{name}/simulate", pages.sim_start, methods=["POST"]),
+        Route("/sim/{sim:str}", pages.sim_view, methods=["GET"]),
+        Route("/sim/{sim:str}/progress", pages.sim_progress, methods=["GET"]),
+        Route("/sim/{sim:str}/report.html", pages.sim_report, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        stop = asyncio.Event()
+        tasks = []
+        if watch:
+            tasks.append(asyncio.create_task(bench.watch(stop)))
+        tasks.append(asyncio.create_task(asyncio.to_thread(bench.warm_pictures)))
+        try:
+            yield
+        finally:
+            stop.set()
+            for task in tasks:
+                task.cancel()
+
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={HTTPException: pages.not_found})
+    return Guard(app, loopback_only=loopback_only)
+

@@ -1,0 +1,149 @@
+"""A game in the browser: one person's seat against bots.
+
+`Table` holds the state on the server and hands the page only what the
+person's seat may see: `view()` is built from `observation(seat)` and the
+game's log, never from the state itself.  Bots move at once until the
+person has a decision (or the game ends).  Seeds and agent seeds are those
+of `cardc play`, so a replay downloaded here is a `cardc replay` file.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cardc.agents import make_agent
+from cardc.play import Logger, replay_record, seen_cards, undo_refusal
+from cardc.render_text import board_cells, value_text
+
+#: decisions the bots may take in a row before the server gives up on a game
+BOT_LIMIT = 100_000
+
+
+@dataclass
+class UndoPoint:
+    """The moment before one of the person's decisions."""
+    state: object
+    actions: int
+    seen: set
+    lines: int
+    logged: int
+    turn: int | None
+
+
+class Table:
+    def __init__(self, game, players: int, seed: int, agents: list[str]):
+        if agents.count("human") != 1:
+            raise ValueError("choose exactly one seat for yourself")
+        self.game, self.players, self.seed, self.agents = game, players, seed, list(agents)
+        self.seat = agents.index("human")
+        self.st = game.new_state(players, seed=seed, log=True)
+        self.logger = Logger(self.st)
+        # the agent seeds of `cardc play`: the same seed and agents give the same game
+        self.bots = {i: make_agent(a, seed * 1000 + i) for i, a in enumerate(agents) if a != "human"}
+        self.actions: list[int] = []
+        self.points: list[UndoPoint] = []
+        self.note = ""
+        self._advance()
+
+    # ------------------------------------------------------------ moves
+    def act(self, action: int) -> None:
+        """The person takes action number `action` of their decision."""
+        st = self.st
+        if st.is_terminal() or st.current_player() != self.seat:
+            raise ValueError("it is not your decision")
+        if not 0 <= action < len(st.pending.values):
+            raise ValueError(f"no action {action} now")
+        lg = self.logger
+        self.points.append(UndoPoint(st.clone(), len(self.actions), seen_cards(st, self.seat),
+                                     len(lg.lines), lg.seen, lg.turn))
+        self.note = ""
+        self._take(action)
+        self._advance()
+
+    def undo(self) -> None:
+        """Back to the person's previous decision, if nothing they could not
+        know then has happened since."""
+        if not self.points:
+            self.note = "nothing to undo"
+            return
+        point = self.points[-1]
+        refusal = undo_refusal(point.state, point.seen, self.st, self.seat)
+        if refusal:
+            self.note = refusal
+            return
+        self.points.pop()
+        self.st = point.state.clone()
+        del self.actions[point.actions:]
+        lg = self.logger
+        lg.st, lg.seen, lg.turn = self.st, point.logged, point.turn
+        del lg.lines[point.lines:]
+        lg.emit("  (undone)")
+        self.note = "undone"
+
+    def _take(self, action: int) -> None:
+        st, d = self.st, self.st.pending
+        label = d.labels[action]        # labels are lazy: read them before the state moves on
+        self.actions.append(action)
+        st.apply(action)
+        self.logger.lines.append(self._decision_line(d, label, action))
+
+    def _advance(self) -> None:
+        st = self.st
+        for _ in range(BOT_LIMIT):
+            self.logger.flush()
+            if st.is_terminal() or st.current_player() == self.seat:
+                break
+            seat = st.current_player()
+            self._take(self.bots[seat].act(st, seat))
+        if st.is_terminal():
+            self.logger.end()
+
+    def _decision_line(self, d, label: str, action: int) -> str:
+        """The log line of decision `d`, just taken, as the person may read
+        it: another seat's choice of a card the person still cannot see is
+        not named."""
+        st = self.st
+        if d.player != self.seat and self._names_hidden_card(d, label, action):
+            label = "a card you cannot see"
+        return f"  {st.player_name(d.player)} · {d.prompt or d.kind} → {label}"
+
+    def _names_hidden_card(self, d, label, action) -> bool:
+        value = d.values[action]
+        found = list(value[1].values()) if d.kind == "menu" and isinstance(value, list) else [value]
+        g = self.st.game
+        for v in found:
+            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(g.instances) \
+                    and g.card_name[v] in label and not self.st.visible(v, self.seat):
+                return True
+        return False
+
+    # ------------------------------------------------------------ what the page shows
+    def view(self) -> dict:
+        """Everything the page shows: the seat's observation and the log."""
+        st, g = self.st, self.game
+        obs = st.observation(self.seat)
+        mine = obs["decision"]
+        board = None
+        if g.grid_cells:
+            cells = board_cells(obs, g, st)
+            rows = max(g.grid_row_of.values())
+            board = {"columns": g.grid_columns, "rows": list(range(1, rows + 1)), "cells": cells}
+        types = {scope: {k: c["type"] for k, c in g.counters[scope].items()}
+                 for scope in ("game", "player")}
+        game_counters = {k: value_text(v, types["game"].get(k), g) for k, v in obs["game"].items()}
+        counters = {k: [value_text(v, types["player"].get(k), g) for v in values]
+                    for k, values in obs["counters"].items()}
+        return {
+            "obs": obs, "seat": self.seat, "name": st.player_name(self.seat),
+            "game_counters": game_counters, "counters": counters,
+            "decision": mine, "waiting": None if mine or st.is_terminal()
+            else st.player_name(st.current_player()),
+            "log": list(self.logger.lines), "board": board, "note": self.note,
+            "can_undo": bool(self.points) and not st.is_terminal(),
+            "terminal": st.is_terminal(),
+            "winners": [st.player_name(w) for w in st.winners],
+            "scores": st.scores() if st.is_terminal() and g.score else None,
+            "actions": len(self.actions),
+        }
+
+    def replay(self) -> dict:
+        return replay_record(self.game, self.players, self.seed, self.actions, self.agents)

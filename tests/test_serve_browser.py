@@ -1,0 +1,232 @@
+"""`cardc serve` driven by a real headless Chromium, as a designer uses it.
+
+One server runs over a copy of the small test game in a temporary project
+(the repository's content is never edited); the tests put every file they
+change back as it was.  Every wait is on a condition with a deadline
+(Playwright's auto-waiting, or the server printing its address), never a
+fixed sleep.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+
+from browser.harness import Server, chromium_missing, launch
+from conftest import MINI, copy_game
+
+WHY_NOT = chromium_missing()
+if WHY_NOT and os.environ.get("CI"):
+    raise RuntimeError(f"CI runs the browser tests: {WHY_NOT}")
+pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
+
+WAIT_MS = 60_000          # the longest any one condition may take on a loaded machine
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A project folder holding a copy of the mini game; the server's cwd."""
+    root = tmp_path_factory.mktemp("serve")
+    copy_game(MINI, root / "mini")
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(project):
+    srv = Server(project / "mini", cwd=project)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        context, profile = launch(p)
+        context.set_default_timeout(WAIT_MS)
+        yield context
+        context.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page()
+    yield page
+    page.close()
+
+
+@pytest.fixture
+def cards_file(project):
+    """The mini game's card file, put back as it was after the test."""
+    path = project / "mini" / "cards" / "cards.yaml"
+    original = path.read_text()
+    yield path
+    if path.read_text() != original:
+        path.write_text(original)
+
+
+def mini_cards(project):
+    from cardc.project import build_folder
+    return build_folder(project / "mini").bundle["cards"]
+
+
+def fetch(url, method="GET", headers=None, data=None):
+    """(status, headers, body) of one request, errors included."""
+    req = urllib.request.Request(url, method=method, headers=headers or {}, data=data)
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+# ---------------------------------------------------------------- the gallery
+
+def test_gallery_shows_every_card_as_a_picture(server, page, project):
+    page.goto(server.url)
+    shown = page.locator("a.card").evaluate_all("els => els.map(e => e.dataset.card)")
+    cards = mini_cards(project)
+    assert shown == [c["id"] for c in cards] or sorted(shown) == sorted(c["id"] for c in cards)
+    for c in cards:
+        tile = page.locator(f'a.card[data-card="{c["id"]}"]')
+        assert tile.locator(".name").inner_text() == c["name"]
+        assert tile.locator(".qty").inner_text() == f"×{c['count']}"
+        src = tile.locator("img").get_attribute("src")
+        response = page.request.get(server.url.rstrip("/") + src)
+        assert response.headers["content-type"] == "image/png"
+        assert response.body()[:8] == b"\x89PNG\r\n\x1a\n"
+    page.fill("#filter", "rival")
+    assert page.locator("a.card:visible").evaluate_all("els => els.map(e => e.dataset.card)") == ["thief"]
+    page.fill("#filter", "")
+    page.select_option("#kind-filter", "gem")
+    assert sorted(page.locator("a.card:visible").evaluate_all("els => els.map(e => e.dataset.card)")) \
+        == ["pearl", "ruby"]
+
+
+def test_card_page_shows_source_and_compiled_form(server, page):
+    page.goto(server.url + "g/mini/card/thief")
+    link = page.locator("p.where a")
+    assert re.fullmatch(r"mini/cards/cards\.yaml:\d+", link.inner_text())
+    assert link.get_attribute("href").startswith("vscode://file/")
+    assert link.get_attribute("href").endswith("/mini/cards/cards.yaml:" + link.inner_text().split(":")[-1])
+    source = page.locator("pre.source").inner_text()
+    assert "- id: thief" in source and "window steal" in source and "id: guard" not in source
+    compiled = json.loads(page.locator("pre.compiled").text_content())
+    assert compiled["id"] == "thief" and compiled["effect"]["ops"]
+
+
+# ---------------------------------------------------------------- live reload
+
+def test_an_edit_appears_in_the_open_page_without_a_reload(server, page, cards_file):
+    page.goto(server.url)
+    thief = page.locator('a.card[data-card="thief"]')
+    old_src = thief.locator("img").get_attribute("src")
+    page.evaluate("window.stillTheSamePage = true")
+    cards_file.write_text(cards_file.read_text().replace(
+        "text: Take a banked gem from a rival.", "text: Snatch a banked gem & run <fast>."))
+    page.locator('a.card[data-card="thief"] .text').filter(
+        has_text="Snatch a banked gem & run <fast>.").wait_for()
+    assert page.evaluate("window.stillTheSamePage") is True, "the page was reloaded, not updated"
+    assert thief.locator("img").get_attribute("src") != old_src, "the picture was not redrawn"
+    assert page.locator('a.card[data-card="ruby"] img').get_attribute("src").startswith("/g/mini/pic/ruby.png")
+
+
+def test_a_broken_file_shows_its_located_error_and_the_fix_brings_the_gallery_back(
+        server, page, project, cards_file):
+    page.goto(server.url)
+    good = cards_file.read_text()
+    cards_file.write_text(good.replace("kind: thief\n", "kind: theif\n", 1))
+    expected = subprocess.run([sys.executable, "-m", "cardc", "check", "mini"], cwd=project,
+                              capture_output=True, text=True).stderr.strip()
+    assert re.search(r"mini/cards/cards\.yaml:\d+:\d+: error: ", expected) and "^" in expected
+    diag = page.locator("#status pre.diag")
+    diag.wait_for()
+    page.wait_for_function("t => document.querySelector('#status pre.diag').textContent.includes(t)",
+                           arg=expected)
+    assert "hint: " in diag.text_content()
+    # the last good build stays on the page under the error
+    assert page.locator("a.card").count() == len(mini_cards_of(good))
+    cards_file.write_text(good)
+    page.locator("#status pre.diag").wait_for(state="detached")
+    assert page.locator('a.card[data-card="thief"]').count() == 1
+
+
+def mini_cards_of(text):
+    return re.findall(r"^  - id: (\w+)", text, re.M)
+
+
+# ---------------------------------------------------------------- play
+
+def test_a_two_player_game_played_by_clicking_replays_identically(server, page, project, tmp_path):
+    page.goto(server.url + "g/mini/play")
+    page.select_option("#players", "2")
+    page.select_option('select[name="seat0"]', "human")
+    page.select_option('select[name="seat1"]', "random")
+    page.fill('input[name="seed"]', "7")
+    page.click("#start")
+    rng = random.Random(7)
+    undone = False
+    for _ in range(500):
+        page.wait_for_selector("#decision, #game-over")
+        if page.locator("#game-over").count():
+            break
+        assert "Rob whom" in page.content() or page.locator("button.action").count() >= 1
+        buttons = page.locator("button.action")
+        buttons.nth(rng.randrange(buttons.count())).click()
+        if not undone and page.locator("#undo").count():
+            before = page.locator("#log").inner_text()
+            page.click("#undo")
+            page.locator("#note").wait_for()
+            undone = "undone" in page.locator("#note").inner_text()
+            assert not undone or page.locator("#log").inner_text() != before
+    else:
+        pytest.fail("the game did not end in 500 clicks")
+    log = page.locator("#log").inner_text().splitlines()
+    with page.expect_download() as download:
+        page.click("#download-replay")
+    replay_file = tmp_path / "game.json"
+    download.value.save_as(replay_file)
+    record = json.loads(replay_file.read_text())
+    assert record["players"] == 2 and record["seed"] == 7 and record["agents"] == ["human", "random"]
+    out = subprocess.run([sys.executable, "-m", "cardc", "replay", str(replay_file),
+                          "--bundle", str(project / "mini")], cwd=project,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    replayed = out.stdout.splitlines()
+
+    def engine_lines(lines):
+        """What the game itself said (decision lines differ: the page hides
+        the names of cards the person could not see)."""
+        return [x for x in lines if " · " not in x and x.strip() != "(undone)"]
+    assert engine_lines(log) == engine_lines(replayed)
+    assert sum(" · " in x for x in replayed) == len(record["actions"])
+    assert log[-1] == replayed[-1] and replayed[-1].startswith(("Winner", "No winner", "Game stopped"))
+
+
+# ---------------------------------------------------------------- the guard
+
+def test_only_project_files_only_loopback_only_post(server):
+    base = server.url.rstrip("/")
+    for path in ("/static/../../../../etc/passwd", "/static/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+                 "/static/..%2f..%2f..%2fpyproject.toml", "/g/..%2f..%2fetc/passwd",
+                 "/g/mini/card/..%2f..%2fgame.yaml"):
+        status, _, body = fetch(base + path)
+        assert status == 404, path
+        assert b"root:" not in body
+    status, headers, _ = fetch(base + "/")
+    csp = headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+    assert fetch(base + "/g/mini/play", method="POST", data=b"players=2",
+                 headers={"Origin": "http://evil.example"})[0] == 403
+    assert fetch(base + "/", headers={"Host": "evil.example"})[0] == 403
+    assert fetch(base + "/play/x/undo")[0] == 405            # changes only through POST
+    assert fetch(base + "/g/mini/play", method="PUT", data=b"")[0] == 405
