@@ -17,6 +17,7 @@ from pathlib import Path
 from cardc import __version__
 from cardc.cliargs import not_negative, positive
 from cardc.diagnostics import SourceCache
+from cardc.paths import project_of
 from cardc.project import (UsageError, build_folder, bundle_bytes, bundle_path, game_folders,
                            load_bundle)
 
@@ -38,6 +39,7 @@ def cmd_check(args) -> int:
     for folder in game_folders(args.games):
         t0 = time.perf_counter()
         built = build_folder(folder)
+        _check_rulebook(built)
         bad = _print_diags(built, args.strict)
         errors, warnings = len(built.diags.errors), len(built.diags.warnings)
         status = "FAILED" if bad else "ok"
@@ -45,6 +47,19 @@ def cmd_check(args) -> int:
               f"{warnings} warning{'s' * (warnings != 1)}, {time.perf_counter() - t0:.2f}s)")
         failed |= bad
     return 1 if failed else 0
+
+
+def _check_rulebook(built) -> None:
+    """Render the game's own rulebook template (in the content sandbox) so that
+    `check` finds its mistakes, not `cardc rulebook`."""
+    if built.bundle is None or not built.bundle.get("rulebook"):
+        return
+    from cardc.diagnostics import Loc
+    from cardc.render.rulebook import RulebookError, render_markdown
+    try:
+        render_markdown(built.bundle)
+    except RulebookError as exc:
+        built.diags.error(Loc(exc.file or "rulebook.md.j2", exc.line or 1, 1), f"rulebook template: {exc.detail}")
 
 
 def cmd_build(args) -> int:
@@ -74,6 +89,12 @@ def cmd_build(args) -> int:
         from cardc.diagnostics import display_path
         print(f"{built.bundle['game']}: wrote {display_path(path)} ({len(data):,} bytes, "
               f"{len(built.bundle['instances'])} cards)")
+        if args.explain:
+            from cardc.engine import Game
+            from cardc.engine.explain import explain
+            out = path.parent / built.bundle["game"] / "explain.py"
+            write_atomic(out, explain(Game(built.bundle), project_of(folder).root).encode())
+            print(f"{built.bundle['game']}: wrote the generated engine code to {display_path(out)}")
     return 1 if failed else 0
 
 
@@ -186,7 +207,13 @@ def cmd_play(args) -> int:
 def cmd_replay(args) -> int:
     from cardc.play import read_replay, replay
     record = read_replay(args.file)
-    game = _game(args.bundle or record["game"])
+    try:
+        game = _game(args.bundle or record["game"])
+    except UsageError as exc:
+        if args.bundle:
+            raise
+        raise UsageError(f"{exc}. A game outside content/ is named with --bundle: "
+                         f"`cardc replay {args.file} --bundle path/to/game` (its folder or bundle)") from None
     replay(game, record, echo=None if args.quiet else print, name=args.file)
     return 0
 
@@ -208,7 +235,7 @@ def cmd_bench(args) -> int:
     if args.compile:
         return bench_compile(args.games or None, args.scale)
     return bench(args.games or None, args.games_per, args.players, args.seconds, args.profile,
-                 args.jobs)
+                 args.jobs, args.anchor, args.anchor_script)
 
 
 # ---------------------------------------------------------------- wiring
@@ -238,12 +265,15 @@ EXAMPLES = {
     "compare": "cardc compare before.json after.json --significant",
     "skill": "cardc skill unicorn --players 3 --agents random,greedy --games 40",
     "serve": "cardc serve                    # every game of the project, in the browser",
+    "invariants": "cardc invariants unicorn --games 200 --players 3,4",
+    "view": "cardc view game.json --seat 2 --at 40",
 }
 
 # Commands in modules of their own: (commands, module, function(subparsers)
 # adding them). A part that does not import (a missing dependency) still
 # lists its commands; running one says what is missing.
 PARTS = [
+    (("invariants", "view"), "cardc.designer", "add_commands"),
     (("print", "export", "rulebook"), "cardc.cli", "add_render_commands"),
     (("simulate", "sweep", "compare"), "cardc.sim.cli", "add_commands"),
     (("serve",), "cardc.cli", "add_serve_command"),
@@ -281,6 +311,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--check", action="store_true",
                    help="do not write; fail if a committed bundle is stale")
     s.add_argument("--strict", action="store_true")
+    s.add_argument("--explain", action="store_true",
+                   help="also write the Python the engine generates, to read, to generated/<game>/explain.py")
     s.set_defaults(func=cmd_build)
 
     s = sub.add_parser("new", help="start a game in content/NAME (and a project, outside one)")
@@ -301,7 +333,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("game")
     s.add_argument("--players", type=positive, help="how many (default: the smallest count the game allows)")
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, human; "
+    s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, mcts "
+                   "(mcts:400 sets its iterations), human; "
                    "the last one named fills the remaining seats")
     s.add_argument("--log", help="write the replay (bundle hash, seed, actions) to this file")
     s.add_argument("--quiet", action="store_true")
@@ -329,6 +362,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--compile", action="store_true",
                    help="time check+build instead, and for content --scale times larger")
     s.add_argument("--scale", type=positive, default=10)
+    s.add_argument("--anchor", metavar="PYTHON",
+                   help="a Python with the reference engine (pyminion) installed: run it before and "
+                        "after each game and report cardc's ratio to it")
+    s.add_argument("--anchor-script", metavar="PATH",
+                   help="the anchors script (default: ../shared/bench/anchors/anchors.py)")
     s.set_defaults(func=cmd_bench)
 
     _add_parts(sub)
@@ -407,7 +445,7 @@ def os_error_line(exc: OSError) -> str:
         name = f"{name} -> {exc.filename2}"
     reason = exc.strerror or str(exc)
     advice = _OS_ADVICE.get(exc.errno, "check the file and run the command again")
-    return f"cardc: cannot use {name}: {reason}; {advice}"
+    return f"cardc: cannot write or read {name}: {reason}; {advice}"
 
 
 def main(argv=None) -> int:

@@ -30,6 +30,7 @@ class Logger:
         self.lines = []
         self.seen = 0
         self.turn = None
+        self.show_scores = True     # off while a person plays a game with secret counters
 
     def emit(self, line):
         self.lines.append(line)
@@ -53,13 +54,13 @@ class Logger:
 
     def scores(self):
         st = self.st
-        if st.game.score:
+        if st.game.score and (self.show_scores or st.terminal):
             self.emit("   scores: " + ", ".join(f"{st.player_name(p)} {s}"
                                                 for p, s in enumerate(st.scores())))
 
     def decision(self, action):
         d = self.st.pending
-        self.emit(f"  {self.st.player_name(d.player)} · {d.prompt or d.kind} → {d.labels[action]}")
+        self.emit(f"  {self.st.player_name(d.player)} · {d.prompt or d.kind} → {self.st.action_to_string(action)}")
 
     def end(self):
         st = self.st
@@ -79,6 +80,10 @@ def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) 
     agents = [make_agent(agent_names[min(i, len(agent_names) - 1)], seed * 1000 + i)
               for i in range(players)]
     logger = Logger(st, echo)
+    # the scores after each turn could give away a counter a person may not see
+    secret = any(c.get("visibility", "public") != "public"
+                 for scope in ("game", "player") for c in game.counters[scope].values())
+    logger.show_scores = not (secret and any(a.name == "human" for a in agents))
     actions = []
     undo_points = {}
     while not st.is_terminal():

@@ -8,6 +8,7 @@ tests/scenarios/README.md.
 """
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter as Multiset
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from cardc.compiler.exprs import ExprCompiler, Scope, Where
 from cardc.diagnostics import Diagnostics, Loc, display_path
 from cardc.dsl.parser import DslError, parse_expr
 from cardc.engine import EngineError, Game
-from cardc.engine.exprs import ExprBuilder, fmt
+from cardc.engine.pygen import fmt
 from cardc.engine.state import State
 
 
@@ -43,6 +44,7 @@ class Result:
     file: str
     ok: bool
     failures: list = field(default_factory=list)
+    transcript: list = field(default_factory=list)     # every step, the open actions, the log (-v)
 
 
 def _key_loc(container, key):
@@ -73,8 +75,22 @@ class Runner:
                                 f"{game.max_players} players")
         self.names = {f"P{i + 1}": i for i in range(self.n)}
         self.card_names = {}
-        self.builder = ExprBuilder(game)
+        self.builder = game.pygen
         self.trail = []
+        self.exact = spec.get("labels", "part") == "exact"
+        self.invariants = spec.get("invariants", True)
+        self.excused: set = set()           # invariants the start state itself does not meet
+        self.transcript: list[str] = []      # what -v shows: every step, the open actions
+
+    def player(self, who, loc, what="player") -> int:
+        """The seat of `P1` … `Pn`; anything else is an error of the scenario."""
+        who = str(who)
+        if who in self.names:
+            return self.names[who]
+        if re.fullmatch(r"P[0-9]+", who):
+            raise ScenarioError(loc, f"there is no {who} in a {self.n}-player game "
+                                f"(the players are {', '.join(self.names)})")
+        raise ScenarioError(loc, f"`{who}` is not a {what}: write P1 … P{self.n}")
 
     # ------------------------------------------------------------ expressions
     def lower(self, text, loc):
@@ -113,22 +129,71 @@ class Runner:
         seed = int(spec.get("seed", 0))
         start = spec.get("start") or {}
         if start.get("setup", "skip") == "run":
-            extra = [k for k in ("turn", "zones", "attach", "counters") if k in start]
+            extra = [k for k in ("turn", "zones", "attach", "counters", "empty", "turn_number", "round")
+                     if k in start]
             if extra:
                 raise ScenarioError(_loc(start, extra[0]), f"`{extra[0]}` cannot be used with "
-                                    "`setup: run` (the real setup decides it); use `setup: skip`")
-            st = self.game.new_state(self.n, seed=seed, log=True)
+                                    "`setup: run` (the real setup decides it); use `setup: skip`, "
+                                    "or `stack:` to script the cards the setup draws")
+            st = State.initial(self.game, self.n, seed, log=True, run=False)
+            restore = self.stack(st, start.get("stack") or {}, start)
+            st.run()
+            restore()
             self._unique_names(st)
             return st
+        if "stack" in start:
+            raise ScenarioError(_loc(start, "stack"), "`stack` scripts the draws of a real setup: "
+                                "use it with `setup: run` (with `setup: skip`, place the cards under `zones`)")
         st = State.initial(self.game, self.n, seed, log=True, run=False)
         st.stage = "setup"
-        turn = start.get("turn", "P1")
-        if turn not in self.names:
-            raise ScenarioError(_loc(start, "turn"), f"`turn` must be one of {', '.join(self.names)}")
-        st.turn_player = self.names[turn]
+        st.turn_player = self.player(start.get("turn", "P1"), _loc(start, "turn"))
         self.place(st, start)
+        self.set_clock(st, start)
         st.run()
         return st
+
+    def set_clock(self, st, start):
+        """`turn_number: 12` makes the first turn turn 12 (so `game.turn` of a
+        rule such as "within the last round" has a past); `round: 4` makes it
+        round 4.  The engine counts on from there."""
+        for key in ("turn_number", "round"):
+            if key in start and (not isinstance(start[key], int) or start[key] < 1):
+                raise ScenarioError(_loc(start, key), f"`{key}` must be a whole number, 1 or more")
+        if "turn_number" in start:
+            st.turn = start["turn_number"] - 1
+        if "round" in start:
+            # the engine starts round 1 when the setup ends: end it here, then set the round
+            st._flow_next()
+            st.round = start["round"]
+
+    def stack(self, st, stack, start):
+        """`stack: {tile_pool: [b7, c3]}` with `setup: run`: these cards go on
+        top of that zone, and every shuffle of it until the first decision
+        leaves them on top, in this order (the rest is shuffled): the blind
+        draws of a setup, scripted.  Returns the undo of the scripting."""
+        if not stack:
+            return lambda: None
+        kept = {}
+        taken = set()
+        for key, ids in stack.items():
+            f, _ = self._zone(key, stack)
+            slot = f(st, self.env())
+            placed = [self._take(st, cid, taken, ids, i, slot) for i, cid in enumerate(ids or [])]
+            for iid in reversed(placed):
+                st.move(iid, slot, "top")
+            kept[slot] = placed
+            for iid, cid in zip(placed, ids or []):
+                self.card_names.setdefault(str(cid), iid)
+        plain = st.shuffle_zone
+
+        def shuffle_zone(slot):
+            plain(slot)
+            for iid in reversed(kept.get(slot, [])):
+                if st.loc[iid] == slot:
+                    st.zones[slot].remove(iid)
+                    st.zones[slot].insert(0, iid)
+        st.shuffle_zone = shuffle_zone
+        return lambda: st.__dict__.pop("shuffle_zone", None)
 
     def place(self, st, start):
         taken = set()
@@ -143,12 +208,15 @@ class Runner:
             slot = f(st, self.env())
             placed = []
             for i, cid in enumerate(ids or []):
-                iid = self._take(st, cid, taken, ids, i)
+                iid = self._take(st, cid, taken, ids, i, slot)
                 placed.append(iid)
             for iid in reversed(placed):
                 st.move(iid, slot, "top")
             for iid, cid in zip(placed, ids or []):
                 self.card_names.setdefault(str(cid), iid)
+                seat = self.game.card_seat[iid]
+                if seat is not None:
+                    self.card_names.setdefault(f"{self._base_id(cid)}[P{seat + 1}]", iid)
         for cid, host in (start.get("attach") or {}).items():
             c = self.card_names.get(cid)
             h = self.card_names.get(host)
@@ -168,27 +236,53 @@ class Runner:
             raise ScenarioError(_loc(container, key), f"`{text}` is not a zone")
         return f, t
 
-    def _take(self, st, cid, taken, container, index):
+    @staticmethod
+    def _base_id(cid) -> str:
+        return str(cid).split("[", 1)[0]
+
+    def _take(self, st, cid, taken, container, index, slot=None):
+        """A copy of card `cid` not placed yet.  A per-player card's copy is
+        the destination owner's own (`land_option` into `P2.markers` is P2's),
+        unless the id names the owner: `land_option[P1]`."""
         g = self.game
         cid = str(cid)
-        if cid not in g.card_index:
+        loc = _loc(container, index)
+        base, owner = self._base_id(cid), None
+        if "[" in cid:
+            m = re.fullmatch(r"([a-z][a-z0-9_]*)\[(P[0-9]+)\]", cid)
+            if m is None:
+                raise ScenarioError(loc, f"`{cid}`: a player's own copy is written `card_id[P2]`")
+            base, owner = m.group(1), self.player(m.group(2), loc)
+        if base not in g.card_index:
             from cardc.diagnostics import did_you_mean
-            hint = did_you_mean(cid, g.card_index)
-            raise ScenarioError(_loc(container, index), f"unknown card `{cid}`" + (f" ({hint})" if hint else ""))
-        for iid, d in enumerate(g.card_def):
-            if g.cards[d]["id"] == cid and iid not in taken and st.loc[iid] >= 0:
-                taken.add(iid)
-                return iid
-        raise ScenarioError(_loc(container, index), f"no copy of `{cid}` is left to place")
+            hint = did_you_mean(base, g.card_index)
+            raise ScenarioError(loc, f"unknown card `{base}`" + (f" ({hint})" if hint else ""))
+        if owner is None and slot is not None:
+            owner = g.slot_owner(st, slot)
+        copies = [iid for iid, d in enumerate(g.card_def)
+                  if g.cards[d]["id"] == base and iid not in taken and st.loc[iid] >= 0]
+        own = [iid for iid in copies if g.card_seat[iid] is not None and g.card_seat[iid] == owner]
+        if "[" in cid and not own:
+            raise ScenarioError(loc, f"no copy of `{base}` of {cid[len(base) + 1:-1]} is left to place")
+        for iid in own + copies:
+            taken.add(iid)
+            return iid
+        raise ScenarioError(loc, f"no copy of `{cid}` is left to place")
 
     def _unique_names(self, st):
-        """Card ids with one copy in play can be named in checks too."""
+        """Card ids with one copy in play can be named in checks too, and a
+        per-player card with one copy per seat by its owner: `land_option[P2]`."""
         g = self.game
-        counts = Multiset(g.cards[g.card_def[i]]["id"] for i in range(len(g.instances)) if st.loc[i] != -2)
-        for i in range(len(g.instances)):
-            cid = g.cards[g.card_def[i]]["id"]
-            if counts[cid] == 1 and st.loc[i] != -2:
+        in_play = [i for i in range(len(g.instances)) if st.loc[i] != -2]
+        counts = Multiset(g.card_field["id"][i] for i in in_play)
+        owned = Multiset((g.card_field["id"][i], g.card_seat[i]) for i in in_play
+                         if g.card_seat[i] is not None)
+        for i in in_play:
+            cid, seat = g.card_field["id"][i], g.card_seat[i]
+            if counts[cid] == 1:
                 self.card_names.setdefault(cid, i)
+            if seat is not None and owned[(cid, seat)] == 1:
+                self.card_names.setdefault(f"{cid}[P{seat + 1}]", i)
 
     def _set_counter(self, st, key, value, container):
         loc = _loc(container, key) or Loc(self.file, 0, 0)
@@ -211,21 +305,138 @@ class Runner:
             st.cc[ir[1]][b.build(ir[2])(st, env) * st.n + b.build(ir[3])(st, env)] = v
 
     # ------------------------------------------------------------ steps
+    MAX_STEPS = 10_000          # steps taken, repeats counted: a scenario always ends
+
+    log: list | None = None
+
     def run(self) -> list:
         st = self.start()
-        failures = []
-        for i, step in enumerate(self.spec.get("steps") or []):
-            if "expect" in step:
-                failures += self.check(st, step["expect"], f"after step {i}")
+        self.log = st.log
+        self.taken = 0
+        if self.invariants is True:
+            # a start built by hand need not be a state the rules reach; what
+            # it does meet, every step must keep (`invariants: all` asks for all)
+            self.excused = set(self.game.broken_invariants(st))
+        broken = self.broken(st, "at the start")
+        if broken:
+            return broken
+        failures = self.steps(st, self.spec.get("steps") or [], self.spec, "steps")
+        if failures:
+            return failures
+        return self.check(st, self.spec.get("expect") or {}, "at the end")
+
+    def steps(self, st, steps, container, key) -> list:
+        """Take `steps` in order; the failures of the first that fails."""
+        for i, step in enumerate(steps):
+            loc = _loc(steps, i) or _loc(container, key)
+            if "turn_end" in step:
+                failures = self.turn_end(st, step["turn_end"], loc, i)
                 if failures:
                     return failures
                 continue
-            who, label = next(iter(step.items()))
-            err = self.take_step(st, who, label, _loc(self.spec["steps"], i))
+            if i + 1 < len(steps) and isinstance(steps[i + 1], dict) and "turn_end" in steps[i + 1]:
+                st.hold_at = "next_turn"     # the engine stops once the turn (and its turn_end hooks) is over
+            if "expect" in step:
+                failures = self.check(st, step["expect"], f"after {self.taken} steps")
+                if failures:
+                    return failures
+                continue
+            if "repeat" in step:
+                failures = self.repeat(st, step["repeat"], loc)
+                if failures:
+                    return failures
+                continue
+            self.taken += 1
+            if self.taken > self.MAX_STEPS:
+                return [f"{loc}: more than {self.MAX_STEPS} steps: is a `repeat` too large?"]
+            if "run" in step:
+                err = self.run_statement(st, step["run"], _Located({"run": step["run"]}, step, "run"))
+                what = "run: " + "; ".join(str(step["run"]).strip().splitlines())
+            else:
+                who, label = next(iter(step.items()))
+                self.player(who, loc, "player (or `expect`, `run`, `repeat`)")
+                self.note_open(st, f"{who}: {label}")
+                err = self.take_step(st, who, label, loc)
+                what = f"{who} → {label}"
             if err:
                 return [err]
-            self.trail.append(f"{who} → {label}")
-        return failures + self.check(st, self.spec.get("expect") or {}, "at the end")
+            self.trail.append(what)
+            broken = self.broken(st, f"after step `{what}`")
+            if broken:
+                return broken
+        return []
+
+    def turn_end(self, st, expect, loc, index) -> list:
+        """`turn_end:` checks, right after the step that ends a turn: they see
+        the table after the turn's last decision and its `turn_end` hooks,
+        before the next player's turn begins (its draw, its skipped turn)."""
+        if index == 0:
+            raise ScenarioError(loc, "`turn_end` checks go right after the step that ends a turn")
+        if not st.is_terminal() and st.pending is not None:
+            st.hold_at = None
+            d = st.pending
+            return [f"{loc}: turn_end: the turn has not ended: {st.player_name(d.player)} still decides "
+                    f"({d.prompt or d.kind}: {', '.join(d.labels)}) (steps: {' | '.join(self.trail)})"]
+        failures = self.check(st, expect or {}, "at the end of the turn")
+        if failures:
+            return failures
+        if not st.is_terminal():
+            st.run()                         # the next turn begins
+        return []
+
+    def repeat(self, st, spec, loc) -> list:
+        """`repeat: {times: 3, steps: [...]}`: the same steps, several times."""
+        times = spec.get("times") if isinstance(spec, dict) else None
+        if not isinstance(times, int) or times < 0 or not isinstance(spec.get("steps"), list):
+            raise ScenarioError(loc, "`repeat` is `{times: N, steps: [...]}`")
+        for _ in range(times):
+            failures = self.steps(st, spec["steps"], spec, "steps")
+            if failures:
+                return failures
+        return []
+
+    def broken(self, st, when) -> list:
+        """The content's invariants (and the engine's own), after every step
+        of every scenario: those the start met (all of them with
+        `invariants: all`, none with `invariants: false`)."""
+        if self.invariants is False:
+            return []
+        return [f"{b} ({when}; steps: {' | '.join(self.trail) or 'none'})"
+                for b in self.game.broken_invariants(st) if b not in self.excused]
+
+    def note_open(self, st, step):
+        if st.pending is not None and not st.is_terminal():
+            d = st.pending
+            self.transcript.append(f"{st.player_name(d.player)} · {d.prompt or d.kind}: "
+                                   + " | ".join(d.labels))
+        self.transcript.append(f"  step {self.taken}: {step}")
+
+    def run_statement(self, st, text, container):
+        """`- run: draw(P1, 2)`: statements of the effect language, run now,
+        as if the player whose decision is pending (else the turn player)
+        did them.  P1 … Pn and the named cards are its names; a decision it
+        asks for is the next step's."""
+        from cardc.compiler.stmts import compile_block
+        loc = _loc(container, "run") or Loc(self.file, 0, 0)
+        if st.is_terminal():
+            return f"{loc}: `run`: the game is already over"
+        names = {"me": "player", **{k: "player" for k in self.names},
+                 **{k: "card" for k in self.card_names if "[" not in k}}
+        diags = Diagnostics()
+        code = compile_block(text, Where(text, loc.file, "scenario `run`", loc.line, loc.col),
+                             self.decls, diags, names)
+        if diags.has_errors:
+            d = diags.sorted()[0]
+            raise ScenarioError(d.loc, d.message + (f" ({d.hint})" if d.hint else ""))
+        ops = self.game.compile_block(f"scenario:run:{self.taken}", code)
+        me = st.pending.player if st.pending is not None else st.turn_player
+        st.pending = None          # the waiting decision is asked again, afresh, afterwards
+        st.push(ops, {"me": me, **self.env()})
+        try:
+            st.run()
+        except EngineError as exc:
+            return f"{loc}: `run: {text}` raised: {exc}"
+        return None
 
     def take_step(self, st, who, label, loc):
         if st.is_terminal():
@@ -237,7 +448,7 @@ class Runner:
                     f"({d.prompt or d.kind}: {', '.join(d.labels)})")
         label = str(label)
         exact = [i for i, l in enumerate(d.labels) if l == label]
-        loose = [i for i, l in enumerate(d.labels) if label.lower() in l.lower()]
+        loose = [] if self.exact else [i for i, l in enumerate(d.labels) if label.lower() in l.lower()]
         options = exact or loose
         if len(set(d.labels[i] for i in options)) > 1 and not exact:
             return (f"{loc}: step `{who}: {label}` matches several actions: "
@@ -261,8 +472,8 @@ class Runner:
             want_v = want
             if want == "none" and t != "str":
                 want_v = None
-            if isinstance(want, str) and want in self.names:
-                want_v = self.names[want]
+            if t == "player" and isinstance(want, str) and want != "none":
+                want_v = self.player(want, _loc(expect["values"], key))
             if isinstance(want, str) and want in self.card_names and t == "card":
                 want_v = self.card_names[want]
             if got != want_v:
@@ -284,8 +495,11 @@ class Runner:
                 out.append(f"{_key_loc(expect['where'], key)}: `{key}`: expected in {zone}, "
                            f"found in {self.game.slot_name(st, slot) if slot >= 0 else 'no zone'}{ctx}")
         if "winner" in expect or "winners" in expect:
-            want = expect.get("winners", expect.get("winner"))
+            key = "winners" if "winners" in expect else "winner"
+            want = expect[key]
             want = [] if want in (None, "none") else ([want] if isinstance(want, str) else list(want))
+            for w in want:
+                self.player(w, _loc(expect, key))
             got = [st.player_name(w) for w in st.winners] if st.terminal else []
             if sorted(got) != sorted(want):
                 out.append(f"winner: expected {want or 'none'}, got {got or 'none'}"
@@ -293,19 +507,33 @@ class Runner:
         if "terminal" in expect and bool(expect["terminal"]) != st.terminal:
             out.append(f"terminal: expected {expect['terminal']}, got {st.terminal}{ctx}")
         if "decision" in expect:
+            if str(expect["decision"]) != "none":
+                self.player(expect["decision"], _loc(expect, "decision"))
             got = "none" if st.is_terminal() or st.pending is None else st.player_name(st.pending.player)
             if got != str(expect["decision"]):
                 out.append(f"decision: expected {expect['decision']} to decide, got {got}{ctx}")
-        labels = st.legal_actions()
+        labels = st.action_labels()
+        like = (lambda w, l: w == l) if self.exact else (lambda w, l: w.lower() in l.lower())
         for want in expect.get("legal") or []:
-            if not any(str(want).lower() in l.lower() for l in labels):
-                out.append(f"legal: expected an action like `{want}`, open: {labels}{ctx}")
+            if not any(like(str(want), l) for l in labels):
+                out.append(f"legal: expected an action {'named' if self.exact else 'like'} `{want}`, "
+                           f"open: {labels}{ctx}")
         for want in expect.get("not_legal") or []:
-            if any(str(want).lower() in l.lower() for l in labels):
+            if any(like(str(want), l) for l in labels):
                 out.append(f"not_legal: `{want}` should not be open, open: {labels}{ctx}")
         for want in expect.get("log") or []:
             if not any(str(want) in line for line in (st.log or [])):
                 out.append(f"log: no line containing `{want}`{ctx}")
+        at = 0
+        log = st.log or []
+        for want in expect.get("log_in_order") or []:
+            found = next((i for i in range(at, len(log)) if str(want) in log[i]), None)
+            if found is None:
+                earlier = any(str(want) in line for line in log[:at])
+                out.append(f"log_in_order: no line containing `{want}`"
+                           + (" after the line of the one before it" if earlier else "") + ctx)
+                break
+            at = found + 1
         for want in expect.get("not_log") or []:
             lines = [line for line in (st.log or []) if str(want) in line]
             if lines:
@@ -332,6 +560,28 @@ def load_scenarios(path: Path):
         yield data
 
 
+def scenario_bundle(gid: str, cards, path: Path, project=None) -> dict:
+    """The game with the scenario's own cards added (`cards:` of a scenario:
+    card definitions in the card-file format, for this scenario only)."""
+    from cardc.compiler.build import compile_game
+    from cardc.diagnostics import CardcError
+    from cardc.load.game import load_game
+    from cardc.load.schema import validate
+    from cardc.project import game_folders
+    diags = Diagnostics()
+    source = load_game(game_folders([gid], project)[0], diags)
+    if source is not None:
+        from cardc.load.yamlsrc import LocDict
+        doc = LocDict({"cards": cards})
+        doc.value_locs = {"cards": getattr(cards, "loc", None)}
+        if validate(doc, "cards", diags):
+            source.card_files.append((path, doc))
+            bundle = compile_game(source, diags)
+            if bundle is not None:
+                return bundle
+    raise CardcError(diags.sorted())
+
+
 def run_file(path: Path, cache: dict) -> list[Result]:
     from cardc.diagnostics import CardcError
     from cardc.paths import find_project
@@ -347,17 +597,29 @@ def run_file(path: Path, cache: dict) -> list[Result]:
         gid = str(spec.get("game"))
         project = find_project(path.parent)     # a game id names a game of the file's project
         key = (project.root if project else None, gid)
+        runner = None
         try:
-            if key not in cache:
-                bundle = load_bundle(gid, project)
-                cache[key] = (Game(bundle), bundle)
-            game, bundle = cache[key]
-            failures = Runner(game, bundle, spec, display_path(path)).run()
+            if "cards" in spec:
+                bundle = scenario_bundle(gid, spec["cards"], path, project)
+                game = Game(bundle)
+            else:
+                if key not in cache:
+                    bundle = load_bundle(gid, project)
+                    cache[key] = (Game(bundle), bundle)
+                game, bundle = cache[key]
+            runner = Runner(game, bundle, spec, display_path(path))
+            failures = runner.run()
+        except CardcError as exc:
+            failures = ["the scenario's cards: " + d.header() + (f" ({d.hint})" if d.hint else "")
+                        for d in exc.diagnostics]
         except ScenarioError as exc:
             failures = [f"scenario error: {exc}"]
         except EngineError as exc:
             failures = [f"engine error: {exc}"]
-        results.append(Result(name, display_path(path), not failures, failures))
+        result = Result(name, display_path(path), not failures, failures)
+        if runner is not None:
+            result.transcript = runner.transcript + [f"  log: {line}" for line in (runner.log or [])]
+        results.append(result)
     return results
 
 
@@ -385,5 +647,8 @@ def run_scenarios(paths, verbose=False, out=None) -> int:
                 out.write(f"FAIL  {r.file}: {r.name}\n")
                 for f in r.failures:
                     out.write(f"      {f}\n")
+            if verbose:
+                for line in r.transcript:
+                    out.write(f"      {line}\n")
     out.write(f"{passed} passed, {failed} failed\n")
     return 1 if failed else 0

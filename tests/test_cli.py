@@ -66,7 +66,7 @@ def test_an_output_that_cannot_be_written_is_one_line_naming_it(tmp_path, capsys
     blocker.write_text("a file where a folder should go")
     assert main(["rulebook", str(MINI), "--out", str(blocker / "out")]) == 3
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "blocker" in err and err.startswith("cardc: cannot use ")
+    assert err.count("\n") == 1 and "blocker" in err and err.startswith("cardc: cannot write or read ")
 
 
 def test_a_part_that_does_not_import_is_listed_and_says_why(monkeypatch, capsys):

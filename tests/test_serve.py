@@ -99,7 +99,7 @@ def test_the_seat_sees_its_observation_and_the_game_matches_cardc_play(mini):
     class First:
         name = "first"
 
-        def act(self, view, seat=None):     # agents get a SeatView (seat optional)
+        def act(self, view):
             return 0
     import cardc.play as cp
     real = cp.make_agent
@@ -197,3 +197,52 @@ def test_a_sweep_from_the_page_gives_the_terminals_differences(tmp_path):
     terminal = json.loads(out.read_text())
     assert [v["diffs"] for v in sim.report["variants"]] == [v["diffs"] for v in terminal["variants"]]
     assert "<svg" in sim.html
+
+
+def test_pages_escape_content_and_serve_nothing_outside_the_project(game_copy):
+    import httpx
+
+    from cardc.serve.app import make_app
+    evil = '<script>alert(1)</script> & "quotes"'
+    folder = game_copy(edits={"cards/cards.yaml": [("text: Take a banked gem from a rival.",
+                                                    f"text: '{evil}'")]})
+    bench = Workbench(folder.parent, [folder])
+    bench.build_all()
+    assert not bench.games["mini"].failed, bench.games["mini"].report
+    app = make_app(bench, watch=False)
+
+    async def requests():
+        transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
+            for path in ("/", "/g/mini/card/thief"):
+                page = await client.get(path)
+                assert page.status_code == 200
+                assert "<script>alert" not in page.text
+                assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
+                assert "script-src 'self'" in page.headers["content-security-policy"]
+                # the only script is the static one
+                assert page.text.count("<script") == 1
+                assert '<script src="/static/serve.js" defer></script>' in page.text
+            for path in ("/static/../../pyproject.toml", "/static/..%2f..%2fpyproject.toml",
+                         "/g/mini/pic/..%2fgame.yaml.png", "/g/nosuch", "/g/mini/card/nosuch"):
+                assert (await client.get(path)).status_code == 404, path
+            assert (await client.post("/")).status_code == 405
+            assert (await client.get("/play/none/act")).status_code == 405
+            refused = await client.post("/g/mini/play", content=b"players=999999999&seat0=human",
+                                        headers={"content-type": "application/x-www-form-urlencoded"})
+            assert refused.status_code == 400 and "is for 2 to 3 players" in refused.text
+            started = await client.post("/g/mini/play", content=b"players=2&seat0=human&seat1=greedy")
+            assert started.status_code == 303 and started.headers["location"].startswith("/play/")
+            table = await client.get(started.headers["location"])
+            assert table.status_code == 200 and "button" in table.text
+            picture = await client.get((await client.get("/")).text.split('src="')[2].split('"')[0])
+            assert picture.headers["content-type"] == "image/png"
+    asyncio.run(requests())
+
+
+def test_without_a_target_the_working_directory_is_the_project(tmp_path, monkeypatch):
+    import shutil
+    shutil.copytree(MINI, tmp_path / "content" / "mini")
+    monkeypatch.chdir(tmp_path)
+    root, folders = find_project(None)
+    assert root == tmp_path.resolve() and [f.name for f in folders] == ["mini"]

@@ -164,6 +164,22 @@ def mini_cards_of(text):
     return re.findall(r"^  - id: (\w+)", text, re.M)
 
 
+def test_the_rulebook_preview_follows_edits(server, page, project):
+    path = project / "mini" / "rulebook.md.j2"
+    try:
+        path.write_text("# Mini rules\n\nA **Thief** takes a gem from a rival.\n")
+        page.goto(server.url + "g/mini/rulebook")
+        page.locator("article.rulebook h1", has_text="Mini rules").wait_for()
+        page.evaluate("window.stillTheSamePage = true")
+        path.write_text("# Mini rules, second edition\n\nA **Thief** takes a gem from a rival.\n")
+        page.locator("article.rulebook h1", has_text="second edition").wait_for()
+        assert page.evaluate("window.stillTheSamePage") is True
+        page.goto(server.url + "g/mini/card/thief")
+        assert "takes a gem from a rival" in page.locator(".mentions").inner_text()
+    finally:
+        path.unlink()
+
+
 # ---------------------------------------------------------------- play
 
 def test_a_two_player_game_played_by_clicking_replays_identically(server, page, project, tmp_path):
@@ -179,7 +195,6 @@ def test_a_two_player_game_played_by_clicking_replays_identically(server, page, 
         page.wait_for_selector("#decision, #game-over")
         if page.locator("#game-over").count():
             break
-        assert "Rob whom" in page.content() or page.locator("button.action").count() >= 1
         buttons = page.locator("button.action")
         buttons.nth(rng.randrange(buttons.count())).click()
         if not undone and page.locator("#undo").count():

@@ -17,10 +17,11 @@ cannot tell apart and never acts on a card it cannot see.
   the position with the content's `eval`, or at the end of the game with the
   result.  A game without an `eval` is played out to its end.
 * A position's value for seat p is 1 for a win, 0 for a loss (1/k each for
-  a win shared by k), and otherwise 0.5 + 0.5 tanh(margin / scale), where
+  a win shared by k), and otherwise 0.5 + 0.4 tanh(margin / scale), where
   margin is p's eval minus the best rival's and scale is the typical margin
   this agent has seen so far: scale-free, so one constant of exploration fits
-  every game.
+  every game.  Each decision between the root and the result shrinks it
+  towards 0.5 by 2% (DISCOUNT): a sooner win is a surer win.
 * Each guessed world is searched ITERATIONS_PER_WORLD times on average (a
   copy is far cheaper than a guess); iteration i plays on guess i/4 first,
   then on a copy of a guess drawn at random among those made so far.
@@ -42,6 +43,12 @@ DEFAULT_DEPTH = 6
 EXPLORATION = 0.5
 #: a game without `eval` is played out, but never for more than this many decisions
 PLAYOUT_LIMIT = 5000
+#: a position not yet decided is worth 0.5 +- this: strictly between a loss
+#: (0) and a win (1), so that a sure win is always worth more than a lead
+POSITION_RANGE = 0.4
+#: each decision between now and a result shrinks it towards 0.5 by this
+#: factor: a win now is worth more than the same win three moves later
+DISCOUNT = 0.98
 #: iterations per guessed world: a guess costs several times a copy of one,
 #: so each guess is searched a few times (OpenSpiel's `max_world_samples`)
 ITERATIONS_PER_WORLD = 4
@@ -131,7 +138,8 @@ class MCTSAgent(Agent):
                 path.append((child, p))
                 steps += 1
                 world.apply(a, last=steps >= depth)
-                values = self._rollout(world, depth - steps)
+                values, used = self._rollout(world, depth - steps)
+                steps += used
                 break
             best, best_u = None, -1.0
             for a in range(n):
@@ -143,13 +151,15 @@ class MCTSAgent(Agent):
             path.append((node, p))
             steps += 1
             world.apply(best, last=steps >= depth)
+        discount = DISCOUNT ** steps
         for child, p in path:
             child.visits += 1
-            child.total += values[p]
+            child.total += 0.5 + (values[p] - 0.5) * discount
 
-    def _rollout(self, world, left: int) -> list:
-        """Random play for `left` more decisions (or to the end), then the value."""
-        rnd = self.rng
+    def _rollout(self, world, left: int) -> tuple[list, int]:
+        """Random play for `left` more decisions (or to the end): the values
+        and the decisions it took."""
+        rnd, start = self.rng, left
         while left > 0 and not world.terminal:
             n = world.n_actions
             if n == 0:                      # stopped at a menu by a `last` step
@@ -159,7 +169,7 @@ class MCTSAgent(Agent):
                 continue
             left -= 1
             world.apply(rnd.randrange(n), last=left == 0)
-        return self._values(world)
+        return self._values(world), start - left
 
     # ------------------------------------------------------------ values
     def _values(self, world) -> list:
@@ -175,7 +185,7 @@ class MCTSAgent(Agent):
         for p in range(players):
             margin = evals[p] - max(evals[q] for q in range(players) if q != p)
             self._margins += abs(margin)
-            out.append(0.5 + 0.5 * math.tanh(margin / scale))
+            out.append(0.5 + POSITION_RANGE * math.tanh(margin / scale))
         self._leaves += players
         return out
 

@@ -8,14 +8,20 @@ is returned only when there are none.
 """
 from __future__ import annotations
 
+import re
+
 from cardc import sandbox
 from cardc.compiler import types as T
-from cardc.compiler.decls import Counter, Decls, Signature, ZoneDecl
+from cardc.compiler.bounds import check_unbounded
+from cardc.compiler.decls import CatalogEntry, Counter, Decls, Signature, ZoneDecl, ZoneFamily, param_type
 from cardc.compiler.exprs import Where
-from cardc.compiler.stmts import compile_block, compile_expr
+from cardc.compiler.generate import expand_entry
+from cardc.compiler.stmts import compile_block, compile_expr, compile_fn_body
 from cardc.diagnostics import Loc, did_you_mean, display_path
+from cardc.limits import MAX_CARDS
 
 BUNDLE_FORMAT = 1
+_CARD_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 CARD_KEYS = {"id", "name", "kind", "count", "per_player", "starts_in", "text", "flavour",
              "note", "requires", "effect", "reaction", "hooks", "modifiers"}
 
@@ -47,7 +53,12 @@ class GameCompiler:
         self.d = Decls()
         self.game = source.game
         self.code: dict = {}
+        self.fn_locs: dict = {}      # function name -> where its expression is written
         self.used_procs: set = set()
+        self.env = sandbox.environment()     # content templates: card text, generated cards
+        self.card_entries: list = []      # (file, doc, [card entries, generators expanded])
+        self.score_wins = "highest"
+        self.levels: list = []
 
     # ------------------------------------------------------------ helpers
     def where(self, container, key, label):
@@ -65,25 +76,37 @@ class GameCompiler:
 
     def type_of(self, container, key):
         text = container[key]
-        t = T.DECLARABLE.get(str(text).replace(" ", ""))
+        names = T.declarable(self.d.enums)
+        t = names.get(str(text).replace(" ", ""))
         if t is None:
             self.diags.error(_loc(container, key), f"unknown type `{text}`",
-                             did_you_mean(str(text), T.DECLARABLE) or
-                             "types are: " + ", ".join(sorted(T.DECLARABLE)))
+                             did_you_mean(str(text), names) or
+                             "types are: " + ", ".join(sorted(names)))
             return T.ANY
         return t
 
     # ------------------------------------------------------------ declarations
     def declare(self):
         g, d = self.game, self.d
-        d.params = dict(g.get("params") or {})
+        self.declare_enums_and_params()
         d.kinds = dict(g.get("kinds") or {})
         fields = g.get("card_fields") or {}
         d.card_fields = {k: self.type_of(fields, k) for k in fields}
         for i, z in enumerate(g.get("zones") or []):
-            if z["id"] in d.zones:
+            if z["id"] in d.zones or z["id"] in d.families:
                 self.diags.error(_loc(g["zones"], i), f"zone `{z['id']}` is declared twice")
-            d.zones[z["id"]] = ZoneDecl(z["id"], z.get("owner", "shared"), z.get("visibility", "public"),
+            ids = [z["id"]]
+            if "per" in z:
+                enum = str(z["per"])
+                if enum not in d.enums:
+                    self.diags.error(_loc(z, "per"), f"unknown enumeration `{enum}`; declare it under "
+                                     "`enums:` in game.yaml", did_you_mean(enum, d.enums))
+                    continue
+                fam = ZoneFamily(z["id"], enum, z.get("owner", "shared"), list(d.enums[enum]))
+                d.families[z["id"]] = fam
+                ids = [fam.zone_id(m) for m in fam.members]
+            for zid in ids:
+                d.zones[zid] = ZoneDecl(zid, z.get("owner", "shared"), z.get("visibility", "public"),
                                         bool(z.get("active", False)), z.get("limit"), z.get("overflow"),
                                         bool(z.get("keeps_attachments", False)))
         counters = g.get("counters") or {}
@@ -94,10 +117,15 @@ class GameCompiler:
                 if isinstance(spec, dict):
                     t = self.type_of(spec, "type") if "type" in spec else T.INT
                     start = spec.get("start", {T.INT: 0, T.BOOL: False, T.STR: ""}.get(t))
-                    target[name] = Counter(name, t, start, bool(spec.get("per_player", False)))
+                    target[name] = Counter(name, t, start, bool(spec.get("per_player", False)),
+                                           str(spec.get("visibility", "public")))
+                    if scope == "game" and target[name].visibility == "owner":
+                        self.diags.error(_loc(spec, "visibility"), f"game counter `{name}` has no owner: "
+                                         "make it `public` or `hidden`, or a player counter")
                 else:
                     t = T.BOOL if isinstance(spec, bool) else T.STR if isinstance(spec, str) else T.INT
                     target[name] = Counter(name, t, spec)
+        self.declare_turn_order()
         for name, args in (g.get("events") or {}).items():
             d.events[name] = {a: self.type_of(args, a) for a in (args or {})}
         for tag, spec in (g.get("windows") or {}).items():
@@ -124,18 +152,90 @@ class GameCompiler:
             if name in d.procs:
                 self.diags.error(_key_loc(rules["procs"], name),
                                  f"`{name}` is both a function and a procedure")
-        for _, cards in self.src.card_files:
-            for c in cards.get("cards") or []:
-                d.card_ids.add(c.get("id"))
+        for path, doc in self.src.card_files:
+            raws = []
+            for raw in doc.get("cards") or []:
+                raws += self.expand(raw)
+            self.card_entries.append((path, doc, raws))
+            d.card_ids.update(c.get("id") for c in raws)
+        d.catalog = self.catalog()
         self._check_zone_refs()
+
+    # counters the turn order reads, declared when the rules use them (so
+    # every other game's bundle stays as it was): name -> (scope, Counter)
+    TURN_ORDER = {"next_player": ("game", Counter("next_player", T.PLAYER, None)),
+                  "direction": ("game", Counter("direction", T.INT, 1)),
+                  "out": ("player", Counter("out", T.BOOL, False))}
+
+    def declare_turn_order(self):
+        """`game.next_player = p` (p plays the next turn), `game.direction = -1`
+        (turns go backwards) and `p.out = true` (p is skipped from now on, and
+        is nobody's rival): three counters the engine's turn order reads,
+        declared here when some text of the game names them."""
+        d = self.d
+        text = b"\n".join(self.src.contents.values()) if getattr(self.src, "contents", None) else b""
+        scopes = {"game": d.game_counters, "player": d.player_counters}
+        for name, (scope, counter) in self.TURN_ORDER.items():
+            pattern = rb"game\s*\.\s*" + name.encode() + rb"\b" if scope == "game" else rb"\.\s*out\b"
+            declared = scopes[scope].get(name)
+            if declared is not None:
+                if declared.type != counter.type:
+                    self.diags.error(_key_loc((self.game.get("counters") or {}).get(scope) or {}, name),
+                                     f"`{name}` is the turn order's own counter: it holds "
+                                     f"{T.plain(counter.type)}, not {T.plain(declared.type)}")
+            elif re.search(pattern, text):
+                scopes[scope][name] = counter
+        d.players_out = "out" in d.player_counters
+
+    def declare_enums_and_params(self):
+        """`enums:` (named lists of names) first, since types may name them;
+        then params, whose values may be numbers, text or lists of one of them."""
+        g, d = self.game, self.d
+        enums = g.get("enums") or {}
+        for name, members in enums.items():
+            d.enums[name] = [str(m) for m in members]
+            if len(set(d.enums[name])) != len(d.enums[name]):
+                dup = next(m for m in d.enums[name] if d.enums[name].count(m) > 1)
+                self.diags.error(_loc(enums, name), f"enumeration `{name}` names `{dup}` twice")
+        d.params = dict(g.get("params") or {})
+        params = g.get("params") or {}
+        for name, value in d.params.items():
+            t = param_type(value, d.enums)
+            if not t:
+                self.diags.error(_loc(params, name), f"param `{name}` must be a number, true/false, "
+                                 "text, or a list of one of them (all items of one type)")
+                t = T.ANY
+            d.param_types[name] = t
+            if name in d.enums:
+                self.diags.error(_key_loc(params, name), f"`{name}` is both a param and an enumeration")
+
+    def expand(self, raw):
+        """One card entry as the cards it stands for (a `generate:` family)."""
+        def error(container, key, message):
+            self.diags.error(_loc(container, key), message)
+        cards = expand_entry(raw, self.d.enums, self.env, error)
+        for card in cards:
+            cid = card.get("id")
+            if isinstance(cid, str) and not _CARD_ID.match(cid):
+                self.diags.error(_loc(raw, "id"), f"card id `{cid}` is not lower_snake_case"
+                                 + (": a templated id needs `generate:`" if "{{" in cid else ""),
+                                 None if "{{" in cid else "a lowercase letter, then lowercase letters, digits or _")
+                return []
+        return cards
 
     def _check_zone_refs(self):
         d = self.d
         for i, z in enumerate(self.game.get("zones") or []):
-            decl = d.zones[z["id"]]
+            fam = d.families.get(z["id"])     # a family's zones share one declaration
+            decl = d.zones.get(fam.zone_id(fam.members[0]) if fam and fam.members else z["id"])
+            if decl is None:
+                continue
             if decl.limit is not None and not isinstance(decl.limit, int) and decl.limit not in d.params:
                 self.diags.error(_loc(z, "limit"), f"zone limit `{decl.limit}` is neither a number nor a param",
                                  did_you_mean(str(decl.limit), d.params))
+            elif isinstance(decl.limit, str) and d.param_types.get(decl.limit) != T.INT:
+                self.diags.error(_loc(z, "limit"), f"zone limit `{decl.limit}` must be a whole number, "
+                                 f"but that param is {T.plain(d.param_types.get(decl.limit, T.ANY))}")
             if decl.limit is not None and decl.overflow is None:
                 self.diags.error(_loc(z, "limit"), f"zone `{decl.id}` has a limit but no `overflow` "
                                  "procedure to call when it is exceeded")
@@ -155,8 +255,10 @@ class GameCompiler:
         rules = self.src.rules or {}
         for name, spec in (rules.get("functions") or {}).items():
             sig = self.d.functions[name]
-            ir = self.expr(spec, "expr", f"function `{name}`", dict(sig.params), sig.returns)
+            ir = compile_fn_body(spec["expr"], self.where(spec, "expr", f"function `{name}`"), self.d,
+                                 self.diags, dict(sig.params), sig.returns)
             self.code["fn:" + name] = {"params": list(sig.params), "expr": ir}
+            self.fn_locs[name] = _loc(spec, "expr")
         for name, spec in (rules.get("procs") or {}).items():
             sig = self.d.procs[name]
             names = {"me": T.PLAYER, **sig.params} if "me" not in sig.params else dict(sig.params)
@@ -170,11 +272,33 @@ class GameCompiler:
             names = {"me": T.PLAYER, **self.d.events[event]}
             self.code["hook:" + event] = self.block(rules["hooks"], event, f"game hook `{event}`", names)
 
+    def declare_levels(self, flow):
+        """`flow.levels`: the named levels above a turn, outermost first;
+        [] when the game does not declare them (its logs say `round`)."""
+        out, passes = [], 0
+        for i, level in enumerate(flow.get("levels") or []):
+            counter = level.get("counter")
+            if counter is None:
+                passes += 1
+                if passes > 1:
+                    self.diags.error(_loc(flow["levels"], i), "only one level can be the pass round the "
+                                     "table (a level without `counter`)")
+            else:
+                decl = self.d.game_counters.get(counter)
+                if decl is None or decl.type != T.INT:
+                    self.diags.error(_loc(level, "counter"), f"`{counter}` must be a number counter of the "
+                                     "game (declare it under `counters: game:`)" if decl is None else
+                                     f"`{counter}` must count in whole numbers",
+                                     did_you_mean(str(counter), self.d.game_counters))
+            out.append({"name": str(level["name"]), "counter": counter})
+        return out
+
     def compile_flow(self):
         flow = self.game.get("flow") or {}
         for part in ("setup", "turn", "round_start", "round_end"):
             if part in flow:
                 self.code["flow:" + part] = self.block(flow, part, f"flow `{part}`", {"me": T.PLAYER})
+        self.levels = self.declare_levels(flow)
         if "turn" not in flow:
             self.diags.error(_loc(self.game, "flow") if "flow" in self.game else
                              Loc(display_path(self.src.root / "game.yaml"), 1, 1),
@@ -185,9 +309,16 @@ class GameCompiler:
         if "board" in display and display["board"] not in self.d.zones:
             self.diags.error(_loc(display, "board"), f"unknown zone `{display['board']}`",
                              did_you_mean(str(display["board"]), self.d.zones))
-        for key in ("score", "eval"):
-            if key in self.game:
-                self.code[key] = self.expr(self.game, key, key, {"p": T.PLAYER}, T.INT)
+        score = self.game.get("score")
+        if isinstance(score, dict):             # {expr: …, wins: lowest}
+            self.code["score"] = self.expr(score, "expr", "score", {"p": T.PLAYER}, T.INT)
+            self.score_wins = score.get("wins", "highest")
+        elif score is not None:
+            self.code["score"] = self.expr(self.game, "score", "score", {"p": T.PLAYER}, T.INT)
+        if "eval" in self.game:
+            self.code["eval"] = self.expr(self.game, "eval", "eval", {"p": T.PLAYER}, T.INT)
+        elif self.score_wins == "lowest" and self.code.get("score") is not None:
+            self.code["eval"] = ["neg", self.code["score"]]    # the greedy bot raises its eval
         for key in ("constraints", "invariants"):
             self.code[key] = []
             for c in self.game.get(key) or []:
@@ -249,10 +380,10 @@ class GameCompiler:
     def compile_cards(self):
         cards, instances = [], []
         seen = {}
-        env = sandbox.environment()
-        for path, doc in self.src.card_files:
+        env = self.env
+        for path, doc, raws in self.card_entries:
             defaults = doc.get("defaults") or {}
-            for i, raw in enumerate(doc.get("cards") or []):
+            for raw in raws:
                 card = self.compile_card(raw, defaults, env)
                 if card is None:
                     continue
@@ -263,18 +394,65 @@ class GameCompiler:
                 loc = _loc(raw, "id")
                 seen[card["id"]] = f"{loc.file}:{loc.line}"
                 cards.append(card)
-        max_players = int((self.game.get("players") or {}).get("max", 1))
-        for card in cards:
-            seats = range(max_players) if card["per_player"] else [None]
-            for seat in seats:
-                for _ in range(card["count"]):
-                    instances.append({"iid": len(instances), "card": card["id"], "seat": seat})
+        instances = [{"iid": e.iid, "card": e.id, "seat": e.seat} for e in self.d.catalog]
         return cards, instances
 
     def field(self, raw, defaults, key, default=None):
         if key in raw:
             return raw[key]
         return defaults.get(key, default)
+
+    def printed(self, raw, defaults, key):
+        """A card's printed field as the game sees it (not yet checked)."""
+        value = self.field(raw, defaults, key)
+        want = self.d.card_fields.get(key)
+        if want == T.INT and isinstance(value, str) and hasattr(raw, "generated") and \
+                re.fullmatch(r"-?[0-9]+", value.strip()):
+            return int(value)              # a generated number, e.g. "{{ number * 2 }}"
+        return value
+
+    def catalog(self):
+        """Every card instance of the game, known before any rule is compiled,
+        so that rules may name cards by id or kind as compile-time tables;
+        the bundle's `instances` are made from the same list."""
+        out = []
+        max_players = int((self.game.get("players") or {}).get("max", 1))
+        if not self._within_card_limit(max_players):
+            return out
+        for _, doc, raws in self.card_entries:
+            defaults = doc.get("defaults") or {}
+            for raw in raws:
+                fields = {k: self.printed(raw, defaults, k) for k in self.d.card_fields}
+                fields.update(id=raw.get("id"), name=raw.get("name", raw.get("id")),
+                              kind=self.field(raw, defaults, "kind"))
+                per_player = bool(self.field(raw, defaults, "per_player", False))
+                count = self.field(raw, defaults, "count", 1)
+                count = count if isinstance(count, int) else 0
+                for seat in (range(max_players) if per_player else [None]):
+                    for _ in range(count):
+                        out.append(CatalogEntry(len(out), raw.get("id"), seat, fields))
+        return out
+
+    def _within_card_limit(self, max_players) -> bool:
+        """At most MAX_CARDS physical cards (`count: 3000000` would take
+        minutes and gigabytes to lay out); reported at the largest count."""
+        total, big = 0, None
+        for _, doc, raws in self.card_entries:
+            defaults = doc.get("defaults") or {}
+            for raw in raws:
+                count = self.field(raw, defaults, "count", 1)
+                count = count if isinstance(count, int) and not isinstance(count, bool) else 0
+                total += count * (max_players if self.field(raw, defaults, "per_player", False) else 1)
+                if big is None or count > big[0]:
+                    big = (count, raw, defaults)
+        if total <= MAX_CARDS:
+            return True
+        count, raw, defaults = big
+        holder = raw if "count" in raw else defaults
+        self.diags.error(_loc(holder, "count") if "count" in holder else _loc(raw, "id"),
+                         f"the game has {total:,} physical cards, over the limit of {MAX_CARDS:,} "
+                         f"(`{raw.get('id')}` alone has {count:,})", "lower the card counts")
+        return False
 
     def compile_card(self, raw, defaults, env):
         d = self.d
@@ -308,11 +486,20 @@ class GameCompiler:
                 self.diags.error(_key_loc(holder, key), f"unknown card field `{key}`; declare it under "
                                  "`card_fields:` in game.yaml", did_you_mean(key, set(d.card_fields) | CARD_KEYS))
                 continue
-            value = self.field(raw, defaults, key)
+            value = self.printed(raw, defaults, key)
             want = d.card_fields[key]
             ok = (want == T.INT and isinstance(value, int) and not isinstance(value, bool)) or \
                  (want == T.BOOL and isinstance(value, bool)) or \
                  (want in (T.STR, T.CELL) and isinstance(value, str)) or value is None
+            if T.is_enum(want) and value is not None:
+                members = d.enums.get(want[5:], [])
+                ok = str(value) in members
+                if not ok:
+                    holder = raw if key in raw else defaults
+                    self.diags.error(_loc(holder, key), f"card field `{key}` must be one of "
+                                     f"{want[5:]}: {', '.join(members)}", did_you_mean(str(value), members))
+                    ok = True
+                value = str(value) if value is not None else None
             if not ok:
                 holder = raw if key in raw else defaults
                 self.diags.error(_loc(holder, key), f"card field `{key}` must be {T.plain(want)}")
@@ -320,7 +507,8 @@ class GameCompiler:
         for key in d.card_fields:
             fields.setdefault(key, None)
         count = self.field(raw, defaults, "count", 1)
-        context = {"params": d.params, "card": {"id": cid, "name": raw.get("name"), **fields}, **fields}
+        context = {"params": d.params, "card": {"id": cid, "name": raw.get("name"), **fields},
+                   **getattr(raw, "generated", {}), **fields}
         text_template = str(self.field(raw, defaults, "text", "") or "")
         try:
             text = sandbox.render_text(env, text_template, context)
@@ -429,6 +617,8 @@ def compile_game(source, diags) -> dict | None:
     gc.compile_flow()
     cards, instances = gc.compile_cards()
     gc.check_templates(cards)
+    if not diags.has_errors:
+        check_unbounded(gc.code, cards, gc.fn_locs, diags)
     g = source.game
     if not diags.has_errors:
         gc.warn_unused(cards)
@@ -450,7 +640,8 @@ def compile_game(source, diags) -> dict | None:
                    "limit": d.params.get(z.limit, z.limit) if z.limit is not None else None,
                    "overflow": z.overflow, "keeps_attachments": z.keeps_attachments}
                   for z in d.zones.values()],
-        "counters": {scope: {c.name: {"type": c.type, "start": c.start, "per_player": c.per_player}
+        "counters": {scope: {c.name: {"type": c.type, "start": c.start, "per_player": c.per_player,
+                                      **({"visibility": c.visibility} if c.visibility != "public" else {})}
                              for c in target.values()}
                      for scope, target in (("game", d.game_counters), ("player", d.player_counters),
                                            ("card", d.card_counters))},
@@ -471,6 +662,14 @@ def compile_game(source, diags) -> dict | None:
         "layout": source.layout,
         "rulebook": source.rulebook,
     }
+    if gc.levels:                     # only when declared, as the other optional keys
+        bundle["levels"] = gc.levels
+    if gc.score_wins == "lowest":     # only then, so other bundles stay as they were
+        bundle["score_wins"] = "lowest"
+    bundle["docs"] = _docs(g, source.rules or {})
+    if d.enums:      # only when used, so games without them keep their bundles byte for byte
+        bundle["enums"] = d.enums
+        bundle["zone_families"] = {f.id: f.enum for f in d.families.values()}
     bundle = _plain(bundle)
     from cardc.render.layout_check import check_layout  # names in layout.yaml the schema cannot check
     check_layout(source.layout, d.kinds, d.params, diags)
@@ -479,6 +678,29 @@ def compile_game(source, diags) -> dict | None:
     if diags.has_errors:
         return None
     return bundle
+
+
+def _docs(game, rules) -> dict:
+    """What the content says in words, for a rulebook (the default one is made
+    of these): descriptions of zones, counters, windows, functions and procs,
+    and the text of the flow and the score as written."""
+    def described(block):
+        return {str(k): str(v["description"]) for k, v in (block or {}).items()
+                if isinstance(v, dict) and v.get("description")}
+    counters = game.get("counters") or {}
+    flow = game.get("flow") or {}
+    return {
+        "zones": {str(z["id"]): str(z["description"]) for z in game.get("zones") or []
+                  if z.get("description")},
+        "counters": {scope: described(counters.get(scope)) for scope in ("game", "player", "card")},
+        "windows": described(game.get("windows")),
+        "functions": described(rules.get("functions")),
+        "procs": described(rules.get("procs")),
+        "flow": {part: str(flow[part]) for part in ("setup", "round_start", "turn", "round_end")
+                 if part in flow},
+        "score": (str(game["score"]["expr"]) if isinstance(game.get("score"), dict)
+                  else str(game["score"]) if "score" in game else None),
+    }
 
 
 def _plain(value):

@@ -177,7 +177,117 @@ def _connected(c, node, scope):
     return _call("connected", [ir, start]), "list:card"
 
 
+# ---------------------------------------------------------------- the card list
+# The game's cards are known when it is built, so these are tables written
+# into the bundle, not searches of every zone while the game runs.
+
+def _in_game(entries):
+    """IR: the instances of `entries` in play at this player count (a
+    per-player copy of an empty seat is not), in instance order."""
+    if all(e.seat is None for e in entries):
+        return ["lit", [e.iid for e in entries]]
+    table = [[-1 if e.seat is None else e.seat, e.iid] for e in entries]
+    return ["comp", ["index", ["var", "$i"], ["lit", 1]], "$i", ["lit", table],
+            ["cmp", "<", ["index", ["var", "$i"], ["lit", 0]], ["gattr", "player_count"]]]
+
+
+def _literal_text(node):
+    parts = getattr(node, "parts", None)
+    if parts is not None and all(isinstance(p, str) for p in parts):
+        return "".join(parts)
+    return None
+
+
+def _all_cards(c, node, scope):
+    if node.args or node.kwargs:
+        c.error(node, "`all_cards` takes no arguments: `all_cards()`")
+    return _in_game(c.d.catalog), "list:card"
+
+
+def _cards_by(key, known, what):
+    """`cards_of_kind("gem")`, `cards_with_id("ruby")`: by a literal, a table;
+    by any other text, a filter of all the cards as the game runs."""
+    def rule(c, node, scope):
+        if len(node.args) != 1 or node.kwargs:
+            c.error(node, f"`{node.name}` takes one {what}")
+            return ["lit", None], T.ANY
+        text = _literal_text(node.args[0])
+        if text is not None:
+            names = known(c.d)
+            if text not in names:
+                from cardc.diagnostics import did_you_mean
+                c.error(node.args[0], f"there is no {what} `{text}`", did_you_mean(text, sorted(names)))
+            return _in_game([e for e in c.d.catalog if e.fields.get(key) == text]), "list:card"
+        ir = c.expect(node.args[0], c.expr(node.args[0], scope), T.STR, f"the {what}")
+        return ["comp", ["var", "$c"], "$c", _in_game(c.d.catalog),
+                ["cmp", "==", ["field", key, ["var", "$c"]], ir]], "list:card"
+    return rule
+
+
+def _printed(c, node, scope):
+    """`printed("ruby", "value")`: a card's printed field by its id."""
+    from cardc.compiler.decls import CARD_BUILTIN_FIELDS
+    from cardc.diagnostics import did_you_mean
+    if len(node.args) != 2 or node.kwargs:
+        c.error(node, "`printed` takes a card id and a field name: `printed(\"ruby\", \"value\")`")
+        return ["lit", None], T.ANY
+    field = _literal_text(node.args[1])
+    types = {**{k: v for k, v in CARD_BUILTIN_FIELDS.items() if k != "text"}, **c.d.card_fields}
+    if field not in types:
+        c.error(node.args[1], "the field must be a printed field's name in quotes"
+                + (f"; there is no field `{field}`" if field else ""),
+                did_you_mean(field or "", sorted(types)))
+        return ["lit", None], T.ANY
+    table = {}
+    for e in c.d.catalog:
+        table.setdefault(e.id, e.fields.get(field))
+    cid = _literal_text(node.args[0])
+    if cid is not None:
+        if cid not in table:
+            c.error(node.args[0], f"there is no card `{cid}`", did_you_mean(cid, sorted(table)))
+            return ["lit", None], types[field]
+        return ["lit", table[cid]], types[field]
+    ir = c.expect(node.args[0], c.expr(node.args[0], scope), T.STR, "the card id")
+    ids = list(table)
+    return ["index", ["lit", [table[i] for i in ids] + [None]],
+            ["call", "index_of", [["lit", ids], ir], {}]], types[field]
+
+
+def _prev_player(c, node, scope):
+    """`prev_player(p)`: the player before p in seat order, as arithmetic on
+    seats (players are seat numbers in the bundle)."""
+    ir, _ = _fixed([T.PLAYER], T.PLAYER)(c, node, scope)
+    if ir[0] != "call":
+        return ir, T.ANY
+    n = ["gattr", "player_count"]
+    return ["bin", "%", ["bin", "+", ir[2][0], ["bin", "-", n, ["lit", 1]]], n], T.PLAYER
+
+
+def _rivals(c, node, scope):
+    """`rivals(p)`: the other players in turn order after p; in a game with
+    players out (`p.out`), only those still in."""
+    ir, t = _fixed([T.PLAYER], "list:player")(c, node, scope)
+    if not c.d.players_out or ir[0] != "call":
+        return ir, t
+    return ["comp", ["var", "$q"], "$q", ir, ["not", ["pctr", "out", ["var", "$q"]]]], t
+
+
+def _players_in(c, node, scope):
+    """`players_in()`: every player not out, in seat order."""
+    if node.args or node.kwargs:
+        c.error(node, "`players_in` takes no arguments: `players_in()`")
+    if not c.d.players_out:
+        return ["players"], "list:player"
+    return ["comp", ["var", "$q"], "$q", ["players"], ["not", ["pctr", "out", ["var", "$q"]]]], "list:player"
+
+
 BUILTINS = {
+    "prev_player": _prev_player,
+    "players_in": _players_in,
+    "all_cards": _all_cards,
+    "cards_of_kind": _cards_by("kind", lambda d: set(d.kinds), "kind"),
+    "cards_with_id": _cards_by("id", lambda d: {e.id for e in d.catalog}, "card id"),
+    "printed": _printed,
     "count": _one_list(lambda e: T.INT),
     "sum": _one_list(lambda e: T.INT if e in (T.INT, T.ANY) else None),
     "any": _one_list(lambda e: T.BOOL),
@@ -194,7 +304,7 @@ BUILTINS = {
     "sort_by": _sort_by,
     "index_of": _index_of,
     "flatten": _flatten,
-    "rivals": _fixed([T.PLAYER], "list:player"),
+    "rivals": _rivals,
     "next_player": _fixed([T.PLAYER], T.PLAYER),
     "players_from": _fixed([T.PLAYER], "list:player"),
     "zone_of": _fixed([T.CARD], T.ZONE),

@@ -13,7 +13,13 @@ def check_constraints(bundle: dict, diags) -> None:
     from cardc.engine.state import State
     if not bundle["code"].get("constraints"):
         return
-    game = Game(bundle)
+    try:
+        game = Game(bundle)
+    except RecursionError:      # e.g. a function that calls itself, inlined by the engine
+        file, line, col = bundle["code"]["constraints"][0]["loc"]
+        diags.error(Loc(file, line, col), "the engine could not build this game's rules to check this: "
+                    "they nest or call themselves too deep (a function that calls itself?)")
+        return
     states = [State.initial(game, n, seed=0, run=False)
               for n in range(game.min_players, game.max_players + 1)]
     for check, message, (file, line, col) in game.constraints:

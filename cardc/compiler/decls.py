@@ -24,6 +24,7 @@ class Counter:
     type: str
     start: object = None
     per_player: bool = False
+    visibility: str = "public"      # public | owner | hidden: who sees it in an observation
 
 
 @dataclass
@@ -35,6 +36,28 @@ class ZoneDecl:
     limit: str | int | None = None
     overflow: str | None = None
     keeps_attachments: bool = False
+
+
+@dataclass
+class ZoneFamily:
+    """`discard` with `per: colour`: one plain zone per member, `discard[red]`
+    …, expanded at compile time; rules index it, `discard[c.colour]`."""
+    id: str
+    enum: str
+    owner: str
+    members: list
+
+    def zone_id(self, member: str) -> str:
+        return f"{self.id}[{member}]"
+
+
+@dataclass
+class CatalogEntry:
+    """One card instance, as rules may name it at compile time."""
+    iid: int
+    id: str
+    seat: int | None          # a per-player copy's seat, else None
+    fields: dict              # printed fields, with id, name and kind
 
 
 @dataclass
@@ -60,6 +83,11 @@ class Decls:
     procs: dict = field(default_factory=dict)             # name -> Signature
     card_ids: set = field(default_factory=set)
     has_grid: bool = False
+    enums: dict = field(default_factory=dict)             # name -> [member, ...]
+    families: dict = field(default_factory=dict)          # zone id -> ZoneFamily
+    param_types: dict = field(default_factory=dict)       # param -> type
+    catalog: list = field(default_factory=list)           # [CatalogEntry], in instance order
+    players_out: bool = False                             # `p.out` is used: rivals skip those out
 
     def shared_zones(self):
         return {z for z, d in self.zones.items() if d.owner == "shared"}
@@ -69,7 +97,8 @@ class Decls:
 
     def all_names(self):
         """Every bare name an expression may use, for did-you-mean hints."""
-        return (set(self.params) | self.shared_zones() | set(self.functions)
+        return (set(self.params) | self.shared_zones() | set(self.functions) | set(self.enums)
+                | {f for f, z in self.families.items() if z.owner == "shared"}
                 | set(self.procs) | {"me", "this", "event", "players", "game", "value"})
 
 
@@ -86,7 +115,8 @@ def decls_from_bundle(bundle: dict) -> Decls:
     for scope, target in (("game", d.game_counters), ("player", d.player_counters),
                           ("card", d.card_counters)):
         for name, c in bundle["counters"][scope].items():
-            target[name] = Counter(name, c["type"], c["start"], c["per_player"])
+            target[name] = Counter(name, c["type"], c["start"], c["per_player"],
+                                   c.get("visibility", "public"))
     d.events = dict(bundle["events"])
     d.windows = dict(bundle["windows"])
     d.modifiers = dict(bundle["modifiers"])
@@ -95,4 +125,33 @@ def decls_from_bundle(bundle: dict) -> Decls:
             target[name] = Signature(name, {p: t for p, t in sig["params"]}, sig["returns"])
     d.card_ids = {c["id"] for c in bundle["cards"]}
     d.has_grid = bool(bundle.get("grid"))
+    defs = {c["id"]: c for c in bundle["cards"]}
+    d.catalog = [CatalogEntry(i["iid"], i["card"], i["seat"],
+                              {**defs[i["card"]]["fields"], "id": i["card"],
+                               "name": defs[i["card"]]["name"], "kind": defs[i["card"]]["kind"]})
+                 for i in bundle["instances"]]
+    d.enums = {k: list(v) for k, v in (bundle.get("enums") or {}).items()}
+    for zid, enum in (bundle.get("zone_families") or {}).items():
+        owner = next(z["owner"] for z in bundle["zones"] if z["id"] == f"{zid}[{d.enums[enum][0]}]")
+        d.families[zid] = ZoneFamily(zid, enum, owner, d.enums[enum])
+    d.param_types = {k: param_type(v, d.enums) for k, v in d.params.items()}
+    d.players_out = "out" in d.player_counters
     return d
+
+
+def param_type(value, enums=()) -> str:
+    """The type of a param's value: a number, true/false, text, or a list of
+    one of them.  "" when the value has no single type (a mixed list)."""
+    if isinstance(value, bool):
+        return T.BOOL
+    if isinstance(value, int):
+        return T.INT
+    if isinstance(value, str):
+        return T.STR
+    if isinstance(value, list):
+        inner = {param_type(v) for v in value}
+        if len(inner) == 1 and not next(iter(inner)).startswith("list:") and "" not in inner:
+            return T.list_of(inner.pop())
+        if not value:
+            return "list:any"
+    return ""

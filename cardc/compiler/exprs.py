@@ -2,12 +2,13 @@
 
 Every expression is checked against the game's declarations and given a
 type; the result is a small JSON tree (`["bin", "+", a, b]`) that the engine
-turns into Python closures once, at load.  Errors are collected, never
+turns into generated Python once, at load.  Errors are collected, never
 raised, so one `cardc check` run reports every problem; a broken expression
 lowers to `["lit", null]` of type `any` so checking can go on.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from cardc.compiler import types as T
@@ -45,6 +46,27 @@ class Scope:
     def __init__(self, names: dict | None = None, parent: "Scope | None" = None):
         self.names = dict(names or {})
         self.parent = parent
+        self.inline: dict = {}       # name -> IR: a function's `let`, written in place of its uses
+
+    def define_inline(self, name, ir, t):
+        """A function-body `let`: its uses become its expression (functions are
+        pure, so this changes nothing but the text the designer reads)."""
+        self.names[name] = t
+        self.inline[name] = ir
+
+    def inline_ir(self, name):
+        """(IR, the names that hide the let's own inputs on the way) for an
+        inlined local, or (None, ()) for an ordinary one."""
+        scope, hidden = self, set()
+        while scope is not None:
+            if name in scope.names:
+                if name not in scope.inline:
+                    return None, ()
+                ir = scope.inline[name]
+                return ir, sorted(hidden & _free_vars(ir))
+            hidden |= set(scope.names)
+            scope = scope.parent
+        return None, ()
 
     def get(self, name):
         scope = self
@@ -66,11 +88,47 @@ class Scope:
         return out
 
 
+def _free_vars(ir) -> set:
+    """The locals an IR tree reads (`["var", x]`) from outside it."""
+    out = set()
+    if isinstance(ir, list) and len(ir) == 5 and ir[0] == "comp" and isinstance(ir[2], str):
+        _, elt, var, items, cond = ir
+        return _free_vars(items) | ((_free_vars(elt) | _free_vars(cond)) - {var})
+    if isinstance(ir, list):
+        if len(ir) == 2 and ir[0] == "var" and isinstance(ir[1], str):
+            out.add(ir[1])
+        for part in ir:
+            out |= _free_vars(part)
+    elif isinstance(ir, dict):
+        for part in ir.values():
+            out |= _free_vars(part)
+    return out
+
+
+#: builtins whose result depends on the game's random state
+RANDOM_BUILTINS = {"shuffled_order"}
+
+
 class ExprCompiler:
     def __init__(self, decls: Decls, where: Where, diags):
         self.d = decls
         self.where = where
         self.diags = diags
+        # Set to a description ("a function", "a condition", "a label") while
+        # compiling something whose evaluation must not draw random numbers:
+        # a cached function, a condition or a label may be evaluated once,
+        # twice or never depending on who looks, and a draw there would make
+        # the game depend on that.
+        self.no_random: str | None = None
+
+    @contextmanager
+    def without_random(self, what: str):
+        outer = self.no_random
+        self.no_random = outer or what
+        try:
+            yield
+        finally:
+            self.no_random = outer
 
     # ------------------------------------------------------------ reporting
     def error(self, node, message, hint=None):
@@ -104,7 +162,8 @@ class ExprCompiler:
         return ir, t
 
     def condition(self, node, scope, what="a condition"):
-        ir, t = self.expr(node, scope)
+        with self.without_random("a condition"):
+            ir, t = self.expr(node, scope)
         if t not in (T.BOOL, T.ANY):
             self.error(node, f"{what} must be true/false, but this is {T.plain(t)}",
                        hint="compare it, e.g. `count(x) > 0` or `x != none`")
@@ -135,15 +194,33 @@ class ExprCompiler:
         name = node.name
         t = scope.get(name)
         if t is not None:
-            return ["var", name], t
+            ir, hidden = scope.inline_ir(name)
+            if ir is None:
+                return ["var", name], t
+            if hidden:
+                self.error(node, f"`{name}` uses `{hidden[0]}`, but `{hidden[0]}` is another "
+                           "name here (a list-building loop variable)",
+                           f"rename the loop variable, e.g. `[… for {hidden[0]}2 in …]`")
+            return ir, t
         if name == "players":
             return ["players"], "list:player"
         if name == "game":
             return ["game"], T.GAME
         if name in self.d.params:
             value = self.d.params[name]
-            return ["lit", value], (T.STR if isinstance(value, str) else
-                                    T.BOOL if isinstance(value, bool) else T.INT)
+            return ["lit", value], self.d.param_types.get(name) or (
+                T.STR if isinstance(value, str) else T.BOOL if isinstance(value, bool) else T.INT)
+        if name in self.d.enums:
+            return ["lit", list(self.d.enums[name])], "list:enum:" + name
+        fam = self.d.families.get(name)
+        if fam is not None:
+            if fam.owner == "player":
+                self.error(node, f"`{name}` is a family of zones every player has; say whose and "
+                           f"which, e.g. `me.{name}[{fam.members[0]}]`")
+            else:
+                self.error(node, f"`{name}` is a family of zones, one per {fam.enum}; say which, "
+                           f"e.g. `{name}[{fam.members[0]}]` or `{name}[c.{fam.enum}]`")
+            return BAD
         zone = self.d.zones.get(name)
         if zone is not None:
             if zone.owner == "player":
@@ -180,7 +257,14 @@ class ExprCompiler:
                 return ["pzone", name, obj_ir], T.ZONE
             if name in PLAYER_BUILTINS:
                 return ["pattr", name, obj_ir], PLAYER_BUILTINS[name]
-            options = set(self.d.player_counters) | self.d.player_zones() | set(PLAYER_BUILTINS)
+            if name in self.d.families and self.d.families[name].owner == "player":
+                fam = self.d.families[name]
+                self.error(node, f"`{name}` is a family of zones, one per {fam.enum}; say which, "
+                           f"e.g. `p.{name}[{fam.members[0]}]`")
+                return BAD
+            options = (set(self.d.player_counters) | set(PLAYER_BUILTINS) | {
+                z for z in self.d.player_zones() if "[" not in z}
+                | {f for f, z in self.d.families.items() if z.owner == "player"})
             return self._unknown(node, name, "a player", options)
         if t == T.CARD:
             if name in CARD_BUILTIN_FIELDS:
@@ -217,7 +301,52 @@ class ExprCompiler:
         self.error(node, f"{what} has no field `{name}`", did_you_mean(name, sorted(options)))
         return BAD
 
+    def _family(self, node, scope):
+        """The family of zones `node.obj` names (`discard`, `p.expedition`),
+        with the IR of its owner for a player family; None if it names none."""
+        obj = node.obj
+        if type(obj).__name__ == "Name" and scope.get(obj.name) is None:
+            fam = self.d.families.get(obj.name)
+            if fam is not None and fam.owner == "shared":
+                return fam, None
+        if type(obj).__name__ == "Attr":
+            fam = self.d.families.get(obj.name)
+            if fam is not None and fam.owner == "player":
+                who = self.expect(obj.obj, self.expr(obj.obj, scope), T.PLAYER, "whose zone")
+                return fam, who
+        return None
+
+    def _family_zone(self, node, scope, fam, who):
+        """`discard[red]`, `discard["red"]` or `discard[c.colour]`: a literal
+        member names its zone at compile time; any other text picks it as
+        the game runs (text that is no member gives none, a fault when used)."""
+        def zone(member):
+            zid = fam.zone_id(member)
+            return ["zone", zid] if who is None else ["pzone", zid, who]
+        index = node.index
+        member = None
+        if type(index).__name__ == "Name" and scope.get(index.name) is None and \
+                index.name not in self.d.params:
+            member = index.name
+        elif type(index).__name__ == "Str" and all(isinstance(p, str) for p in index.parts):
+            member = "".join(index.parts)
+        if member is not None:
+            if member not in fam.members:
+                self.error(index, f"`{member}` is not a {fam.enum} (the {fam.enum}s are "
+                           f"{', '.join(fam.members)})", did_you_mean(member, fam.members))
+                return BAD
+            return zone(member), T.ZONE
+        ir, t = self.expr(index, scope)
+        if not (T.fits(t, "enum:" + fam.enum) and (t in (T.STR, T.ANY) or t == "enum:" + fam.enum)):
+            self.error(index, f"`{fam.id}` is indexed by a {fam.enum}, not {T.plain(t)}")
+            return BAD
+        table = ["list", [zone(m) for m in fam.members] + [["lit", None]]]
+        return ["index", table, ["call", "index_of", [["lit", list(fam.members)], ir], {}]], T.ZONE
+
     def _Index(self, node, scope):
+        family = self._family(node, scope)
+        if family is not None:
+            return self._family_zone(node, scope, *family)
         obj_ir, t = self.expr(node.obj, scope)
         if t.startswith("perplayer:"):
             p = self.expect(node.index, self.expr(node.index, scope), T.PLAYER, "the index")
@@ -266,6 +395,11 @@ class ExprCompiler:
             return ["cmp", node.op, lir, rir], T.BOOL
         rir, rt = self.expr(node.right, scope)
         if node.op in ("==", "!="):
+            for et, other in ((lt, rir), (rt, lir)):
+                members = self.d.enums.get(et[5:]) if T.is_enum(et) else None
+                if members and other[0] == "lit" and isinstance(other[1], str) and other[1] not in members:
+                    self.error(node, f"`{other[1]}` is not a {et[5:]} (the {et[5:]}s are "
+                               f"{', '.join(members)})", did_you_mean(other[1], members))
             if not (T.fits(lt, rt) or T.fits(rt, lt)):
                 self.error(node, f"comparing {T.plain(lt)} with {T.plain(rt)} is always "
                            f"{'false' if node.op == '==' else 'true'}")
@@ -324,6 +458,10 @@ class ExprCompiler:
                        "not inside an expression")
             return BAD
         builtin = BUILTINS.get(name)
+        if name in RANDOM_BUILTINS and self.no_random:
+            self.error(node, f"`{name}` draws random numbers, which {self.no_random} may not: it may be "
+                       "evaluated any number of times (or never), and the game would depend on that",
+                       "draw in a statement (`let order = shuffled_order(…)`) and use the result")
         if builtin is None:
             options = set(BUILTINS) | set(self.d.functions) | set(self.d.procs)
             self.error(node, f"unknown function `{name}`", did_you_mean(name, sorted(options)))

@@ -7,10 +7,14 @@ in the middle of an effect, inside a choice or a reaction window, and resumed.
 """
 from __future__ import annotations
 
+import re
+
 from cardc.compiler import types as T
 from cardc.compiler.exprs import ExprCompiler, Scope, Where
 from cardc.dsl import nodes as n
-from cardc.dsl.parser import DslError, parse_block, parse_expr
+from cardc.diagnostics import Loc
+from cardc.dsl.parser import STATEMENT_WORDS, DslError, parse_block, parse_expr
+from cardc.limits import MAX_NESTING, MAX_REPEAT
 
 
 class BlockCompiler(ExprCompiler):
@@ -74,7 +78,7 @@ class BlockCompiler(ExprCompiler):
             return None, T.elem(t)
         if isinstance(value, n.Ask):
             p = self.expect(value.player, self.expr(value.player, scope), T.PLAYER, "who is asked")
-            prompt, _ = self.expr(value.prompt, scope)
+            prompt = self.label(value.prompt, scope)
             self.emit(value, ["ask", var, p, prompt])
             return None, T.BOOL
         if isinstance(value, n.Window):
@@ -90,7 +94,7 @@ class BlockCompiler(ExprCompiler):
         items, t = self.as_list(c.iter, scope)
         where = self._where(c.var, t, c.where, scope)
         by = self._by(c.by, scope)
-        prompt = self.expr(c.prompt, scope)[0] if c.prompt else None
+        prompt = self.label(c.prompt, scope)
         self.emit(c, ["choose", var, items, c.var, where, by, c.optional, prompt, T.elem(t)])
         return None, T.elem(t)
 
@@ -245,8 +249,15 @@ class BlockCompiler(ExprCompiler):
             self.error(s.value, "procedures do not return values; use a function in rules.yaml")
         self.emit(s, ["return"])
 
+    def label(self, node, scope):
+        """A prompt, a label or a log line: text built only when someone reads it."""
+        if node is None:
+            return None
+        with self.without_random("a label"):
+            return self.expr(node, scope)[0]
+
     def _s_Log(self, s, scope):
-        self.emit(s, ["log", self.expr(s.message, scope)[0]])
+        self.emit(s, ["log", self.label(s.message, scope)])
 
     def _s_Resolve(self, s, scope):
         self.emit(s, ["resolve", self.expect(s.card, self.expr(s.card, scope), T.CARD, "what is resolved")])
@@ -321,6 +332,9 @@ class BlockCompiler(ExprCompiler):
 
     def _s_Repeat(self, s, scope):
         count = self.expect(s.count, self.expr(s.count, scope), T.INT, "the number of repeats")
+        if count and count[0] == "lit" and isinstance(count[1], int) and count[1] > MAX_REPEAT:
+            self.error(s.count, f"`repeat {count[1]:,}` is over the limit of {MAX_REPEAT:,} repeats",
+                       "a loop that long is a mistake or needs a `while` with a condition")
         slot = self.slot()
         self.emit(s, ["repeat", slot, count])
         head = self.emit(s, ["countdown", slot, None])
@@ -345,7 +359,7 @@ class BlockCompiler(ExprCompiler):
 
     def _s_Menu(self, s, scope):
         by = self._by(s.by, scope)
-        prompt = self.expr(s.prompt, scope)[0] if s.prompt else None
+        prompt = self.label(s.prompt, scope)
         menu = self.emit(s, ["menu", by, prompt, None, None])
         ends: list = []
         items = self._menu_items(s.items, scope, ends)
@@ -361,15 +375,16 @@ class BlockCompiler(ExprCompiler):
         out = []
         for item in items:
             if isinstance(item, n.MenuOption):
-                label = self.expr(item.label, scope)[0]
+                label = self.label(item.label, scope)
                 cond = self.condition(item.cond, scope, "an option's condition") if item.cond else None
-                reason = self.expr(item.reason, scope)[0] if item.reason else None
+                reason = self.label(item.reason, scope)
                 pc = self.here()
                 self.block(item.body, scope.child())
                 ends.append(self.emit(None, ["jump", None]))
                 out.append(["opt", label, cond, reason, pc])
             elif isinstance(item, n.MenuFor):
-                lst, t = self.as_list(item.iter, scope, "the list after `in`")
+                with self.without_random("a menu"):     # a menu is rebuilt whenever it is shown
+                    lst, t = self.as_list(item.iter, scope, "the list after `in`")
                 inner = scope.child({item.var: T.elem(t)})
                 out.append(["for", item.var, lst, self._menu_items(item.items, inner, ends)])
             elif isinstance(item, n.MenuIf):
@@ -379,6 +394,23 @@ class BlockCompiler(ExprCompiler):
 
 
 # ---------------------------------------------------------------- entry points
+
+_TOO_DEEP = (f"this nests too deeply: over {MAX_NESTING} operations inside each other "
+             "(a long chain `a + b + c + …` counts one per operator); split it with `let` or a function")
+
+
+def _nesting(ir) -> int:
+    """How deep lists nest in compiled IR, without recursion."""
+    best, stack = 0, [(ir, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, list):
+            best = max(best, depth)
+            stack.extend((x, depth + 1) for x in node)
+        elif isinstance(node, dict):
+            stack.extend((x, depth) for x in node.values())
+    return best
+
 
 def _parse_error(where: Where, diags, exc: DslError):
     loc = where.loc(exc.offset, exc.offset + exc.length)
@@ -394,7 +426,63 @@ def compile_block(text, where: Where, decls, diags, names: dict, params=()) -> d
         return None
     bc = BlockCompiler(decls, where, diags)
     bc.block(stmts, Scope(names))
+    for op, (line, col) in zip(bc.ops, bc.src):
+        if _nesting(op) > MAX_NESTING + 2:      # an op holds its expressions two levels down
+            diags.error(Loc(where.file, line, col) if line else where.loc(0), _TOO_DEEP)
+            break
     return bc.code(where.label, params)
+
+
+_LET_LINE = re.compile(r"^[ \t]*let[ \t]", re.M)
+FN_BODY = ("a function body is one expression, optionally after `let` lines that name its "
+           "parts (`let n = count(p.hand)` on its own line, then the expression)")
+
+
+def compile_fn_body(text, where: Where, decls, diags, names: dict, want: str | None = None):
+    """A function's `expr`: one expression, or `let` lines and then one
+    expression.  Each `let` is written in place of its uses (functions are
+    pure, so this is exactly the same computation), so the bundle and the
+    engine see one plain expression."""
+    if isinstance(text, (bool, int)) or not _LET_LINE.search(str(text)):
+        first = str(text).split(None, 1)[:1]
+        if first and first[0] in STATEMENT_WORDS:
+            try:
+                parse_expr(text)
+            except DslError as exc:
+                exc.hint = exc.hint or FN_BODY
+                _parse_error(where, diags, exc)
+                return None
+        return compile_expr(text, where, decls, diags, names, want)
+    try:
+        stmts = parse_block(text)
+    except DslError as exc:
+        _parse_error(where, diags, exc)
+        return None
+    ec = ExprCompiler(decls, where, diags)
+    ec.no_random = where.label          # a function is cached: it may not draw
+    scope = Scope(names)
+    *lets, last = stmts or [None]
+    for s in lets:
+        if not isinstance(s, n.Let):
+            ec.error(s, "only `let` lines may come before a function's expression", FN_BODY)
+            return None
+        if isinstance(s.value, (n.Choose, n.Random, n.Ask, n.Window)):
+            ec.error(s.value, "a function cannot ask anyone anything: choices belong in procedures",
+                     FN_BODY)
+            return None
+        if s.name in decls.params or s.name in names or s.name in ("me", "this", "event", "players", "game"):
+            ec.error(s, f"`{s.name}` is already a name here (a param or the function's own "
+                     "parameter); choose another local name")
+        elif scope.get(s.name) is not None:
+            ec.error(s, f"`{s.name}` is named twice; a function's locals never change")
+        ir, t = ec.expr(s.value, scope)
+        scope.define_inline(s.name, ir, t if t != T.NONE else T.ANY)
+    if not isinstance(last, n.ExprStmt):
+        ec.error(last, "a function ends with the expression it computes" if isinstance(last, n.Let)
+                 else "a function computes a value; it cannot change the game (use a procedure)",
+                 FN_BODY)
+        return None
+    return _finish_expr(ec, last.expr, ec.expr(last.expr, scope), want)
 
 
 def compile_expr(text, where: Where, decls, diags, names: dict, want: str | None = None):
@@ -407,7 +495,16 @@ def compile_expr(text, where: Where, decls, diags, names: dict, want: str | None
         _parse_error(where, diags, exc)
         return None
     ec = ExprCompiler(decls, where, diags)
-    ir_t = ec.expr(node, Scope(names))
+    with ec.without_random(where.label):   # functions, requirements, modifiers, scores: all pure
+        ir_t = ec.expr(node, Scope(names))
+    return _finish_expr(ec, node, ir_t, want)
+
+
+def _finish_expr(ec, node, ir_t, want):
+    """Check an expression's nesting and its type against `want`; give its IR."""
+    if _nesting(ir_t[0]) > MAX_NESTING:
+        ec.diags.error(ec.where.loc(node.pos), _TOO_DEEP)
+        return None
     if want is None:
         return ir_t[0]
     if want == T.BOOL and ir_t[1] not in (T.BOOL, T.ANY):

@@ -2,6 +2,8 @@
 
 Scalars: int, bool, str, player, card, zone, cell, none, any, game.
 Compound: `list:T`, `event:TAG` (the event of a reaction window),
+`enum:NAME` (text that is one of a declared enumeration's members; it fits
+where text is wanted and text fits it, so only literals are checked),
 `perplayer:T` (a card counter held per player, indexed by a player),
 `fn:NAME` (a function passed by name, e.g. to sort_by).
 """
@@ -38,9 +40,15 @@ def is_event(t: str) -> bool:
     return t.startswith("event:")
 
 
+def is_enum(t: str) -> bool:
+    return t.startswith("enum:")
+
+
 def fits(actual: str, wanted: str) -> bool:
     """Can a value of type `actual` be used where `wanted` is expected?"""
     if actual == wanted or ANY in (actual, wanted):
+        return True
+    if (is_enum(actual) and wanted == STR) or (actual == STR and is_enum(wanted)):
         return True
     if actual == NONE:
         return wanted in NULLABLE or wanted.startswith("event:") or wanted.startswith("list:")
@@ -63,6 +71,8 @@ def join(a: str, b: str) -> str:
         return a
     if ANY in (a, b):
         return ANY
+    if (is_enum(a) or a == STR) and (is_enum(b) or b == STR):
+        return STR
     if {a, b} == {ZONE, "list:card"}:
         return "list:card"
     if a.startswith("list:") and b.startswith("list:"):
@@ -81,8 +91,20 @@ def plain(t: str) -> str:
         return "a list of " + plain(elem(t)).removeprefix("a ").removeprefix("an ") + "s"
     if t.startswith("event:"):
         return f"a `{t[6:]}` window event"
+    if is_enum(t):
+        return f"a `{t[5:]}`"
     if t.startswith("perplayer:"):
         return "a value per player (index it with a player)"
     if t.startswith("fn:"):
         return f"the function `{t[3:]}`"
     return t
+
+
+def declarable(enums) -> dict:
+    """The type names a declaration may use: the built-in ones, and each
+    enumeration of the game by its name (and as a list of it)."""
+    out = dict(DECLARABLE)
+    for name in enums:
+        out[name] = "enum:" + name
+        out[f"list[{name}]"] = "list:enum:" + name
+    return out

@@ -152,6 +152,7 @@ def _parse(text: str, start: str, offset: int = 0):
         raise DslError(offset + _dedent_pos(source), f"inconsistent indentation ({exc})") from None
     except LarkError as exc:  # any other parser failure still gets a location
         raise DslError(offset, f"cannot parse: {exc}") from None
+    _check_depth(tree, offset)
     try:
         result = _ToNodes(source, offset).transform(tree)
     except VisitError as exc:
@@ -161,6 +162,24 @@ def _parse(text: str, start: str, offset: int = 0):
     if start == "expr_start":
         return result.children[0] if hasattr(result, "children") else result
     return result
+
+
+def _check_depth(tree, offset: int) -> None:
+    """Refuse a tree nested deeper than MAX_PARSE_DEPTH (3,000 `not`s, 200
+    brackets) before anything walks it recursively."""
+    from lark import Tree
+    from cardc.limits import MAX_PARSE_DEPTH
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, Tree):
+            continue
+        if depth > MAX_PARSE_DEPTH:
+            pos = getattr(node.meta, "start_pos", 0) if not node.meta.empty else 0
+            raise DslError(offset + (pos or 0), f"this nests too deeply to check: over {MAX_PARSE_DEPTH} levels "
+                           "of the parser's tree (about 50 brackets, 200 `not`s or 60 blocks inside each other)",
+                           "split it into smaller parts with `let` or a function")
+        stack.extend((child, depth + 1) for child in node.children)
 
 
 def _line_end(source: str, pos: int) -> int:

@@ -21,39 +21,56 @@ class Interpreter:
         self.stack.append(Frame(code, 0, env))
 
     def run(self):
-        """Run ops until a player must decide or the game ends."""
+        """Run the frame on top of the stack until a player must decide or the
+        game ends.  Each block is one generated function (see blocks.py) that
+        runs as far as it can and returns when something else must run first."""
         stack = self.stack
         fr = None
         try:
             while self.pending is None and not self.terminal:
-                if not stack:
-                    self._flow_next()
-                    continue
-                fr = stack[-1]
-                code = fr.code
-                ops, mutates, end = code.ops, code.mutates, len(code.ops)
-                # run this frame's ops while it stays on top and nobody must decide
-                while fr.pc < end:
-                    pc = fr.pc
-                    if mutates[pc]:
-                        self.version += 1
-                    ops[pc](self, fr)
-                    if self.pending is not None or self.terminal or not stack or stack[-1] is not fr:
-                        break
+                if stack:
+                    fr = stack[-1]
+                    fr.code.run(self, fr)
+                elif self.stage == getattr(self, "hold_at", None):
+                    self.hold_at = None        # a checkpoint (scenarios): stop here, once
+                    return
                 else:
-                    stack.pop()
+                    fr = None
+                    self._flow_next()
         except EngineFault as exc:
             if not exc.where and fr is not None:
-                raise self._fault(exc.message, fr) from None
+                raise self._fault(exc.message, fr, exc.__traceback__) from None
             raise
         except (TypeError, KeyError, IndexError, ValueError, AttributeError, ZeroDivisionError) as exc:
             if fr is None:
                 raise
-            raise self._fault(f"{type(exc).__name__}: {exc}", fr) from exc
+            raise self._fault(f"{type(exc).__name__}: {exc}", fr, exc.__traceback__) from exc
 
-    def _fault(self, message, fr):
+    def _fault(self, message, fr, tb=None):
+        """A located EngineFault: the statement of `fr` that failed, read from
+        the traceback (the generated code knows which op each line came from)."""
+        pc = fr.pc
+        run = fr.code.run
+        target = getattr(run, "__code__", None)
+        while tb is not None:
+            if tb.tb_frame.f_code is target:
+                op = fr.code.op_at(tb.tb_lineno)
+                if op is not None:
+                    pc = op
+            tb = tb.tb_next
         resolving = [f.code.label for f in self.stack if f.code.card]
-        return EngineFault(message, f"{fr.code.where(fr.pc)} in {fr.code.label}", resolving)
+        return EngineFault(message, f"{fr.code.where(pc)} in {fr.code.label}", resolving)
+
+    def resolve_card(self, card, me):
+        """`resolve c`: run the card's effect, as `me`, with `this` the card."""
+        game = self.game
+        cid = game.card_field["id"][card]
+        code = game.codes.get(f"card:{cid}:effect")
+        if self.track is not None:
+            self.track["resolve"][cid] = self.track["resolve"].get(cid, 0) + 1
+        if code is None:
+            raise EngineFault(f"{game.card_name[card]} has no effect to resolve")
+        self.push(code, {"me": me, "this": card})
 
     def touch(self, part):
         """Note that one part of the state changed (see cardc.engine.deps)."""
@@ -61,11 +78,11 @@ class Interpreter:
 
     def touch_slot(self, slot):
         if slot >= 0:
-            decl = self.game.slot_decl(self, slot)
+            parts, active = self.game.slot_tables(self.n)
             pv = self.pv
-            part = "z:" + decl["id"]
+            part = parts[slot]
             pv[part] = pv.get(part, 0) + 1
-            if decl["active"]:             # one version for every zone whose cards are in force
+            if active[slot]:            # one version for every zone whose cards are in force
                 pv["active"] = pv.get("active", 0) + 1
 
     def _flow_next(self):
@@ -96,7 +113,7 @@ class Interpreter:
             self.stage = "after_turn"
             self.phase = None
             if self.log is not None:
-                self.log.append(f"== Turn {self.turn} (round {self.round}): "
+                self.log.append(f"== Turn {self.turn} ({g.level_text(self)}): "
                                 f"{self.player_name(self.turn_player)} ==")
             self._push_flow("flow:turn", self.turn_player)
             self._auto_trigger("turn_start")
@@ -104,8 +121,8 @@ class Interpreter:
             self.stage = "next_turn"
             self._auto_trigger("turn_end")
         elif stage == "next_turn":
-            self.turn_player = (self.turn_player + 1) % self.n
-            if self.turn_player == self.first_player:
+            self.turn_player, round_over = self._next_in_turn()
+            if round_over:
                 self.stage = "round_over"
                 self._push_flow("flow:round_end", self.first_player)
                 self._auto_trigger("round_end")
@@ -116,6 +133,29 @@ class Interpreter:
             self.stage = "round"
         elif stage == "ending":             # the game_end hooks have run
             self.end_game(self.ending)
+
+    def _next_in_turn(self):
+        """(who plays the next turn, whether a round is over).  By default the
+        next seat, a round being over when the turn comes back to (or passes)
+        the first player.  Content may change that through three counters the
+        compiler declares when rules use them: `p.out` (a player who is out is
+        skipped, without a turn), `game.direction` (-1: turns go backwards)
+        and `game.next_player` (that player plays next, once; the round still
+        ends where the turn order says, so another turn is not a new round)."""
+        g, n, first = self.g, self.n, self.first_player
+        chosen = g.get("next_player")
+        if chosen is not None:
+            g["next_player"] = None
+            self.touch("g:next_player")
+        step = -1 if g.get("direction", 1) < 0 else 1
+        out = self.pc.get("out")
+        p, over = self.turn_player, False
+        for _ in range(n):                  # at most once round the table
+            p = (p + step) % n
+            over = over or p == first
+            if out is None or not out[p]:
+                break
+        return (p if chosen is None else chosen), over
 
     def _push_flow(self, key, me):
         code = self.game.codes.get(key)
@@ -157,8 +197,9 @@ class Interpreter:
             self._auto_trigger("game_end")
             return
         self.terminal = True
-        if winners is None:
-            scores = self.scores()
+        if winners is None:           # the best score wins: the highest, or the lowest
+            sign = self.game.score_sign
+            scores = [sign * s for s in self.scores()]
             best = max(scores) if scores else 0
             winners = [p for p in range(self.n) if scores[p] == best]
         self.winners = sorted({w for w in winners if w is not None})

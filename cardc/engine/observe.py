@@ -3,9 +3,18 @@
 Agents get observations, never the state.  A zone shows card faces to a
 player when it is public, when it is theirs and owner-visible, or card by
 card when an effect revealed them; otherwise it shows only how many cards it
-holds.  Counters are public information in every shipped game.
+holds.  Game and player counters are shown unless the content declares
+them `visibility: owner` (a player sees only their own value) or `hidden`
+(nobody does until the game ends); a value the player may not see is
+`HIDDEN` in the observation.
 """
 from __future__ import annotations
+
+
+def hidden():
+    """A counter value the player may not see (a fresh mapping: JSON-safe,
+    never equal to a value content can hold)."""
+    return {"hidden": True}
 
 
 def card_view(st, c, p):
@@ -36,9 +45,17 @@ def observe(st, p) -> dict:
     return {
         "player": p, "players": st.n, "turn": st.turn, "round": st.round,
         "turn_player": st.turn_player, "phase": st.phase,
-        "game": dict(st.g),
-        "counters": {k: list(v) for k, v in st.pc.items()},
+        "levels": [list(lv) for lv in g.level_values(st)],
+        "game": {k: (v if st.terminal or _seen(g, "game", k) else hidden()) for k, v in st.g.items()},
+        "counters": {k: [x if st.terminal or _seen(g, "player", k, q == p) else hidden()
+                         for q, x in enumerate(v)] for k, v in st.pc.items()},
         "zones": zones,
         "decision": decision,
         "terminal": st.terminal, "winners": list(st.winners),
     }
+
+
+def _seen(game, scope, name, own=False) -> bool:
+    """May a player see this counter's value (`own`: it is their own)?"""
+    vis = game.counters[scope][name].get("visibility", "public")
+    return vis == "public" or (vis == "owner" and own)

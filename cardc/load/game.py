@@ -19,7 +19,7 @@ from pathlib import Path
 
 from cardc.diagnostics import CardcError, Diagnostics, Loc, did_you_mean, display_path
 from cardc.load.schema import load_schema, validate
-from cardc.load.yamlsrc import LocDict, decode_text, parse_yaml
+from cardc.load.yamlsrc import LocDict, decode_text, folded_surprises, parse_yaml
 from cardc.paths import GRAMMAR, Project, project_of
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema="
@@ -72,8 +72,9 @@ def load_game(folder: Path, diags: Diagnostics, project: Project | None = None) 
     game = reader.yaml_file("game.yaml", "game", required=True)
     rules = reader.yaml_file("rules.yaml", "rules")
     card_files = []
+    invalid_cards = []
     for rel in reader.card_paths():
-        data = reader.yaml_file(rel, "cards")
+        data = reader.yaml_file(rel, "cards", keep_invalid=invalid_cards)
         if data is not None:
             card_files.append((root / rel, data))
     layout_schema = "layout" if (GRAMMAR / "layout.schema.json").is_file() else None
@@ -87,7 +88,9 @@ def load_game(folder: Path, diags: Diagnostics, project: Project | None = None) 
                 f"game id `{game['id']}` differs from its folder name `{root.resolve().name}`",
                 "name the folder after the id: cardc finds games by folder",
             )
-        for _, data in card_files:
+        # a card file that broke its schema is still checked for misspelt keys,
+        # so one mistake does not hide the others of the same file
+        for data in [d for _, d in card_files] + invalid_cards:
             _check_card_keys(data, game.get("card_fields") or {}, diags)
 
     if len(diags.errors) > errors_before or game is None:
@@ -161,8 +164,10 @@ class _FolderReader:
             self.diags.extend(exc.diagnostics)
             return None
 
-    def yaml_file(self, rel: str, schema: str | None, required: bool = False) -> LocDict | None:
-        """Parse and schema-check one YAML file; None if it had any error."""
+    def yaml_file(self, rel: str, schema: str | None, required: bool = False,
+                  keep_invalid: list | None = None) -> LocDict | None:
+        """Parse and schema-check one YAML file; None if it had any error
+        (a file that parsed but broke its schema goes to `keep_invalid`)."""
         data = self.read(rel, required)
         if data is None:
             return None
@@ -173,10 +178,14 @@ class _FolderReader:
         except CardcError as exc:
             self.diags.extend(exc.diagnostics)
             return None
+        for loc, message, hint in folded_surprises(value):
+            self.diags.warning(loc, message, hint)
         if schema is None:
             return value if isinstance(value, LocDict) else None
         self.check_schema_comment(rel, text, schema)
         if not validate(value, schema, self.diags, file):
+            if keep_invalid is not None and isinstance(value, LocDict):
+                keep_invalid.append(value)
             return None
         return value
 
@@ -257,6 +266,8 @@ def _check_card_keys(data: LocDict, card_fields: dict, diags: Diagnostics) -> No
     fixed_defaults = list(card_schema["defaults"]["properties"])
     fields = list(card_fields)
     defaults = data.get("defaults") or LocDict()
+    if not isinstance(defaults, LocDict) or not isinstance(data.get("cards"), list):
+        return                      # the schema has said what is wrong with its shape
 
     def check(entry: LocDict, allowed: list[str], noun: str) -> None:
         for key in entry:
@@ -269,6 +280,8 @@ def _check_card_keys(data: LocDict, card_fields: dict, diags: Diagnostics) -> No
 
     check(defaults, fixed_defaults, "the card defaults")
     for card in data["cards"]:
+        if not isinstance(card, LocDict):
+            continue
         check(card, fixed, "a card")
         if "kind" not in card and "kind" not in defaults:
             diags.error(

@@ -502,6 +502,22 @@ class _Builder:
 # parser gave up on it)
 _PLAIN = [
     (
+        "expected ',' or '}'",
+        "this `{…}` mapping cannot be read past here",
+        "inside `{…}` and `[…]`, quote a key or value that contains `#`, `[`, `]`, `{`, `}`, `,` or `: ` "
+        "(an unquoted `#` starts a comment that cuts the line), e.g. {\"P1.column[red]\": 2}; "
+        "or write the mapping one key per line",
+        False,
+    ),
+    (
+        "expected ',' or ']'",
+        "this `[…]` list cannot be read past here",
+        "inside `{…}` and `[…]`, quote an item that contains `#`, `[`, `]`, `{`, `}`, `,` or `: ` "
+        "(an unquoted `#` starts a comment that cuts the line), e.g. [\"token[P2]\"]; "
+        "or write the list one `- item` per line",
+        False,
+    ),
+    (
         "mapping values are not allowed",
         "unexpected `:`",
         "text that contains `: ` must be put in quotes",
@@ -594,3 +610,34 @@ def _syntax_error(exc: yaml.MarkedYAMLError, source: _Source) -> Diagnostic:
     if plain is None:
         return Diagnostic(loc, "error", f"invalid YAML: {problem}", exc.context)
     return Diagnostic(loc, "error", f"invalid YAML: {plain} ({problem})", hint)
+
+
+def folded_surprises(value: Any):
+    """(Loc, message, hint) for each line of a `>` block that is indented
+    more than the block's first line: YAML then keeps the line breaks around
+    it instead of folding it into the paragraph, which a designer rarely means."""
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from folded_surprises(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from folded_surprises(v)
+    elif isinstance(value, LocStr) and value.style == ">" and getattr(value, "_source", None):
+        src = value._source
+        first_line, _ = src.position(value._start)
+        last_line, _ = src.position(max(value._start, value._end - 1))
+        base = None
+        for n in range(first_line + 1, last_line + 1):
+            line = src.lines[n - 1] if n <= len(src.lines) else ""
+            if not line.strip():
+                continue
+            indent = len(line) - len(line.lstrip(" "))
+            if base is None:
+                base = indent
+            elif indent > base:
+                yield (Loc(src.file, n, indent + 1),
+                       "this line is indented more than the first line of its `>` block, so YAML "
+                       "keeps it on a line of its own (with line breaks around it) instead of "
+                       "folding it into the paragraph",
+                       "indent it like the lines above; or use `|` if every line break is meant")
+                return

@@ -96,7 +96,11 @@ MUTED = "#6b6b6b"
 DEFAULT_ACCENT = "#2f3e4e"
 MARGIN = 20 * mm
 PAGEBREAK = "<!-- pagebreak -->"
+GALLERY_TILES = 12  # tiles shown in the card gallery
+SETUP_PICTURE = "<!-- setup picture -->"  # the zones after setup, drawn from the engine (setup_picture.py)
 HEADING_ROOM = 90  # points a heading needs below it on the page, else it starts the next one
+# the rulebook of a game without rulebook.md.j2 (and the one `cardc new` starts with)
+DEFAULT_TEMPLATE = Path(__file__).with_name("default_rulebook.md.j2")
 
 
 class RulebookError(RenderError):
@@ -281,7 +285,23 @@ def _context(bundle: Mapping[str, Any]) -> dict[str, Any]:
         game, state = engine[0]
         return game.functions[fn_name](state, dict(zip(params, args)))
 
+    def printed_components() -> list[Mapping[str, Any]]:
+        """What `cardc print` makes: name, quantity, what it is, file."""
+        from .layout import load_layout
+        from .pipeline import component_list
+        return [vars(c) for c in component_list(bundle, load_layout(bundle))]
+
+    def also_need() -> list[str]:
+        """What players need that is not printed (the layout's `also_need`)."""
+        return [str(x) for x in (bundle.get("layout") or {}).get("also_need") or []]
+
+    def example_turn(turn: int = 3, seed: int = 1, players: int | None = None) -> list[str]:
+        """One turn of a recorded game (bots, fixed seed), as its log lines."""
+        from .setup_picture import example_turn as record
+        return record(bundle, int(turn), int(seed), players)
+
     return {**bundle, "bundle": bundle, "cards_of_kind": cards_of_kind, "card": card, "copies": copies,
+            "printed_components": printed_components, "also_need": also_need, "example_turn": example_turn,
             "quantity": quantity, "total": total, "total_in": total_in, "kind_label": kind_label,
             "kind_quantity": kind_quantity, "glossary": glossary, "reactions_to": reactions_to, "rule": rule}
 
@@ -310,9 +330,9 @@ def render_markdown(bundle: Mapping[str, Any]) -> str:
     """The rulebook template rendered over the bundle: the rulebook's Markdown."""
     name = template_name(bundle)
     source = bundle.get("rulebook")
-    if not source:
-        raise RulebookError("no rulebook template: write one here (a jinja2 template over the bundle, "
-                            "see cardc/render/rulebook.py)", name)
+    if not source:     # no template of the game's own: the one made of its content
+        name = str(DEFAULT_TEMPLATE)
+        source = DEFAULT_TEMPLATE.read_text(encoding="utf-8")
     context = _context(bundle)
     try:    # the template's file name goes into its frames: that is how an error finds its line
         text = sandbox.render_text(_environment(), source, context, name)
@@ -549,6 +569,10 @@ class _Converter:
             content = node.content.strip()
             if content == PAGEBREAK:
                 return [PageBreak()]
+            if content == SETUP_PICTURE and getattr(self, "bundle", None) is not None:
+                from .setup_picture import SetupPicture, setup_piles
+                piles, players = setup_piles(self.bundle)
+                return [Spacer(1, 4), SetupPicture(piles, players, self.fonts, self.width), Spacer(1, 6)]
             if content.startswith("<!--") and content.endswith("-->"):
                 return []
             raise self.error(f"raw HTML {content[:40]!r} is not supported in a rulebook (only {PAGEBREAK})", line)
@@ -759,7 +783,10 @@ def _gallery(bundle: Mapping[str, Any], fonts: Fonts, styles: Styles, width: flo
         scale = min(1.0, target / (deck.width * mm))
         cols = max(1, int((width + gap) // (deck.width * mm * scale + gap)))
         cells = []
-        for card, face in entries:
+        shown = entries
+        if deck.style == "tile" and len(entries) > GALLERY_TILES:  # 108 board tiles differ only by their space
+            shown = entries[:GALLERY_TILES]
+        for card, face in shown:
             n = counts.get(card["id"], int(card.get("count", 1)))
             caption = f"×{card['count']} per player" if card.get("per_player") else f"×{n}"
             cells.append(CardFace(prepare(face, layout, fonts, params), fonts, scale, caption))
@@ -773,6 +800,9 @@ def _gallery(bundle: Mapping[str, Any], fonts: Fonts, styles: Styles, width: flo
         row_height = deck.height * mm * scale + CardFace.CAPTION + gap
         out += [CondPageBreak(row_height + HEADING_ROOM),  # the deck's heading never sits alone
                 Heading(escape(title), styles.h3, 1, title, f"h{key}-{index}"), table]
+        if len(shown) < len(entries):
+            out.append(Paragraph(f"The first {len(shown)} of {len(entries)}: the others differ only in the "
+                                 f"space printed on them.", styles.body))
     return out
 
 
@@ -803,8 +833,11 @@ def _title_page(blocks: list[SyntaxTreeNode], conv: _Converter, bundle: Mapping[
     if players:
         count = f"{players.get('min')}–{players.get('max')}" if players.get("min") != players.get("max") \
             else str(players.get("min"))
-        flow += [Spacer(1, 10), Paragraph(f"{count} players", ParagraphStyle("players", parent=styles.tagline,
-                                                                             fontName=conv.fonts.name("bold")))]
+        box = (bundle.get("layout") or {}).get("box") or {}
+        facts = [f"{count} players"] + [str(box[k]) if k == "time" else f"ages {box[k]}"
+                                        for k in ("time", "age") if box.get(k)]
+        flow += [Spacer(1, 10), Paragraph(escape(" · ".join(facts)),
+                                          ParagraphStyle("players", parent=styles.tagline, fontName=conv.fonts.name("bold")))]
     stamp = f"Rulebook · generated by cardc from bundle {str(bundle.get('source_hash', ''))[:12]}"
     flow += [Spacer(1, page_height * 0.2), Paragraph(escape(stamp), styles.small)]
     return [KeepTogether(flow)], rest
@@ -822,6 +855,7 @@ def render_pdf(bundle: Mapping[str, Any], markdown: str | None = None, paper: st
     page = (PAPERS[paper][0] * mm, PAPERS[paper][1] * mm)
     width = page[0] - 2 * MARGIN
     conv = _Converter(fonts, styles, width, template_name(bundle))
+    conv.bundle = bundle  # for the setup picture
     tree = SyntaxTreeNode(_markdown().parse(markdown))
     title_flow, rest = _title_page(list(tree.children), conv, bundle, styles, page[1] - 2 * MARGIN)
     toc = TableOfContents(levelStyles=list(styles.toc), dotsMinLevel=0)

@@ -15,7 +15,7 @@ anything; starting a game, moving, undoing and simulating are POSTs.
     /play/{id}                your seat's view; POST /act, /undo; GET /replay.json
     /g/{game}/simulate        start a simulation (POST)  -> /sim/{id}
     /sim/{id}                 progress, then the report; /sim/{id}/report.html
-    /events                   server-sent events: the build version, for live reload
+    /events                   server-sent events: the build version and what is being rebuilt
 """
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 import jinja2
+# imported before the server starts: it hooks uvicorn's exit so open event
+# streams end at once on Ctrl-C
+from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -35,15 +38,18 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from cardc.engine import Game
+from cardc.agents import AGENTS, parse_agent
+from cardc.engine import EngineError, Game
 from cardc.serve.guard import Guard
 from cardc.serve.play import Table
 from cardc.serve.simulate import Simulation
+from cardc.serve.views import card_details, gallery_groups, rulebook_html
 from cardc.serve.workbench import Workbench
 
 HERE = Path(__file__).parent
 MAX_FORM = 64 * 1024
 KEEP = 50          # games and simulations kept in memory at most
+BOTS = [name for name in AGENTS if name != "human"]
 
 
 def _templates() -> jinja2.Environment:
@@ -109,13 +115,11 @@ class Pages:
     # ------------------------------------------------------------ cards
     async def gallery(self, request: Request):
         view = self.view(request)
-        from cardc.serve.views import gallery_groups
         groups = gallery_groups(view) if view.bundle else []
         return self.page("gallery.html", request, view, groups=groups)
 
     async def card(self, request: Request):
         view = self.view(request)
-        from cardc.serve.views import card_details
         details = card_details(self.bench, view, request.path_params["card"])
         if details is None:
             raise HTTPException(404, "no such card in the last good build")
@@ -133,14 +137,13 @@ class Pages:
 
     async def rulebook(self, request: Request):
         view = self.view(request)
-        from cardc.serve.views import rulebook_html
         html, error = rulebook_html(view.bundle) if view.bundle else ("", None)
         return self.page("rulebook.html", request, view, rulebook=html, error=error)
 
     # ------------------------------------------------------------ play
     async def play_form(self, request: Request):
         view = self.view(request)
-        return self.page("play_new.html", request, view, error=None)
+        return self.page("play_new.html", request, view, error=None, bots=BOTS)
 
     async def play_start(self, request: Request):
         view = self.view(request)
@@ -150,12 +153,15 @@ class Pages:
         try:
             players = int(form.get("players", ""))
             seed = int(form.get("seed", "0") or 0)
-            agents = [form.get(f"seat{i}", "random") for i in range(players)]
-            if any(a not in ("human", "random", "greedy") for a in agents):
-                raise ValueError("agents are human, random or greedy")
+            low, high = view.bundle["players"]["min"], view.bundle["players"]["max"]
+            if not low <= players <= high:
+                raise ValueError(f"{view.title} is for {low} to {high} players")
+            agents = [form.get(f"seat{i}", "random").strip() for i in range(players)]
+            for agent in agents:
+                parse_agent(agent)          # a ValueError names the agents there are
             table = await asyncio.to_thread(Table, self.engine(view.bundle), players, seed, agents)
-        except ValueError as exc:
-            return self.page("play_new.html", request, view, error=str(exc), status=400)
+        except (ValueError, EngineError) as exc:
+            return self.page("play_new.html", request, view, error=str(exc), status=400, bots=BOTS)
         key = self.tables.add((view.name, table))
         return RedirectResponse(f"/play/{key}", status_code=303)
 
@@ -168,29 +174,30 @@ class Pages:
     async def play_view(self, request: Request):
         name, table = self.table(request)
         view = self.bench.games[name]
-        return self.page("play.html", request, view, table=table, t=table.view(),
+        seen = await asyncio.to_thread(table.view)
+        return self.page("play.html", request, view, table=table, t=seen,
                          key=request.path_params["table"])
 
     async def play_act(self, request: Request):
         name, table = self.table(request)
         form = await self.form(request)
         key = request.path_params["table"]
-        # a form sent twice (or from an old page) names a position that has passed
-        if form.get("at") == str(len(table.actions)):
-            try:
-                await asyncio.to_thread(table.act, int(form.get("action", "-1")))
-            except ValueError as exc:
-                table.note = str(exc)
+        try:
+            # a form sent twice (or from an old page) names a position that has passed
+            await asyncio.to_thread(table.act, int(form.get("action", "-1")), int(form.get("at", "-1")))
+        except (ValueError, EngineError) as exc:       # an engine fault names card, effect and line
+            table.note = str(exc)
         return RedirectResponse(f"/play/{key}", status_code=303)
 
     async def play_undo(self, request: Request):
         name, table = self.table(request)
-        table.undo()
+        await asyncio.to_thread(table.undo)
         return RedirectResponse(f"/play/{request.path_params['table']}", status_code=303)
 
     async def play_replay(self, request: Request):
         name, table = self.table(request)
-        data = json.dumps(table.replay(), indent=1) + "\n"
+        with table.lock:
+            data = json.dumps(table.replay(), indent=1) + "\n"
         filename = f"{table.game.id}-seed{table.seed}.json"
         return Response(data, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{filename}"'})
@@ -198,7 +205,7 @@ class Pages:
     # ------------------------------------------------------------ simulate
     async def sim_form(self, request: Request):
         view = self.view(request)
-        return self.page("simulate_new.html", request, view, error=None)
+        return self.page("simulate_new.html", request, view, error=None, bots=BOTS)
 
     async def sim_start(self, request: Request):
         view = self.view(request)
@@ -207,7 +214,7 @@ class Pages:
             games = int(form.get("games", "200"))
             seed = int(form.get("seed", "0") or 0)
         except ValueError:
-            return self.page("simulate_new.html", request, view, status=400,
+            return self.page("simulate_new.html", request, view, status=400, bots=BOTS,
                              error="games and seed are whole numbers")
         sets = [line.strip() for line in form.get("set", "").splitlines() if line.strip()]
         sim = Simulation(view.name, str(view.folder), games, form.get("players") or None,
@@ -243,14 +250,15 @@ class Pages:
 
     # ------------------------------------------------------------ live reload
     async def events(self, request: Request):
-        from sse_starlette import EventSourceResponse
         bench = self.bench
 
         async def stream():
-            seen = -1
+            seen = None
             while True:
                 seen = await bench.wait_change(seen)
-                yield {"event": "build", "data": str(seen)}
+                version, building = seen
+                yield {"event": "build", "data": json.dumps({"version": str(version),
+                                                             "building": list(building)})}
         return EventSourceResponse(stream(), ping=10)
 
     async def health(self, request: Request):
@@ -304,6 +312,7 @@ def make_app(bench: Workbench, loopback_only: bool = True, jobs: int = 1,
             yield
         finally:
             stop.set()
+            bench.pictures.stopping.set()
             for task in tasks:
                 task.cancel()
 

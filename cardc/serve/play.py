@@ -8,9 +8,11 @@ of `cardc play`, so a replay downloaded here is a `cardc replay` file.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from cardc.agents import make_agent
+from cardc.agents.view import SeatView
 from cardc.play import Logger, replay_record, seen_cards, undo_refusal
 from cardc.render_text import board_cells, value_text
 
@@ -42,11 +44,20 @@ class Table:
         self.actions: list[int] = []
         self.points: list[UndoPoint] = []
         self.note = ""
+        # one request at a time: a double click must not apply two moves at once
+        self.lock = threading.Lock()
         self._advance()
 
     # ------------------------------------------------------------ moves
-    def act(self, action: int) -> None:
-        """The person takes action number `action` of their decision."""
+    def act(self, action: int, at: int | None = None) -> None:
+        """The person takes action number `action` of their decision; `at`,
+        the number of moves the page saw, refuses a form sent twice."""
+        with self.lock:
+            if at is not None and at != len(self.actions):
+                return
+            self._act(action)
+
+    def _act(self, action: int) -> None:
         st = self.st
         if st.is_terminal() or st.current_player() != self.seat:
             raise ValueError("it is not your decision")
@@ -62,6 +73,10 @@ class Table:
     def undo(self) -> None:
         """Back to the person's previous decision, if nothing they could not
         know then has happened since."""
+        with self.lock:
+            self._undo()
+
+    def _undo(self) -> None:
         if not self.points:
             self.note = "nothing to undo"
             return
@@ -93,7 +108,7 @@ class Table:
             if st.is_terminal() or st.current_player() == self.seat:
                 break
             seat = st.current_player()
-            self._take(self.bots[seat].act(st, seat))
+            self._take(self.bots[seat].act(SeatView(st, seat)))
         if st.is_terminal():
             self.logger.end()
 
@@ -107,21 +122,31 @@ class Table:
         return f"  {st.player_name(d.player)} · {d.prompt or d.kind} → {label}"
 
     def _names_hidden_card(self, d, label, action) -> bool:
-        value = d.values[action]
-        found = list(value[1].values()) if d.kind == "menu" and isinstance(value, list) else [value]
+        """Whether the chosen value holds a card the person cannot see whose
+        name the label prints (a menu option's value carries its bindings)."""
         g = self.st.game
-        for v in found:
-            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(g.instances) \
-                    and g.card_name[v] in label and not self.st.visible(v, self.seat):
+        for v in _ints(d.values[action]):
+            if 0 <= v < len(g.instances) and g.card_name[v] in label \
+                    and not self.st.visible(v, self.seat):
                 return True
         return False
 
     # ------------------------------------------------------------ what the page shows
     def view(self) -> dict:
         """Everything the page shows: the seat's observation and the log."""
+        with self.lock:
+            return self._view()
+
+    def _view(self) -> dict:
         st, g = self.st, self.game
         obs = st.observation(self.seat)
-        mine = obs["decision"]
+        mine = None
+        if not st.is_terminal() and st.current_player() == self.seat:
+            # the seat's decision through the agents' own window on the game
+            seat = SeatView(st, self.seat)
+            mine = {"prompt": seat.prompt, "kind": st.pending.kind,
+                    "actions": [seat.action_to_string(a) for a in seat.legal_actions()],
+                    "unavailable": [list(x) for x in seat.why_not()]}
         board = None
         if g.grid_cells:
             cells = board_cells(obs, g, st)
@@ -147,3 +172,16 @@ class Table:
 
     def replay(self) -> dict:
         return replay_record(self.game, self.players, self.seed, self.actions, self.agents)
+
+
+def _ints(value, depth: int = 4) -> list[int]:
+    """Every whole number inside a decision's value (lists and dicts, a few levels deep)."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int):
+        return [value]
+    if depth and isinstance(value, (list, tuple)):
+        return [i for v in value for i in _ints(v, depth - 1)]
+    if depth and isinstance(value, dict):
+        return [i for v in value.values() for i in _ints(v, depth - 1)]
+    return []

@@ -31,6 +31,7 @@ class CardItem:
     copies: int
     text: str
     picture: str
+    size: tuple[int, int] = (630, 880)      # the picture's proportions (the deck's mm x 10)
 
 
 @dataclass
@@ -70,7 +71,8 @@ def gallery_groups(view) -> list[Group]:
         groups[key].cards.append(CardItem(
             card["id"], card["name"], card["kind"], groups[key].kind, text, copies,
             card.get("text") or "",
-            f"/g/{view.name}/pic/{card['id']}.png?v={picture.key}" if picture else ""))
+            f"/g/{view.name}/pic/{card['id']}.png?v={picture.key}" if picture else "",
+            (round(deck.width * 10), round(deck.height * 10))))
     return [groups[k] for k in sorted(groups, key=lambda k: (deck_rank[k[0]], order.get(k[1], 99), k[1]))]
 
 

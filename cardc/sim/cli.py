@@ -96,6 +96,8 @@ def _common(s) -> None:
 def cmd_simulate(args) -> int:
     report = simulate_report(args)
     _finish(args, report, rep.print_report, rep.render_html)
+    if report.get("holes_failed"):
+        print(f"cardc: warning: {report['holes_failed']}", file=sys.stderr)
     faulted = report["endings"].get("fault", {}).get("games", 0)
     if faulted:      # an engine fault is a bug in the rules: a script must not miss it
         holes = Path(args.holes) if args.holes else generated_dir(args.game) / "holes" / report["game"]
@@ -114,7 +116,10 @@ def simulate_report(args, progress=None) -> dict:
     plan = make_plan(args, bundle)
     with _Runner(args, [bundle], [overrides], plan, args.games, progress) as runner:
         totals = runner.run(0, args.games)
-    return runner.summary(0, totals)
+    report = runner.summary(0, totals)
+    if runner.holes.failed:         # a read-only or full disk: the report says so, and is still written
+        report["holes_failed"] = f"{runner.holes.failed} ({runner.holes.skipped} not saved)"
+    return report
 
 
 # ---------------------------------------------------------------- sweep
@@ -319,8 +324,12 @@ class _Runner:
         from cardc.engine import Game
         if k not in self.games:
             self.games[k] = Game(self.bundles[k])
-            self.bundle_files[k] = (write_bundle(self.holes.folder, self.bundles[k])
-                                    if self.variants[k] else self.source)
+            try:
+                self.bundle_files[k] = (write_bundle(self.holes.folder, self.bundles[k])
+                                        if self.variants[k] else self.source)
+            except OSError as exc:
+                self.holes.failed = f"cannot save rule holes in {self.holes.folder}: {exc.strerror or exc}"
+                self.bundle_files[k] = None
         self.holes.save(self.games[k], rec, self.variants[k], self.bundle_files[k])
 
     def summary(self, k, totals) -> dict:

@@ -78,6 +78,7 @@ class GameRecord:
     choices: int = 0                    # decisions with more than one legal action
     minutes: float = 0.0                # estimated from `timing`
     scores: list | None = None          # final `score` per seat (None if the game faulted)
+    score_sign: int = 1                 # -1 when the lowest score wins
     places: list | None = None          # finishing place per seat, 1 = best, ties share
     starts: list | None = None          # each seat's starting choice (--start-zone)
     samples: list = field(default_factory=list)     # (turns completed, scores) at turn changes
@@ -133,7 +134,7 @@ def _starts(game: Game, st, zone: str) -> list[str]:
 def _faulting_action(st) -> int | None:
     """The action whose look-ahead raised inside an agent, so that the saved
     replay ends by applying it and reproduces the fault."""
-    for a in range(len(st.pending.labels)):
+    for a in range(len(st.pending.values)):
         try:
             st.clone().apply(a)
         except Exception:      # the engine's own failure, whatever its type
@@ -146,6 +147,7 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
     the engine raises (a fault in the rules) ends the game as a `fault`."""
     n, seats = plan.seating(index)
     rec = GameRecord(index, derive_seed(plan.seed, index), n, seats)
+    rec.score_sign = game.score_sign
     agents = [make_agent(name, derive_seed(plan.seed, index, seat)) for seat, name in enumerate(seats)]
     st, decider = None, [None]
     try:
@@ -205,7 +207,8 @@ class _ScoreWatch:
         scores = st.scores()
         rec.samples.append((st.turn if st.terminal else self.turn, scores))
         self.turn = st.turn
-        top = [p for p, s in enumerate(scores) if s == max(scores)]
+        best = max(s * rec.score_sign for s in scores)
+        top = [p for p, s in enumerate(scores) if s * rec.score_sign == best]
         if len(top) == 1:
             rec.lead_changes += self.leader is not None and top[0] != self.leader
             self.leader = top[0]
@@ -223,14 +226,15 @@ def _finish(game: Game, plan: Plan, st, rec: GameRecord) -> None:
     if rec.ending == "fault":
         return
     rec.winners = list(st.winners)
-    rec.places = _places(rec.scores, rec.winners)
+    rec.places = _places([s * game.score_sign for s in rec.scores], rec.winners)
     if rec.ending != "stalled":
         rec.ending = ("capped" if st.capped else "winner" if len(st.winners) == 1
                       else "shared" if st.winners else "no_winner")
 
 
 def _places(scores: list, winners: list) -> list[int]:
-    """Finishing place of each seat: winners first, then by score; ties share
+    """Finishing place of each seat: winners first, then by score (scores
+    given best-highest: a lowest-wins game passes them negated); ties share
     a place and the next place is skipped (1, 2, 2, 4)."""
     key = [(p in winners, s) for p, s in enumerate(scores)]
     return [1 + sum(k > mine for k in key) for mine in key]
@@ -368,7 +372,10 @@ class _Cluster:
             raise UsageError("--cluster needs Dask: pip install 'dask[distributed]' "
                              "(or cardc's `cluster` extra)") from None
         self.own = not isinstance(address, Client)
-        self.client = Client(address) if self.own else address
+        if self.own:
+            self.client = _connect(Client, address)
+        else:
+            self.client = address
         self.workers = max(1, sum(self.client.nthreads().values()))
         self.window = 4 * self.workers
 
@@ -381,6 +388,18 @@ class _Cluster:
     def close(self):
         if self.own:
             self.client.close()
+
+
+def _connect(Client, address, timeout: float = 5.0):
+    """A client of the scheduler at `address`, or one clear line (UsageError)
+    after `timeout` seconds when nothing answers there."""
+    from cardc.project import UsageError
+    try:
+        return Client(address, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UsageError(f"--cluster {address}: no Dask scheduler answers there ({reason[:120]}); "
+                         "start one with `dask scheduler`, or leave out --cluster") from None
 
 
 def executor(jobs: int = 1, cluster=None):
@@ -445,10 +464,11 @@ class HoleWriter:
     limit: int = 100
     saved: list = field(default_factory=list)
     skipped: int = 0
+    failed: str | None = None     # why holes could not be saved, once it happened
 
     def save(self, game: Game, rec: GameRecord, overrides: dict | None = None,
              bundle_file: str | None = None) -> None:
-        if len(self.saved) >= self.limit:
+        if len(self.saved) >= self.limit or self.failed:
             self.skipped += 1
             return
         from cardc.play import replay_record, save_json
@@ -460,7 +480,12 @@ class HoleWriter:
         tag = "-".join(f"{k}={v}" for k, v in sorted((overrides or {}).items()))
         name = f"{rec.ending}-game{rec.index}-seed{rec.seed}{'-' + _safe(tag) if tag else ''}.json"
         path = self.folder / name
-        save_json(path, record)
+        try:
+            save_json(path, record)
+        except OSError as exc:     # a read-only or full disk: the report still gets written
+            self.failed = f"cannot save rule holes in {self.folder}: {exc.strerror or exc}"
+            self.skipped += 1
+            return
         command = f"cardc replay {path}" + (f" --bundle {bundle_file}" if bundle_file else "")
         self.saved.append({"file": str(path), "index": rec.index, "seed": rec.seed,
                            "players": rec.players, "agents": list(rec.agents),

@@ -374,7 +374,7 @@ class CountStats:
         for turn, scores in rec.samples:
             row = self.by_turn.setdefault(turn, [0, 0, 0, 0])
             row[0] += 1
-            row[1] += max(scores)
+            row[1] += max(scores) if rec.score_sign > 0 else min(scores)     # the leader's
             row[2] += sum(scores)
             row[3] += len(scores)
 

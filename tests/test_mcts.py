@@ -1,0 +1,96 @@
+"""The mcts agent: plays any bundle, reproducible for a seed on one core,
+several or a Dask cluster, and every simulate report works with it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cardc.agents import make_agent, parse_agent
+from cardc.agents.mcts import MCTSAgent
+from cardc.agents.view import SeatView
+from cardc.cli import main
+from cardc.engine import Game
+from cardc.project import build_folder
+from conftest import MINI
+
+ARGS = ["--games", "8", "--players", "2", "--agents", "mcts:12:4,greedy", "--seed", "2",
+        "--start-zone", "bank"]
+
+
+def simulate(tmp_path, *extra, name="r.json"):
+    out = tmp_path / name
+    assert main(["simulate", str(MINI), "--quiet", "--json", str(out),
+                 "--holes", str(tmp_path / "holes"), *ARGS, *extra]) == 0
+    return json.loads(out.read_text())
+
+
+def deterministic(report):
+    return {k: v for k, v in report.items() if k != "run"}
+
+
+def test_mcts_settings_come_from_its_name():
+    agent = make_agent("mcts:30:5", 1)
+    assert isinstance(agent, MCTSAgent) and (agent.iterations, agent.depth) == (30, 5)
+    assert agent.name == "mcts:30:5"
+    for bad in ("mcts:x", "mcts:1:2:3", "greedy:4", "mcts:0"):
+        with pytest.raises(ValueError):
+            parse_agent(bad)
+
+
+def test_mcts_is_reproducible_and_every_report_works_with_it(tmp_path):
+    one = simulate(tmp_path, "--jobs", "1", name="one.json")
+    two = simulate(tmp_path, "--jobs", "2", name="two.json")
+    assert deterministic(one) == deterministic(two)
+    assert set(one["agents"]["all"]) == {"mcts:12:4", "greedy"}
+    assert one["agents"]["all"]["mcts:12:4"]["trials"] == 8
+    assert set(one["run"]["seconds_per_decision"]) == {"mcts:12:4", "greedy"}
+    assert one["starts"]["all"] and one["cards"] and one["length"]["2"]["games"] == 8
+
+
+def test_mcts_on_a_dask_cluster_equals_local(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    local = simulate(tmp_path, "--jobs", "1", name="local.json")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        remote = simulate(tmp_path, "--cluster", cluster.scheduler_address,
+                          name="dask.json")
+    assert deterministic(local) == deterministic(remote)
+
+
+def test_terminal_report_shows_seconds_per_decision(tmp_path, capsys):
+    assert main(["simulate", str(MINI), "--games", "4", "--agents", "mcts:8,random", "--jobs", "1",
+                 "--holes", str(tmp_path / "holes")]) == 0
+    out = capsys.readouterr().out
+    assert "seconds per decision" in out and "mcts:8" in out
+
+
+def winning_positions(game, count):
+    """Decisions (found by random play) where some action wins at once."""
+    import random
+    rnd, found = random.Random(0), []
+    for seed in range(200):
+        st = game.new_state(2, seed=seed)
+        while not st.terminal and len(found) < count:
+            n, me = len(st.pending.values), st.pending.player
+            wins = []
+            for a in range(n):
+                after = st.clone()
+                after.apply(a)
+                if after.terminal and after.winners == [me]:
+                    wins.append(a)
+            if wins and len(wins) < n:
+                found.append((st.clone(), wins))
+            st.apply(rnd.randrange(n))
+        if len(found) >= count:
+            return found
+    return found
+
+
+def test_mcts_takes_an_immediate_win():
+    """At 12 points a player wins at the end of their turn: mcts takes the win."""
+    game = Game(build_folder(MINI).bundle)
+    positions = winning_positions(game, 8)
+    assert len(positions) == 8
+    for i, (st, wins) in enumerate(positions):
+        assert make_agent("mcts:40", i).act(SeatView(st, st.pending.player)) in wins
