@@ -102,8 +102,11 @@ class Asking:
         def make_unavailable(st):
             env = st.stack[-1].env
             return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in unavailable]
-        self.pending = Decision("menu", who, prompt, None, values, None,
-                                make_unavailable if unavailable else [], make_labels, self, make_one)
+        d = self.pending = Decision("menu", who, prompt, None, values, None,
+                                    make_unavailable if unavailable else [], make_labels, self,
+                                    make_one)
+        if items.eager_text:        # text that could fail is built now (see cardc/engine/total.py)
+            d.labels, d.unavailable
 
     def poll_window(self, fr, var, tag, players_fn, fields):
         """Ask each listed player in turn for one answer from their zone.
