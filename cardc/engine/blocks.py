@@ -105,6 +105,13 @@ class BlockGen:
         ops = spec["ops"]
         self.code, self.ops, self.where = code, ops, f"code[{code.name!r}].ops"
         self._check(ops)
+        # a jump the compiler wrote for a loop or a branch has no place of its
+        # own in the source: it stands where it goes (a loop's head)
+        code.src = [list(x) for x in code.src]
+        for i, o in enumerate(ops):
+            if o[0] == "jump" and i < len(code.src) and list(code.src[i]) == [0, 0] \
+                    and o[1] < len(code.src):
+                code.src[i] = list(code.src[o[1]])
         leaders = self._leaders(ops)
         fname = self.px.fresh("_blk")
         lines, line_op = [], []

@@ -77,6 +77,14 @@ def _index(xs, k):
     return xs[k]
 
 
+def _fold(values, ops):
+    """values[0] ops[0] values[1] ops[1] … from the left (a long `+ - *` chain)."""
+    out = values[0]
+    for op, v in zip(ops, values[1:]):
+        out = out + v if op == "+" else out - v if op == "-" else out * v
+    return out
+
+
 def _read(table, index):
     return None if index is None else table[index]
 
@@ -131,7 +139,8 @@ class PyGen:
         self.ids = itertools.count()
         self.ns = {"__builtins__": dict(SAFE_BUILTINS), "EngineFault": EngineFault,
                    "_div": _div, "_mod": _mod, "_index": _index, "_fmt": fmt,
-                   "_modified": game.modify, "_pzone": _pzone, "_game": game, "_read": _read}
+                   "_modified": game.modify, "_pzone": _pzone, "_game": game, "_read": _read,
+                   "_fold": _fold}
         self.names = {}             # python name of each bound object, by id
         self.sources = []           # (name, source) of every generated function, in order
         self._inlining = []         # functions being written in place (no endless recursion)
@@ -529,19 +538,18 @@ class PyGen:
             while isinstance(node, list) and node and node[0] == "bin" and node[1] in same:
                 chain.append((node[1], node[3]))
                 node = node[2]
-            parts = [self.expr(node, scope)]
-            for o, right in reversed(chain):
-                parts.append(f"{o} {self.expr(right, scope)}")
-            return self._flat(parts)
+            if len(chain) < CHAIN:
+                parts = [self.expr(node, scope)]
+                for o, right in reversed(chain):
+                    parts.append(f"{o} {self.expr(right, scope)}")
+                return "(" + " ".join(parts) + ")"
+            # a long chain: its operands as one flat tuple, folded left to right
+            # (Python's own `a + b + …` nests one level per operator)
+            values = [self.expr(node, scope)] + [self.expr(r, scope) for _, r in reversed(chain)]
+            ops = "".join(o for o, _ in reversed(chain))
+            return f"_fold(({', '.join(values)},), {ops!r})"
         a, b = self.expr(ir[2], scope), self.expr(ir[3], scope)
         return f"{'_div' if op == '/' else '_mod'}({a}, {b})"
-
-    def _flat(self, parts):
-        """`(p0 p1 p2 …)`, in pieces of at most CHAIN operands."""
-        out = parts[0]
-        for k in range(1, len(parts), CHAIN):
-            out = f"({out} {' '.join(parts[k:k + CHAIN])})"
-        return out
 
     def e_cmp(self, ir, scope):
         if ir[1] not in CMP_OPS:
