@@ -34,6 +34,7 @@ def cmd_check(args) -> int:
     for folder in game_folders(args.games):
         t0 = time.perf_counter()
         built = build_folder(folder)
+        _check_rulebook(built)
         bad = _print_diags(built, args.strict)
         errors, warnings = len(built.diags.errors), len(built.diags.warnings)
         status = "FAILED" if bad else "ok"
@@ -41,6 +42,19 @@ def cmd_check(args) -> int:
               f"{warnings} warning{'s' * (warnings != 1)}, {time.perf_counter() - t0:.2f}s)")
         failed |= bad
     return 1 if failed else 0
+
+
+def _check_rulebook(built) -> None:
+    """Render the game's own rulebook template (in the content sandbox) so that
+    `check` finds its mistakes, not `cardc rulebook`."""
+    if built.bundle is None or not built.bundle.get("rulebook"):
+        return
+    from cardc.diagnostics import Loc
+    from cardc.render.rulebook import RulebookError, render_markdown
+    try:
+        render_markdown(built.bundle)
+    except RulebookError as exc:
+        built.diags.error(Loc(exc.file or "rulebook.md.j2", exc.line or 1, 1), f"rulebook template: {exc.detail}")
 
 
 def cmd_build(args) -> int:

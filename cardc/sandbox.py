@@ -37,9 +37,9 @@ from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.visitor import NodeTransformer
 
-MAX_STEPS = 2_000_000       # a shipped rulebook takes ~30,000; a card text under 100
+MAX_STEPS = 1_000_000       # a shipped rulebook takes 1,600-3,200; a card text under 20
 MAX_STRING = 1_000_000      # characters in any one string a template builds
-MAX_OUTPUT = 4_000_000      # characters one render writes in total (a rulebook is ~60,000)
+MAX_OUTPUT = 4_000_000      # characters one render writes in total (a rulebook is ~20,000)
 MAX_RANGE = 100_000         # items of one range()
 MAX_INT_BITS = 4_096        # an integer a template computes (about 1,200 digits)
 MAX_CALL_DEPTH = 40         # nested macro calls
@@ -89,11 +89,11 @@ _BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("cardc_
 
 
 def _budget() -> _Budget:
-    budget = _BUDGET.get()
-    if budget is None:          # rendered outside render(): give it a budget of its own
-        budget = _Budget()
-        _BUDGET.set(budget)
-    return budget
+    """The budget of the render under way. Outside one (jinja folding a
+    constant such as `{{ 'a'|upper }}` while it compiles) a throwaway one:
+    folding does bounded work on constants, and a size check that fails
+    there only makes jinja leave the expression to run time."""
+    return _BUDGET.get() or _Budget()
 
 
 def _check_size(value: Any) -> Any:
@@ -136,7 +136,12 @@ def _range(*args):
     return r
 
 
-def _iterate(items):
+# The three filters the instrumented template calls take the context
+# (`pass_context`) for one reason: jinja never folds such a filter at compile
+# time, so the literal text inside a loop is counted on every pass.
+
+@jinja2.pass_context
+def _iterate(context, items):
     """Every loop of a template goes through here: one step per item."""
     budget = _budget()
     for item in items:
@@ -144,14 +149,16 @@ def _iterate(items):
         yield item
 
 
-def _output(value):
+@jinja2.pass_context
+def _output(context, value):
     """Every piece a template writes goes through here."""
     text = value if isinstance(value, str) else str(value)
     _budget().write(len(text))
     return value
 
 
-def _built(value):
+@jinja2.pass_context
+def _built(context, value):
     """The result of a `~` concatenation."""
     _budget().step()
     return _check_size(value)

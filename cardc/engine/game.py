@@ -51,6 +51,9 @@ class Game:
                             f"{MAX_CARDS:,} a game may have")
         # +1: the highest score wins; -1: the lowest (`score: {wins: lowest}`)
         self.score_sign = -1 if bundle.get("score_wins") == "lowest" else 1
+        # the named levels above a turn ([name, game counter or None for the
+        # pass round the table]); by default just the round
+        self.levels = [(lv["name"], lv["counter"]) for lv in bundle.get("levels") or []] or [("round", None)]
         self._zones(bundle)
         self._cards(bundle)
         self._grid(bundle.get("grid"))
@@ -361,6 +364,14 @@ class Game:
             if not check(st, {}):
                 out.append(f"{file}:{line}:{col}: invariant broken: {message}")
         return out
+
+    def level_values(self, st) -> list:
+        """[(name, value)] of the levels above a turn, outermost first."""
+        return [(name, st.round if counter is None else st.g.get(counter)) for name, counter in self.levels]
+
+    def level_text(self, st) -> str:
+        """`deal 3, round 11`: where in the game a turn is, as logs say it."""
+        return ", ".join(f"{name} {value}" for name, value in self.level_values(st))
 
     def new_state(self, players: int, seed: int = 0, log: bool = False):
         from cardc.engine.state import State

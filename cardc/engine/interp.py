@@ -124,7 +124,7 @@ class Interpreter:
             self.stage = "after_turn"
             self.phase = None
             if self.log is not None:
-                self.log.append(f"== Turn {self.turn} (round {self.round}): "
+                self.log.append(f"== Turn {self.turn} ({g.level_text(self)}): "
                                 f"{self.player_name(self.turn_player)} ==")
             self._push_flow("flow:turn", self.turn_player)
             self._auto_trigger("turn_start")

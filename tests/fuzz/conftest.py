@@ -10,12 +10,14 @@ run leaves no files behind.
 from __future__ import annotations
 
 import os
+import resource
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-EXAMPLES = 25
+EXAMPLES = 20
 DEEP_EXAMPLES = 300
+MAX_GROWTH_MB = 1024        # bounded memory: the largest template or bundle case stays far below
 
 settings.register_profile("cardc", database=None, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -25,13 +27,17 @@ settings.load_profile("cardc")
 
 @pytest.fixture(autouse=True, scope="module")
 def nothing_written_outside(tmp_path_factory):
-    """No case may write outside its temporary folder: the repository and the
-    working directory look the same afterwards."""
+    """No case may write outside its temporary folder (the repository and the
+    working directory look the same afterwards), and together they stay
+    within MAX_GROWTH_MB of memory."""
     from cardc.paths import GENERATED, REPO
 
     def snapshot():
         return ({p.name for p in REPO.iterdir()}, {p.name for p in GENERATED.iterdir()} if GENERATED.exists() else set(),
                 set(os.listdir(os.getcwd())))
     before = snapshot()
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     yield
     assert snapshot() == before
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
+    assert grown_mb < MAX_GROWTH_MB, f"the fuzz cases grew the process by {grown_mb:.0f} MB"

@@ -38,6 +38,8 @@ CASES = [
     ("lipsum", "{{ lipsum(100000000) }}", "'lipsum' is undefined"),
     ("set block output", "{% set b %}{% for i in range(100000) %}{{ 'x' * 100000 }}{% endfor %}{% endset %}",
      "the template writes over 4,000,000 characters"),
+    ("literal text in a long loop", "{% for i in range(100000) %}" + "y" * 100000 + "{% endfor %}",
+     "the template writes over 4,000,000 characters"),
     ("deep brackets", "{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}", "the template nests too deeply"),
     ("undefined", "line one\n{{ nope }}", "'nope' is undefined"),
     ("plain loop", "{% for i in range(3) %}{{ i }}{% endfor %} of {{ params.win_at }}", None),
@@ -106,7 +108,7 @@ decks:
      "access to attribute '__init__' of 'type' object is unsafe."),
     ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
      "layout.yaml:5:14 layout `corner` template (card `ruby`): the template does too much work (over "
-     "2,000,000 steps): a loop too long, or loops nested too deep"),
+     "1,000,000 steps): a loop too long, or loops nested too deep"),
     ("{{ value", "layout.yaml:5:14 layout `corner` template: unexpected end of template, expected 'end of print statement'."),
 ])
 def test_layout_templates_are_checked_at_build(built_error, corner, message):
@@ -124,6 +126,16 @@ def test_rulebook_template_syntax_is_checked_at_build(built_error):
     built, error = built_error({}, {"rulebook.md.j2": "# Mini\n\n{% include 'rulebook.md.j2' %}\n"})
     assert error == "rulebook.md.j2:3:1 rulebook template: `{% include %}` is not available in content " \
                     "templates: write the text here"
+
+
+def test_check_renders_the_rulebook_template(game_copy, capsys):
+    from cardc.cli import main
+    folder = game_copy()
+    (folder / "rulebook.md.j2").write_text("# Mini\n\nWin at {{ params.win_at }}.\n"
+                                           "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}\n")
+    assert main(["check", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert f"{folder}/rulebook.md.j2:4:1: error: rulebook template: macros call each other over 40 deep" in err
 
 
 def test_rulebook_render_is_budgeted(mini_bundle_with):
