@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cardc.engine.errors import BadBundle
-from cardc.engine.total import harmless
+from cardc.engine.total import harmless, risky_parts
 
 WHILE_LIMIT = 10_000
 
@@ -359,8 +359,11 @@ class BlockGen:
         text = self.px.text_of(o[1], {})
         if harmless(o[1], self.game, text=True):    # for people only: built when someone reads it
             return ["if st.log is not None:", f"    st.log.append({text})"], False
-        # it could fail: built always, so that simulation fails exactly where play does
-        return [f"_t = {text}", "if st.log is not None:", "    st.log.append(_t)"], False
+        # it could fail: without a log, the parts that could fail are still
+        # evaluated, so that simulation fails exactly where play does
+        parts = [self.px.text_of(x, {}) for x in risky_parts(o[1], self.game)]
+        return ["if st.log is not None:", f"    st.log.append({text})", "else:",
+                f"    ({', '.join(parts)},)"], False
 
     def _move(self, o, i):
         cards, zone, place, is_list = o[1], o[2], o[3], o[4]

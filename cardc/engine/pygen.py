@@ -25,7 +25,7 @@ import linecache
 
 from cardc.engine.builtins import IMPL, cards_at_slot
 from cardc.engine.errors import BadBundle, EngineFault
-from cardc.engine.total import harmless
+from cardc.engine.total import harmless, risky_parts
 
 # readable game attributes: `st.<name>` (player_count is `st.n`)
 GATTRS = {"turn", "round", "turn_player", "first_player", "player_count"}
@@ -188,11 +188,19 @@ class PyGen:
             self.text = saved
 
     def build_text(self, ir):
-        """f(st, env) for a text expression (see `text_of`)."""
+        """f(st, env) for a text expression (see `text_of`).  Its `risk`
+        attribute evaluates only the parts of it that could fail (None if
+        none can): what a bot's menu runs instead of building the text."""
         name = self.fresh("_t")
         with self.memo_of(None):
             text = self.text_of(ir, {})
-        return self.exec_source(name, f"def {name}(st, env):\n    return {text}\n")
+            parts = [self.text_of(x, {}) for x in risky_parts(ir, self.game)]
+        fn = self.exec_source(name, f"def {name}(st, env):\n    return {text}\n")
+        fn.risk = None
+        if parts:
+            risk = self.fresh("_risk")
+            fn.risk = self.exec_source(risk, f"def {risk}(st, env):\n    return ({', '.join(parts)},)\n")
+        return fn
 
     def compile_modifier(self, ir, args):
         """A card's modifier as f(st, value, this, me, *args): the declared

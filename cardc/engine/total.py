@@ -69,3 +69,22 @@ def harmless(ir, game, _stack=(), text=False) -> bool:
 def _never_none(ir) -> bool:
     """An index the engine always sets: the acting player, the card itself."""
     return isinstance(ir, list) and len(ir) == 2 and ir[0] == "var" and ir[1] in _ALWAYS_SET
+
+
+_EVERY_PART = {"str", "fmt", "list", "not", "neg", "pattr", "cards", "field", "pctr", "cctr", "pzone"}
+
+
+def risky_parts(ir, game, text=True) -> list:
+    """The smallest parts of `ir` that could fail, each evaluated exactly when
+    `ir` is (so evaluating just these fails exactly when `ir` would): a node
+    that evaluates all its parts is opened up; anything else is taken whole."""
+    if ir is None or harmless(ir, game, text=text):
+        return []
+    kind = ir[0] if isinstance(ir, list) and ir and isinstance(ir[0], str) else None
+    if kind == "str":
+        return [x for p in ir[1] if not isinstance(p, str) for x in risky_parts(p[1], game, text)]
+    if kind in ("fmt", "not", "neg", "cards"):
+        return risky_parts(ir[1], game, text)
+    if kind == "list":
+        return [x for v in ir[1] for x in risky_parts(v, game, text)]
+    return [ir]
