@@ -223,6 +223,10 @@ def test_pages_escape_content_and_serve_nothing_outside_the_project(game_copy):
                 # the only script is the static one
                 assert page.text.count("<script") == 1
                 assert '<script src="/static/serve.js" defer></script>' in page.text
+            for path in ("/", "/g/mini/card/thief", "/g/mini/rulebook", "/g/mini/play"):
+                page = await client.get(path)
+                # the CSP allows no inline style either: alignment and the like are classes
+                assert page.status_code == 200 and " style=" not in page.text, path
             for path in ("/static/../../pyproject.toml", "/static/..%2f..%2fpyproject.toml",
                          "/g/mini/pic/..%2fgame.yaml.png", "/g/nosuch", "/g/mini/card/nosuch"):
                 assert (await client.get(path)).status_code == 404, path
