@@ -86,7 +86,8 @@ def open_project(root: Path) -> Project:
     return Project(root, root / folders["schemas"], root / folders["scenarios"])
 
 
-def _is_root(folder: Path) -> bool:
+def is_project_root(folder: Path) -> bool:
+    """Does `folder` hold a project (a cardc.toml, or a content/ folder)?"""
     return (folder / MARKER).is_file() or (folder / "content").is_dir()
 
 
@@ -95,7 +96,7 @@ def find_project(start: Path | None = None) -> Project | None:
     the nearest folder at or above it with a cardc.toml or a content/."""
     here = Path(os.path.abspath(start if start is not None else os.getcwd()))
     for folder in (here, *here.parents):
-        if _is_root(folder):
+        if is_project_root(folder):
             return open_project(folder)
     return None
 

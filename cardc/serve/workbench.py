@@ -31,24 +31,20 @@ CONTENT_SUFFIXES = (".yaml", ".yml", ".j2", ".md")
 def find_project(target: str | None) -> tuple[Path, list[Path]]:
     """(project root, game folders) for `cardc serve [GAME|PATH]`.
 
-    A folder with a `content/` folder (or a cardc.toml) is a project of every game in it; a
-    folder with a game.yaml is a project of that one game; anything else is
-    a game id (or folder) as every other command reads it.  Without a
-    target, the working directory if it is a project, else content/."""
-    if target or (Path("content").is_dir() or Path("cardc.toml").is_file()):
-        path = Path(target or ".")        # no target: the project is the working directory
-        if (path / "content").is_dir() or (path / "cardc.toml").is_file():
-            content = path / "content"
-            folders = sorted(p for p in content.iterdir() if (p / "game.yaml").is_file()) \
-                if content.is_dir() else []
-            if not folders:
-                raise UsageError(f"{target}/content holds no game (no */game.yaml)")
-            return path.resolve(), [p.resolve() for p in folders]
-        if (path / "game.yaml").is_file():
-            return project_of(path).root.resolve(), [path.resolve()]
-    folders = [p.resolve() for p in game_folders([target] if target else [])]
-    if not folders:
-        raise UsageError("no game to serve: name a game id or a folder with a game.yaml")
+    No target, or a project folder: every game of that project (found as
+    every command finds it, from the working directory upward).  Anything
+    else names games as every other command reads them: a game id or a
+    folder with a game.yaml, served in the project that holds it."""
+    from cardc.paths import find_project as project_at, is_project_root
+    from cardc.project import current_project
+    if target is None or is_project_root(Path(target)):
+        project = project_at(Path(target)) if target else current_project()
+        folders = project.games()
+        if not folders:
+            raise UsageError(f"{project.content} holds no game (no */game.yaml): "
+                             "run `cardc new NAME` to start one")
+        return project.root.resolve(), [p.resolve() for p in folders]
+    folders = [p.resolve() for p in game_folders([target])]
     return project_of(folders[0]).root.resolve(), folders
 
 
