@@ -31,7 +31,7 @@ def play_random(game: Game, players: int, seed: int, agent="random"):
 
 
 def measure(game: Game, players: int, seconds: float, games: int = 0, agent="random", seed0=0):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     n = decisions = turns = capped = 0
     while (games and n < games) or (not games and time.perf_counter() - t0 < seconds):
         d, t, c = play_random(game, players, seed0 + n, agent)
@@ -39,9 +39,48 @@ def measure(game: Game, players: int, seconds: float, games: int = 0, agent="ran
         decisions += d
         turns += t
         capped += c
-    dt = time.perf_counter() - t0
+    dt, cpu = time.perf_counter() - t0, max(time.process_time() - c0, 1e-9)
     return {"games": n, "seconds": dt, "games_per_s": n / dt, "decisions_per_s": decisions / dt,
+            "decisions_per_cpu_s": decisions / cpu,
             "decisions_per_game": decisions / n, "turns_per_game": turns / n, "capped": capped}
+
+
+#: the anchor line `cardc bench --anchor` compares with (see ../shared/bench/anchors/README.md)
+ANCHOR = "pyminion-bigmoney-4p"
+
+
+def run_anchor(python: str, script: str, seconds: float) -> dict:
+    """Run the hand-written reference engine once in its own interpreter (it
+    lives in its own virtualenv) and read its line: decisions per second of
+    wall time, and per second of the child's CPU time (steadier on a shared
+    machine: it does not count time the process spent waiting for a core)."""
+    import re
+    import resource
+    import subprocess
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run([python, script, "--seconds", str(seconds), "--only", ANCHOR],
+                         capture_output=True, text=True, timeout=seconds * 10 + 120)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    m = re.search(r"games=(\d+) games_per_s=([\d.]+) decisions_per_s=(\d+)", out.stdout)
+    if not m:
+        raise RuntimeError(f"the anchor printed no result: {(out.stdout + out.stderr).strip()[-300:]}")
+    games, gps, dps = int(m.group(1)), float(m.group(2)), float(m.group(3))
+    decisions = dps * games / gps if gps else 0
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {"decisions_per_s": dps, "decisions_per_cpu_s": decisions / cpu if cpu else 0.0}
+
+
+def default_anchor_script() -> str:
+    """The anchors beside the project (`../shared/bench/anchors/anchors.py`,
+    looking up from the repository); `--anchor-script` names another."""
+    from pathlib import Path
+    here = Path(__file__).resolve().parent.parent
+    for folder in [here, *here.parents]:
+        script = folder / "shared" / "bench" / "anchors" / "anchors.py"
+        if script.exists():
+            return str(script)
+    raise SystemExit("cardc bench: no ../shared/bench/anchors/anchors.py found; "
+                     "say where it is with --anchor-script")
 
 
 def _worker(args):
@@ -49,14 +88,24 @@ def _worker(args):
     return measure(Game(bundle), players, seconds, seed0=seed0)
 
 
-def bench(names, games_per, players, seconds, profile=False, jobs=1) -> int:
+def bench(names, games_per, players, seconds, profile=False, jobs=1, anchor=None,
+          anchor_script=None) -> int:
+    """With `anchor` (a Python that has the reference engine installed), the
+    reference runs right before and after each game's measurement, and each
+    game's ratio is to the mean of the two runs beside it: one command, one
+    stretch of time, so the machine's drift cancels."""
     from rich.console import Console
     from rich.table import Table
-    console = Console(width=120)
+    console = Console(width=140)
     table = Table(title=f"cardc bench: random agents, {players} players (or the nearest allowed)")
-    for col in ("game", "players", "games", "games/s", "decisions/s", "decisions/game",
-                "turns/game", "capped"):
+    cols = ["game", "players", "games", "games/s", "decisions/s", "decisions/game", "turns/game",
+            "capped"]
+    if anchor:
+        cols += [f"x {ANCHOR}", "x (CPU time)"]
+    for col in cols:
         table.add_column(col, justify="right")
+    script = anchor_script or default_anchor_script()
+    anchors = [run_anchor(anchor, script, seconds)] if anchor else []
     bundles = {}
     for folder in game_folders(names or None):
         gid = folder.name
@@ -66,9 +115,18 @@ def bench(names, games_per, players, seconds, profile=False, jobs=1) -> int:
         n = max(game.min_players, min(players, game.max_players))
         play_random(game, n, 10_000)          # warm up
         r = measure(game, n, seconds, games_per)
-        table.add_row(gid, str(n), str(r["games"]), f"{r['games_per_s']:.1f}",
-                      f"{r['decisions_per_s']:,.0f}", f"{r['decisions_per_game']:.0f}",
-                      f"{r['turns_per_game']:.1f}", str(r["capped"]))
+        row = [gid, str(n), str(r["games"]), f"{r['games_per_s']:.1f}",
+               f"{r['decisions_per_s']:,.0f}", f"{r['decisions_per_game']:.0f}",
+               f"{r['turns_per_game']:.1f}", str(r["capped"])]
+        if anchor:
+            anchors.append(run_anchor(anchor, script, seconds))
+            wall = (anchors[-2]["decisions_per_s"] + anchors[-1]["decisions_per_s"]) / 2
+            cpu = (anchors[-2]["decisions_per_cpu_s"] + anchors[-1]["decisions_per_cpu_s"]) / 2
+            row += [f"{r['decisions_per_s'] / wall:.2f}", f"{r['decisions_per_cpu_s'] / cpu:.2f}"]
+        table.add_row(*row)
+    if anchors:
+        console.print(f"{ANCHOR} decisions/s, before and after each game: "
+                      + ", ".join(f"{a['decisions_per_s']:,.0f}" for a in anchors))
     console.print(table)
     if jobs > 1:
         scaling = Table(title="scaling: total games/s with J processes")

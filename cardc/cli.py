@@ -83,6 +83,12 @@ def cmd_build(args) -> int:
         from cardc.diagnostics import display_path
         print(f"{built.bundle['game']}: wrote {display_path(path)} ({len(data):,} bytes, "
               f"{len(built.bundle['instances'])} cards)")
+        if args.explain:
+            from cardc.engine import Game
+            from cardc.engine.explain import explain
+            out = path.parent / built.bundle["game"] / "explain.py"
+            write_atomic(out, explain(Game(built.bundle), folder.parent.parent).encode())
+            print(f"{built.bundle['game']}: wrote the generated engine code to {display_path(out)}")
     return 1 if failed else 0
 
 
@@ -183,7 +189,7 @@ def cmd_bench(args) -> int:
     if args.compile:
         return bench_compile(args.games or None, args.scale)
     return bench(args.games or None, args.games_per, args.players, args.seconds, args.profile,
-                 args.jobs)
+                 args.jobs, args.anchor, args.anchor_script)
 
 
 # ---------------------------------------------------------------- wiring
@@ -203,6 +209,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--check", action="store_true",
                    help="do not write; fail if a committed bundle is stale")
     s.add_argument("--strict", action="store_true")
+    s.add_argument("--explain", action="store_true",
+                   help="also write the Python the engine generates, to read, to generated/<game>/explain.py")
     s.set_defaults(func=cmd_build)
 
     s = sub.add_parser("new", help="start a new game in content/NAME from a small working one")
@@ -248,6 +256,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--compile", action="store_true",
                    help="time check+build instead, and for content --scale times larger")
     s.add_argument("--scale", type=positive, default=10)
+    s.add_argument("--anchor", metavar="PYTHON",
+                   help="a Python with the reference engine (pyminion) installed: run it before and "
+                        "after each game and report cardc's ratio to it")
+    s.add_argument("--anchor-script", metavar="PATH",
+                   help="the anchors script (default: ../shared/bench/anchors/anchors.py)")
     s.set_defaults(func=cmd_bench)
 
     from cardc.serve.cli import add_arguments as add_serve_arguments

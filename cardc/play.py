@@ -60,7 +60,7 @@ class Logger:
 
     def decision(self, action):
         d = self.st.pending
-        self.emit(f"  {self.st.player_name(d.player)} · {d.prompt or d.kind} → {d.labels[action]}")
+        self.emit(f"  {self.st.player_name(d.player)} · {d.prompt or d.kind} → {self.st.action_to_string(action)}")
 
     def end(self):
         st = self.st

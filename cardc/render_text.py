@@ -3,7 +3,8 @@ from __future__ import annotations
 
 
 def observation_text(obs: dict, game, state=None) -> str:
-    lines = [f"Turn {obs['turn']} (round {obs['round']}), P{obs['turn_player'] + 1} to play"
+    levels = ", ".join(f"{name} {value}" for name, value in obs.get("levels") or [["round", obs["round"]]])
+    lines = [f"Turn {obs['turn']} ({levels}), P{obs['turn_player'] + 1} to play"
              + (f", phase {obs['phase']}" if obs.get("phase") else "")]
     types = {scope: {k: c["type"] for k, c in game.counters[scope].items()} for scope in ("game", "player")}
     if obs["game"]:

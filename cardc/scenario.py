@@ -19,7 +19,7 @@ from cardc.compiler.exprs import ExprCompiler, Scope, Where
 from cardc.diagnostics import Diagnostics, Loc, display_path
 from cardc.dsl.parser import DslError, parse_expr
 from cardc.engine import EngineError, Game
-from cardc.engine.exprs import ExprBuilder, fmt
+from cardc.engine.pygen import fmt
 from cardc.engine.state import State
 
 
@@ -75,7 +75,7 @@ class Runner:
                                 f"{game.max_players} players")
         self.names = {f"P{i + 1}": i for i in range(self.n)}
         self.card_names = {}
-        self.builder = ExprBuilder(game)
+        self.builder = game.pygen
         self.trail = []
         self.exact = spec.get("labels", "part") == "exact"
         self.invariants = spec.get("invariants", True)
@@ -417,7 +417,6 @@ class Runner:
         did them.  P1 … Pn and the named cards are its names; a decision it
         asks for is the next step's."""
         from cardc.compiler.stmts import compile_block
-        from cardc.engine.ops import OpBuilder
         loc = _loc(container, "run") or Loc(self.file, 0, 0)
         if st.is_terminal():
             return f"{loc}: `run`: the game is already over"
@@ -429,7 +428,7 @@ class Runner:
         if diags.has_errors:
             d = diags.sorted()[0]
             raise ScenarioError(d.loc, d.message + (f" ({d.hint})" if d.hint else ""))
-        ops = OpBuilder(self.game, self.builder).build(f"scenario:run:{self.taken}", code)
+        ops = self.game.compile_block(f"scenario:run:{self.taken}", code)
         me = st.pending.player if st.pending is not None else st.turn_player
         st.pending = None          # the waiting decision is asked again, afresh, afterwards
         st.push(ops, {"me": me, **self.env()})
@@ -513,7 +512,7 @@ class Runner:
             got = "none" if st.is_terminal() or st.pending is None else st.player_name(st.pending.player)
             if got != str(expect["decision"]):
                 out.append(f"decision: expected {expect['decision']} to decide, got {got}{ctx}")
-        labels = st.legal_actions()
+        labels = st.action_labels()
         like = (lambda w, l: w == l) if self.exact else (lambda w, l: w.lower() in l.lower())
         for want in expect.get("legal") or []:
             if not any(like(str(want), l) for l in labels):

@@ -35,16 +35,3 @@ def test_cache_changes_nothing(name, agent, games):
         plain = play(game, 3, seed, agent)
         game.cache_functions = True
         assert cached == plain
-
-
-@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
-def test_generated_python_and_closures_play_the_same_games(name, monkeypatch):
-    """Expressions run as generated Python by default and as closures with
-    CARDC_NO_CODEGEN=1; both must give the same games, byte for byte."""
-    bundle = load_bundle(name)
-    generated = Game(bundle)
-    monkeypatch.setenv("CARDC_NO_CODEGEN", "1")
-    closures = Game(bundle)
-    assert generated.functions and closures.functions
-    for seed in range(3):
-        assert play(generated, 3, seed, "random") == play(closures, 3, seed, "random")

@@ -63,7 +63,8 @@ def _at_window(mini_game):
 
 def test_save_inside_a_reaction_window(mini_game):
     st = _at_window(mini_game)
-    assert st.legal_actions()[-1] == "Pass"
+    assert st.legal_actions() == list(range(len(st.action_labels())))
+    assert st.action_to_string(st.legal_actions()[-1]) == "Pass"
     resumed = State.from_json(mini_game, json.loads(json.dumps(st.to_json())))
     st.apply(0)
     resumed.apply(0)
@@ -161,8 +162,9 @@ def test_window_enter_and_exit_hooks_run_around_the_answers(game_copy):
 def test_engine_says_why_an_action_is_not_legal(mini_game):
     st = mini_game.new_state(2, seed=1)
     me = st.current_player()
-    assert "not P2's" in st.explain(1 - me, st.legal_actions()[0]) or "not P1's" in st.explain(1 - me, st.legal_actions()[0])
-    assert st.explain(me, st.legal_actions()[0]) == ""
+    first = st.action_to_string(st.legal_actions()[0])
+    assert "not P2's" in st.explain(1 - me, first) or "not P1's" in st.explain(1 - me, first)
+    assert st.explain(me, first) == ""
     hand = [c for c in st.zones[mini_game.slot(st, "hand", me)]]
     thieves = [c for c in hand if mini_game.card_field["id"][c] == "thief"]
     if thieves:
@@ -192,3 +194,55 @@ def test_a_determinized_copy_keeps_what_a_seat_sees_and_shuffles_the_rest(mini_g
     assert sorted(c for z in d.zones for c in z) == sorted(c for z in st.zones for c in z)
     assert d.zones != st.zones, "hidden cards were shuffled"
     assert all(d.loc[c] == slot for slot, z in enumerate(d.zones) for c in z)
+
+
+def test_a_look_ahead_cannot_learn_an_unseen_card(mini_game):
+    """Two games that look the same to a seat (two unseen cards swapped, another
+    real future in the generator) give that seat the same imagined copy, and
+    the copy does not draw the real future."""
+    a = mini_game.new_state(3, seed=4)
+    seat = a.current_player()
+    b = a.clone()
+    rival_hand = mini_game.slot(b, "hand", (seat + 1) % 3)
+    deck = mini_game.slot(b, "draw")
+    x, y = b.zones[deck][0], b.zones[rival_hand][0]
+    b.zones[deck][0], b.zones[rival_hand][0] = y, x
+    b.loc[x], b.loc[y] = rival_hand, deck
+    b.rng ^= 12345
+    da, db = a.determinized(seat, random.Random(7)), b.determinized(seat, random.Random(7))
+    assert da.zones == db.zones and da.rng == db.rng
+    assert da.rng not in (a.rng, b.rng)
+    for d in (da, db):
+        d.apply(0)
+    assert da.zones == db.zones
+
+
+# a `draw` whose guard is gone: drawing from an empty pile moves none (now rules.yaml:12:9)
+_UNGUARDED = {"rules.yaml": [("        if count(draw) == 0:\n          return\n", "")]}
+_WHERE = "rules.yaml:12:9 in procedure `draw`"
+
+
+def test_fault_names_the_failing_statement_in_play(game_copy):
+    game = Game(build_folder(game_copy(edits=_UNGUARDED)).bundle)
+    with pytest.raises(EngineFault) as err:
+        for seed in range(50):
+            play_out(game.new_state(2, seed=seed), seed)
+    assert _WHERE in str(err.value) and "`move` of none" in str(err.value)
+
+
+def test_fault_names_the_failing_statement_in_a_scenario(game_copy, tmp_path):
+    from cardc.scenario import run_file
+    folder = game_copy(edits=_UNGUARDED)
+    path = tmp_path / "draw.yaml"
+    path.write_text(f"game: {folder}\ntitle: draw from nothing\nplayers: 2\n"
+                    "start:\n  turn: P1\n  empty: {draw: discard}\n  zones: {P1.hand: [pearl]}\n"
+                    "steps:\n  - P1: Pass\n")
+    failures = [f for r in run_file(path, {}) for f in r.failures]
+    assert any(_WHERE in f for f in failures), failures
+
+
+def test_fault_names_the_failing_statement_in_simulate(game_copy):
+    from cardc.sim.run import Plan, play_game
+    game = Game(build_folder(game_copy(edits=_UNGUARDED)).bundle)
+    faults = [play_game(game, Plan(players=(2,), agents=("random",)), i).fault for i in range(50)]
+    assert any(f and _WHERE in f for f in faults), faults[:3]

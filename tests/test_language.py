@@ -315,3 +315,23 @@ def test_a_game_counter_cannot_be_owned(game_copy):
     errors = build_folder(folder).diags.errors
     assert [e.message for e in errors] == ["game counter `pot` has no owner: make it `public` or `hidden`, "
                                            "or a player counter"]
+
+
+CIRCLE = Path(__file__).parent / "fixtures" / "games" / "circle"
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("{name: hand, counter: hand}", "{name: hand, counter: hnad}",
+     "`hnad` must be a number counter of the game (declare it under `counters: game:`)"),
+    ("    - {name: pass}", "    - {name: pass}\n    - {name: lap}",
+     "only one level can be the pass round the table (a level without `counter`)"),
+])
+def test_levels_are_checked(game_copy, old, new, message):
+    errors = build_folder(game_copy(CIRCLE, edits={"game.yaml": [(old, new)]})).diags.errors
+    assert message in [e.message for e in errors]
+
+
+def test_a_game_without_levels_logs_rounds_as_before(mini_game):
+    st = mini_game.new_state(2, seed=1, log=True)
+    assert st.log[0] == "== Turn 1 (round 1): P1 =="
+    assert st.observation(0)["levels"] == [["round", 1]]

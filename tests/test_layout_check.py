@@ -29,7 +29,9 @@ def check_with(tmp_path, game, old, new):
 def test_a_misspelt_kind_in_a_deck_is_located_with_did_you_mean(tmp_path):
     errors = check_with(tmp_path, "unicorn", "kinds: [reference]", "kinds: [refrence]")
     (loc, message, hint), = errors
-    assert loc.endswith("layout.yaml:23:13")
+    lines = (CONTENT / "unicorn" / "layout.yaml").read_text(encoding="utf-8").splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if "kinds: [reference]" in text)
+    assert loc.endswith(f"layout.yaml:{line}:13")
     assert "`refrence`" in message and "reference" in message
     assert hint == "did you mean `reference`?"
 

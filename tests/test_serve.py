@@ -229,6 +229,21 @@ def test_pages_escape_content_and_serve_nothing_outside_the_project(game_copy):
                 assert (await client.get(path)).status_code == 404, path
             assert (await client.post("/")).status_code == 405
             assert (await client.get("/play/none/act")).status_code == 405
+            refused = await client.post("/g/mini/play", content=b"players=999999999&seat0=human",
+                                        headers={"content-type": "application/x-www-form-urlencoded"})
+            assert refused.status_code == 400 and "is for 2 to 3 players" in refused.text
+            started = await client.post("/g/mini/play", content=b"players=2&seat0=human&seat1=greedy")
+            assert started.status_code == 303 and started.headers["location"].startswith("/play/")
+            table = await client.get(started.headers["location"])
+            assert table.status_code == 200 and "button" in table.text
             picture = await client.get((await client.get("/")).text.split('src="')[2].split('"')[0])
             assert picture.headers["content-type"] == "image/png"
     asyncio.run(requests())
+
+
+def test_without_a_target_the_working_directory_is_the_project(tmp_path, monkeypatch):
+    import shutil
+    shutil.copytree(MINI, tmp_path / "content" / "mini")
+    monkeypatch.chdir(tmp_path)
+    root, folders = find_project(None)
+    assert root == tmp_path.resolve() and [f.name for f in folders] == ["mini"]

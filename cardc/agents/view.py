@@ -38,7 +38,7 @@ class SeatView:
         return range(len(self._st.pending.values))
 
     def action_to_string(self, action: int) -> str:
-        return self._st.pending.labels[action]
+        return self._st.action_to_string(action)
 
     @property
     def prompt(self) -> str | None:
@@ -85,7 +85,7 @@ class SeatView:
             # ask the same question again in the imagined world
             fr = d.stack[-1]
             d.pending = None
-            fr.code.ops[fr.pc](d, fr)
+            fr.code.run(d, fr)         # its block resumes at the question and asks it
         return World(d)
 
 

@@ -58,6 +58,7 @@ class GameCompiler:
         self.env = sandbox.environment()     # content templates: card text, generated cards
         self.card_entries: list = []      # (file, doc, [card entries, generators expanded])
         self.score_wins = "highest"
+        self.levels: list = []
 
     # ------------------------------------------------------------ helpers
     def where(self, container, key, label):
@@ -271,11 +272,33 @@ class GameCompiler:
             names = {"me": T.PLAYER, **self.d.events[event]}
             self.code["hook:" + event] = self.block(rules["hooks"], event, f"game hook `{event}`", names)
 
+    def declare_levels(self, flow):
+        """`flow.levels`: the named levels above a turn, outermost first;
+        [] when the game does not declare them (its logs say `round`)."""
+        out, passes = [], 0
+        for i, level in enumerate(flow.get("levels") or []):
+            counter = level.get("counter")
+            if counter is None:
+                passes += 1
+                if passes > 1:
+                    self.diags.error(_loc(flow["levels"], i), "only one level can be the pass round the "
+                                     "table (a level without `counter`)")
+            else:
+                decl = self.d.game_counters.get(counter)
+                if decl is None or decl.type != T.INT:
+                    self.diags.error(_loc(level, "counter"), f"`{counter}` must be a number counter of the "
+                                     "game (declare it under `counters: game:`)" if decl is None else
+                                     f"`{counter}` must count in whole numbers",
+                                     did_you_mean(str(counter), self.d.game_counters))
+            out.append({"name": str(level["name"]), "counter": counter})
+        return out
+
     def compile_flow(self):
         flow = self.game.get("flow") or {}
         for part in ("setup", "turn", "round_start", "round_end"):
             if part in flow:
                 self.code["flow:" + part] = self.block(flow, part, f"flow `{part}`", {"me": T.PLAYER})
+        self.levels = self.declare_levels(flow)
         if "turn" not in flow:
             self.diags.error(_loc(self.game, "flow") if "flow" in self.game else
                              Loc(display_path(self.src.root / "game.yaml"), 1, 1),
@@ -639,6 +662,8 @@ def compile_game(source, diags) -> dict | None:
         "layout": source.layout,
         "rulebook": source.rulebook,
     }
+    if gc.levels:                     # only when declared, as the other optional keys
+        bundle["levels"] = gc.levels
     if gc.score_wins == "lowest":     # only then, so other bundles stay as they were
         bundle["score_wins"] = "lowest"
     bundle["docs"] = _docs(g, source.rules or {})

@@ -2,7 +2,7 @@
 
 Every expression is checked against the game's declarations and given a
 type; the result is a small JSON tree (`["bin", "+", a, b]`) that the engine
-turns into Python closures once, at load.  Errors are collected, never
+turns into generated Python once, at load.  Errors are collected, never
 raised, so one `cardc check` run reports every problem; a broken expression
 lowers to `["lit", null]` of type `any` so checking can go on.
 """

@@ -5,10 +5,10 @@
     while not st.is_terminal():
         st.apply(0)          # or an agent's pick from st.legal_actions()
 """
-from cardc.engine.errors import (BundleMismatch, CorruptState, EngineError, EngineFault,
+from cardc.engine.errors import (BadBundle, BundleMismatch, CorruptState, EngineError, EngineFault,
                                  IllegalAction)
 from cardc.engine.game import Game
 from cardc.engine.state import State
 
 __all__ = ["Game", "State", "EngineError", "EngineFault", "IllegalAction", "CorruptState",
-           "BundleMismatch"]
+           "BundleMismatch", "BadBundle"]

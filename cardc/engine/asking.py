@@ -6,7 +6,7 @@ A mixin of `State`; `Decision` is the pending question itself.
 from __future__ import annotations
 
 from cardc.engine.errors import EngineFault
-from cardc.engine.exprs import fmt
+from cardc.engine.pygen import fmt
 
 
 class Decision:
@@ -17,14 +17,14 @@ class Decision:
     from expressions; they are only computed when someone reads them (a random
     bot never does), by `make_labels(state)` on the state that owns the decision."""
     __slots__ = ("kind", "player", "prompt", "_labels", "values", "var", "_unavailable",
-                 "_make", "_owner")
+                 "_make", "_owner", "_one")
 
     def __init__(self, kind, player, prompt, labels, values, var, unavailable=(),
-                 make_labels=None, owner=None):
+                 make_labels=None, owner=None, make_one=None):
         self.kind, self.player, self.prompt = kind, player, prompt
         self._labels, self.values, self.var = labels, values, var
         self._unavailable = unavailable          # a list, or a function of the state
-        self._make, self._owner = make_labels, owner
+        self._make, self._owner, self._one = make_labels, owner, make_one
 
     @property
     def labels(self):
@@ -32,6 +32,12 @@ class Decision:
             self._labels = self._make(self._owner)
             self._make = None
         return self._labels
+
+    def label(self, i):
+        """The label of option `i` alone (a log needs just the one taken)."""
+        if self._labels is None and self._one is not None:
+            return self._one(self._owner, i)
+        return self.labels[i]
 
     @property
     def unavailable(self):
@@ -44,7 +50,7 @@ class Decision:
         if self._labels is not None and not callable(self._unavailable):
             return self
         return Decision(self.kind, self.player, self.prompt, self._labels, self.values, self.var,
-                        self._unavailable, self._make, st)
+                        self._unavailable, self._make, st, self._one)
 
     def to_json(self):
         return {"kind": self.kind, "player": self.player, "prompt": self.prompt,
@@ -65,7 +71,11 @@ class Asking:
 
         def make_labels(st):
             return [st._label(v, typ, who) for v in shown] + (["Pass"] if optional else [])
-        self.pending = Decision("choose", who, prompt, None, values, var, (), make_labels, self)
+
+        def make_one(st, i):
+            return st._label(shown[i], typ, who) if i < len(shown) else "Pass"
+        self.pending = Decision("choose", who, prompt, None, values, var, (), make_labels, self,
+                                make_one)
 
     def ask_yes_no(self, who, var, prompt):
         self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var)
@@ -78,41 +88,22 @@ class Asking:
             return
         label_fns, values, unavailable = [], [], []
         env = self.stack[-1].env
-        if callable(items):                  # generated: see PyGen.compile_menu
-            items(self, env, label_fns, values, unavailable)
-        else:
-            self._menu_options(items, env, {}, label_fns, values, unavailable)
+        items(self, env, label_fns, values, unavailable)      # see PyGen.compile_menu
         if not values:
             raise EngineFault("a menu has no option open" + (f" (“{prompt}”)" if prompt else ""))
         def make_labels(st):
             env = st.stack[-1].env
             return [f(st, {**env, **b}) for f, b in label_fns]
 
+        def make_one(st, i):
+            f, b = label_fns[i]
+            return f(st, {**st.stack[-1].env, **b})
+
         def make_unavailable(st):
             env = st.stack[-1].env
             return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in unavailable]
         self.pending = Decision("menu", who, prompt, None, values, None,
-                                make_unavailable if unavailable else [], make_labels, self)
-
-    def _menu_options(self, items, env, bindings, labels, values, unavailable):
-        for item in items:
-            if item[0] == "opt":
-                _, label, cond, reason, pc = item
-                if cond is None or cond(self, env):
-                    b = dict(bindings)
-                    labels.append((label, b))
-                    values.append([pc, b])
-                elif reason is not None:
-                    unavailable.append((label, reason, dict(bindings)))
-            elif item[0] == "for":
-                _, var, lst, sub = item
-                for v in list(lst(self, env)):
-                    env[var] = v
-                    self._menu_options(sub, env, {**bindings, var: v}, labels, values, unavailable)
-            else:
-                _, cond, sub = item
-                if cond(self, env):
-                    self._menu_options(sub, env, bindings, labels, values, unavailable)
+                                make_unavailable if unavailable else [], make_labels, self, make_one)
 
     def poll_window(self, fr, var, tag, players_fn, fields):
         """Ask each listed player in turn for one answer from their zone.

@@ -151,23 +151,24 @@ def _cards_at(st, env, cards, cell):
 
 def cards_at_slot(st, slot, cell):
     """`cards_at` on a whole zone, answered from an index of the zone by cell
-    that is rebuilt only when the zone changes."""
-    cards = st.zones[slot]
-    part = "z:" + st.game.slot_decl(st, slot)["id"]
-    stamp = st.pv.get(part, 0)
-    hit = st.cache.get(("cells", slot))
+    (cell -> [(position in the zone, card)]) rebuilt only when the zone changes."""
+    game = st.game
+    stamp = st.pv.get(game.slot_tables(st.n)[0][slot], 0)
+    key = ("cells", slot)
+    hit = st.cache.get(key)
     if hit is None or hit[0] != stamp:
-        cells = st.game.card_field["cell"]
+        cells = game.card_field["cell"]
         index = {}
-        for c in cards:
-            index.setdefault(cells[c], []).append(c)
-        hit = st.cache[("cells", slot)] = (stamp, index)
+        for i, c in enumerate(st.zones[slot]):
+            index.setdefault(cells[c], []).append((i, c))
+        hit = st.cache[key] = (stamp, index)
     index = hit[1]
     if not isinstance(cell, list):
-        return list(index.get(cell, ()))
-    found = [c for x in set(cell) for c in index.get(x, ())]
-    found.sort(key=cards.index)         # in the zone's order, like a scan
-    return found
+        found = index.get(cell)
+        return [c for _, c in found] if found else []
+    found = [ic for x in set(cell) for ic in index.get(x, ())]
+    found.sort()                        # in the zone's order, like a scan
+    return [c for _, c in found]
 
 
 def _connected(st, env, cards, start):

@@ -125,3 +125,35 @@ def simple_functions(code: dict) -> dict:
         return memo[name]
 
     return {name: fn_simple(name, frozenset()) for name in bodies}
+
+
+RANDOM_CALLS = {"shuffled_order"}
+
+
+def impure_functions(bodies: dict) -> set:
+    """Functions whose result depends on randomness (they call a random
+    builtin, or such a function): never cached, never computed once for two uses."""
+    calls = {name: set() for name in bodies}
+    impure = set()
+
+    def scan(ir, name):
+        if isinstance(ir, list):
+            if len(ir) > 1 and ir[0] == "call" and ir[1] in RANDOM_CALLS:
+                impure.add(name)
+            if len(ir) > 1 and ir[0] == "fn":
+                calls[name].add(ir[1])
+            for part in ir:
+                scan(part, name)
+        elif isinstance(ir, dict):
+            for part in ir.values():
+                scan(part, name)
+    for name, body in bodies.items():
+        scan(body, name)
+    changed = True
+    while changed:
+        changed = False
+        for name, callees in calls.items():
+            if name not in impure and callees & impure:
+                impure.add(name)
+                changed = True
+    return impure

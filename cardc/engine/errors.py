@@ -17,6 +17,11 @@ class BundleMismatch(EngineError):
     """A replay or save made with another version of the game's bundle."""
 
 
+class BadBundle(EngineError):
+    """A bundle whose code is not what cardc writes (an unknown op or operator,
+    a jump outside its block): refused before any of it runs."""
+
+
 class EngineFault(EngineError):
     """The rules themselves went wrong while resolving something.
 

@@ -1,4 +1,4 @@
-"""A loaded game: the bundle, with its code turned into closures.
+"""A loaded game: the bundle, with its code compiled to Python.
 
 `Game` is shared and never changes during play; every `State` points at one.
 It knows the zone layout (shared zones first, then each player zone once per
@@ -7,10 +7,10 @@ procedures, functions, hooks, card effects and the game flow.
 """
 from __future__ import annotations
 
-from cardc.engine.deps import function_deps, simple_functions
+from cardc.engine.deps import function_deps, impure_functions, simple_functions
 from cardc.engine.errors import BundleMismatch, EngineFault
-from cardc.engine.exprs import ExprBuilder
-from cardc.engine.ops import OpBuilder
+from cardc.engine.blocks import BlockGen
+from cardc.engine.pygen import PyGen
 
 SUPPORTED_FORMAT = 1
 
@@ -35,6 +35,9 @@ class Game:
         self.max_turns = bundle.get("max_turns", 1000)
         # +1: the highest score wins; -1: the lowest (`score: {wins: lowest}`)
         self.score_sign = -1 if bundle.get("score_wins") == "lowest" else 1
+        # the named levels above a turn ([name, game counter or None for the
+        # pass round the table]); by default just the round
+        self.levels = [(lv["name"], lv["counter"]) for lv in bundle.get("levels") or []] or [("round", None)]
         self._zones(bundle)
         self._cards(bundle)
         self._grid(bundle.get("grid"))
@@ -56,6 +59,12 @@ class Game:
         self.shared_slot = {z["id"]: i for i, z in enumerate(self.shared)}
         self.player_index = {z["id"]: i for i, z in enumerate(self.per_player)}
         self.n_shared = len(self.shared)
+        self.shared_parts = ["z:" + z["id"] for z in self.shared]
+        self.player_parts = ["z:" + z["id"] for z in self.per_player]
+        self._slot_tables = {}
+        self._hidden = {}
+        self.shared_active = [bool(z["active"]) for z in self.shared]
+        self.player_active = [bool(z["active"]) for z in self.per_player]
         self.active_zone_ids = [z["id"] for z in self.zone_decls if z["active"]]
         self.active_parts = ["z:" + z for z in self.active_zone_ids]
 
@@ -72,6 +81,43 @@ class Game:
         if slot < self.n_shared:
             return self.shared[slot]
         return self.per_player[(slot - self.n_shared) // st.n]
+
+    def slot_tables(self, n):
+        """([part of each slot], [is each slot active]) for `n` players, made once."""
+        hit = self._slot_tables.get(n)
+        if hit is None:
+            parts = self.shared_parts + [p for p in self.player_parts for _ in range(n)]
+            active = self.shared_active + [a for a in self.player_active for _ in range(n)]
+            hit = self._slot_tables[n] = (parts, active)
+        return hit
+
+    def hidden_slots(self, n, p):
+        """The slots whose cards seat `p` does not see (not public, not p's own
+        owner-visible zones), for `n` players, worked out once."""
+        key = (n, p)
+        hit = self._hidden.get(key)
+        if hit is None:
+            hit = []
+            for slot in range(self.slot_count(n)):
+                decl = self.shared[slot] if slot < self.n_shared else \
+                    self.per_player[(slot - self.n_shared) // n]
+                owner = None if slot < self.n_shared else (slot - self.n_shared) % n
+                vis = decl["visibility"]
+                if not (vis == "public" or (vis == "owner" and owner == p)):
+                    hit.append(slot)
+            self._hidden[key] = hit
+        return hit
+
+    def slot_part(self, st, slot):
+        """The version part of the zone at `slot` ("z:<zone id>", see deps.py)."""
+        if slot < self.n_shared:
+            return self.shared_parts[slot]
+        return self.player_parts[(slot - self.n_shared) // st.n]
+
+    def slot_active(self, st, slot):
+        if slot < self.n_shared:
+            return self.shared_active[slot]
+        return self.player_active[(slot - self.n_shared) // st.n]
 
     def slot_owner(self, st, slot):
         if slot is None or slot < self.n_shared:
@@ -128,8 +174,6 @@ class Game:
 
     # ------------------------------------------------------------ code
     def _code(self, bundle):
-        ex = ExprBuilder(self)
-        ob = OpBuilder(self, ex)
         code = bundle["code"]
         self.fn_params = {k[3:]: v["params"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_deps, self.mod_deps = function_deps(code, self.cards, self.active_zone_ids)
@@ -139,58 +183,74 @@ class Game:
              for d in deps if d != "*"} | {"active", "flow", "events"}, 0)
         self.fn_simple = simple_functions(code)
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
+        self.fn_impure = impure_functions(self.fn_bodies)
+        # the declared arguments of each modifier, in order: its cards' functions take them so
+        self.modifier_args = {name: list(args) for name, args in (bundle.get("modifiers") or {}).items()}
         self.cache_functions = True       # off only to test that caching changes nothing
         self._cached = {}
+        self.pygen = px = PyGen(self)
         self.py_bodies = {}
-        self.pygen = ex.pygen
-        if ex.pygen is not None:
-            for name, body in self.fn_bodies.items():
-                self.py_bodies[name] = ex.pygen.compile_body(body, self.fn_params[name])
-        self.functions = {}
-        for key, spec in code.items():
-            if key.startswith("fn:"):
-                name = key[3:]
-                if ex.pygen is not None:
-                    self.functions[name] = _env_call(self.py_bodies[name], self.fn_params[name])
-                else:
-                    self.functions[name] = ex.build(spec["expr"])
+        for name, body in self.fn_bodies.items():
+            self.body_function(name)
+        # functions called the old way, f(st, env) with the arguments in env
+        self.functions = {name: _env_call(self.py_bodies[name], self.fn_params[name])
+                          for name in self.fn_bodies}
+        # every block is declared first (so calls can bind their callee), then generated
+        blocks = BlockGen(self, px)
+        specs = {}
         self.codes = {}        # name -> Code
         for key, spec in code.items():
             if key.split(":")[0] in ("proc", "hook", "flow") and spec is not None:
-                self.codes[key] = ob.build(key, spec)
+                specs[key] = (spec, None)
+        for c in self.cards:
+            cid = c["id"]
+            if c.get("effect"):
+                specs[f"card:{cid}:effect"] = (c["effect"], c)
+            reaction = c.get("reaction") or {}
+            if reaction.get("effect"):
+                specs[f"card:{cid}:reaction"] = (reaction["effect"], c)
+            for event, spec in (c.get("hooks") or {}).items():
+                specs[f"card:{cid}:hook:{event}"] = (spec, c)
+        for key, (spec, card) in specs.items():
+            self.codes[key] = blocks.declare(key, spec, card)
+        for key, (spec, card) in specs.items():
+            blocks.build(self.codes[key], spec)
         self.proc_params = {k[5:]: v["params"] for k, v in code.items()
                             if k.startswith("proc:") and v is not None}
-        self.display_label = ex.build(code.get("display_label")) if code.get("display_label") else None
-        self.score = ex.build(code.get("score")) if code.get("score") else None
-        self.eval = ex.build(code.get("eval")) if code.get("eval") else self.score
-        self.constraints = [(ex.build(c["expect"]), c["message"], c["loc"])
+        build = px.build
+        self.display_label = build(code.get("display_label")) if code.get("display_label") else None
+        self.score = build(code.get("score")) if code.get("score") else None
+        self.eval = build(code.get("eval")) if code.get("eval") else self.score
+        self.constraints = [(build(c["expect"]), c["message"], c["loc"])
                             for c in code.get("constraints", [])]
-        self.invariants = [(ex.build(c["expect"]), c["message"], c["loc"])
+        self.invariants = [(build(c["expect"]), c["message"], c["loc"])
                            for c in code.get("invariants", [])]
         self.overflow_procs = {"proc:" + z["overflow"] for z in self.zone_decls if z["overflow"]}
         self.requires, self.reaction_if = [], []
         self.hooks_of, self.modifiers_of = [], []
         for c in self.cards:
             cid = c["id"]
-            self.requires.append(ex.build(c.get("requires")))
-            if c.get("effect"):
-                self.codes[f"card:{cid}:effect"] = ob.build(f"card:{cid}:effect", c["effect"], card=c)
-            reaction = c.get("reaction") or {}
-            self.reaction_if.append(ex.build(reaction.get("if")))
-            if reaction.get("effect"):
-                self.codes[f"card:{cid}:reaction"] = ob.build(f"card:{cid}:reaction",
-                                                              reaction["effect"], card=c)
-            hooks = {}
-            for event, spec in (c.get("hooks") or {}).items():
-                key = f"card:{cid}:hook:{event}"
-                self.codes[key] = ob.build(key, spec, card=c)
-                hooks[event] = key
-            self.hooks_of.append(hooks)
-            self.modifiers_of.append({m: ex.build(ir) for m, ir in (c.get("modifiers") or {}).items()})
+            self.requires.append(build(c.get("requires")))
+            self.reaction_if.append(build((c.get("reaction") or {}).get("if")))
+            self.hooks_of.append({event: f"card:{cid}:hook:{event}" for event in (c.get("hooks") or {})})
+            self.modifiers_of.append({m: px.compile_modifier(ir, self.modifier_args.get(m, []))
+                                      for m, ir in (c.get("modifiers") or {}).items()})
         self.game_hooks = {k[5:]: k for k in self.codes if k.startswith("hook:")}
         self.has_hooks = {e for e in self.events
                           if e in self.game_hooks or any(e in h for h in self.hooks_of)}
         self.has_modifiers = {m for mods in self.modifiers_of for m in mods}
+
+    def compile_block(self, name, spec):
+        """A block compiled after load (a scenario's `run:` step), with the
+        game's own generator: the same code any block of the bundle gets."""
+        blocks = BlockGen(self, self.pygen)
+        code = blocks.declare(name, spec)
+        blocks.build(code, spec)
+        return code
+
+    def generated_source(self) -> str:
+        """Every generated function of this game, in order, as one readable module."""
+        return "\n".join(src for _, src in self.pygen.sources)
 
     def active_cards(self, st):
         """Cards whose hooks and modifiers are in force: those in active zones, in zone order."""
@@ -204,84 +264,62 @@ class Game:
                     out.extend(st.zones[base + index * st.n + p])
         return out
 
+    def body_function(self, name):
+        """f(st, *args): the body of function `name`, uncached."""
+        if name not in self.py_bodies:
+            self.py_bodies[name] = lambda st, *args: self.py_bodies[name](st, *args)   # recursion
+            self.py_bodies[name] = self.pygen.compile_body(self.fn_bodies[name], self.fn_params[name])
+        return self.py_bodies[name]
+
     def cached_function(self, name):
         """The call of function `name` with positional arguments: cached by
         the versions of the state parts it reads, unless it is too cheap to cache."""
-        if name in self._cached:
-            return self._cached[name]
-        bodies = self.py_bodies
-        deps = tuple(sorted(self.fn_deps.get(name, ("*",))))
-        everything = "*" in deps
-        game = self
-
-        if self.pygen is not None and not self.fn_simple.get(name):
-            call = self.pygen.compile_cached(name, self.fn_bodies[name], self.fn_params[name],
-                                             deps, self)
-            self._cached[name] = call
-            return call
-        if self.fn_simple.get(name):
-            def call(st, *values):
-                return bodies[name](st, *values)
-        else:
-            def call(st, *values):
-                # An entry is (state version, versions of the parts read, result):
-                # valid as is while nothing changed, and still valid after a
-                # change to parts the function does not read.
-                key = (name, values)
-                try:
-                    hit = st.cache.get(key)
-                except TypeError:           # a list argument: not cacheable
-                    return bodies[name](st, *values)
-                version = st.version
-                stamp = None
-                if hit is not None and game.cache_functions:
-                    if hit[0] == version:
-                        return hit[2]
-                    if not everything:
-                        # versions only grow, so their sum changes whenever one does
-                        stamp = sum(map(st.pv.__getitem__, deps))
-                        if hit[1] == stamp:
-                            st.cache[key] = (version, stamp, hit[2])
-                            return hit[2]
-                result = bodies[name](st, *values)
-                if stamp is None and not everything:
-                    stamp = sum(map(st.pv.__getitem__, deps))
-                st.cache[key] = (version, stamp, result)
-                return result
-        self._cached[name] = call
-        return call
+        if name not in self._cached:
+            # a recursive function binds this stand-in until its own code exists
+            self._cached[name] = lambda st, *args: self._cached[name](st, *args)
+            if self.fn_simple.get(name):
+                self._cached[name] = self.body_function(name)
+            else:
+                deps = tuple(sorted(self.fn_deps.get(name, ("*",))))
+                self._cached[name] = self.pygen.compile_cached(
+                    name, self.fn_bodies[name], self.fn_params[name], deps)
+        return self._cached[name]
 
     def active_modifiers(self, st, name):
-        """[(card, modifier closure, owner)] in force for `name`, in zone order.
-        Which cards modify what changes only when an active zone changes, so
-        one scan of the active zones serves every modifier until then."""
-        if name not in self.has_modifiers:
-            return ()
-        stamp = st.pv.get("active", 0)
-        hit = st.cache.get("modifiers")
-        if hit is None or hit[0] != stamp:
-            found = {}
-            for c in self.active_cards(st):
-                mods = self.modifiers_of[self.card_def[c]]
-                if mods:
-                    owner = self.slot_owner(st, st.zone_of(c))
-                    for mname, f in mods.items():
-                        found.setdefault(mname, []).append((c, f, owner))
-            hit = st.cache["modifiers"] = (stamp, found)
+        """[(card, modifier function, owner)] in force for `name`, in zone order."""
+        hit = st.mods
+        if hit is None or hit[0] != st.pv["active"]:
+            hit = self._scan_modifiers(st)
         return hit[1].get(name, ())
+
+    def _scan_modifiers(self, st):
+        """Which cards modify what changes only when an active zone changes
+        (the version `active`), so one scan serves every modifier until then."""
+        found = {}
+        for c in self.active_cards(st):
+            mods = self.modifiers_of[self.card_def[c]]
+            if mods:
+                owner = self.slot_owner(st, st.zone_of(c))
+                for mname, f in mods.items():
+                    found.setdefault(mname, []).append((c, f, owner))
+        st.mods = hit = (st.pv["active"], found)
+        return hit
 
     def modify(self, st, name, value, args_fn):
         """`value` adjusted by every modifier of `name` in force, in zone order.
-        `args_fn()` makes the modifier's arguments (a fresh dict), only when
-        some card in play modifies `name`."""
-        mods = self.active_modifiers(st, name)
+        `args_fn()` makes the modifier's arguments (a dict), only when some
+        card in play modifies `name`."""
+        hit = st.mods
+        if hit is None or hit[0] != st.pv["active"]:
+            hit = self._scan_modifiers(st)
+        mods = hit[1].get(name)
         if not mods:
             return value
-        env = args_fn()
+        args = args_fn()
+        values = [args.get(a) for a in self.modifier_args.get(name, ())]
+        turn_player = st.turn_player
         for c, f, owner in mods:
-            env["value"], env["this"] = value, c
-            env["me"] = owner if owner is not None else st.turn_player
-            value = f(st, env)
+            value = f(st, value, c, owner if owner is not None else turn_player, *values)
         return value
 
     def apply_modifiers(self, st, name, base, args):
@@ -308,6 +346,14 @@ class Game:
             if not check(st, {}):
                 out.append(f"{file}:{line}:{col}: invariant broken: {message}")
         return out
+
+    def level_values(self, st) -> list:
+        """[(name, value)] of the levels above a turn, outermost first."""
+        return [(name, st.round if counter is None else st.g.get(counter)) for name, counter in self.levels]
+
+    def level_text(self, st) -> str:
+        """`deal 3, round 11`: where in the game a turn is, as logs say it."""
+        return ", ".join(f"{name} {value}" for name, value in self.level_values(st))
 
     def new_state(self, players: int, seed: int = 0, log: bool = False):
         from cardc.engine.state import State

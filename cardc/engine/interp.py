@@ -21,42 +21,56 @@ class Interpreter:
         self.stack.append(Frame(code, 0, env))
 
     def run(self):
-        """Run ops until a player must decide or the game ends."""
+        """Run the frame on top of the stack until a player must decide or the
+        game ends.  Each block is one generated function (see blocks.py) that
+        runs as far as it can and returns when something else must run first."""
         stack = self.stack
         fr = None
         try:
             while self.pending is None and not self.terminal:
-                if not stack:
-                    if self.stage == getattr(self, "hold_at", None):
-                        self.hold_at = None        # a checkpoint (scenarios): stop here, once
-                        return
-                    self._flow_next()
-                    continue
-                fr = stack[-1]
-                code = fr.code
-                ops, mutates, end = code.ops, code.mutates, len(code.ops)
-                # run this frame's ops while it stays on top and nobody must decide
-                while fr.pc < end:
-                    pc = fr.pc
-                    if mutates[pc]:
-                        self.version += 1
-                    ops[pc](self, fr)
-                    if self.pending is not None or self.terminal or not stack or stack[-1] is not fr:
-                        break
+                if stack:
+                    fr = stack[-1]
+                    fr.code.run(self, fr)
+                elif self.stage == getattr(self, "hold_at", None):
+                    self.hold_at = None        # a checkpoint (scenarios): stop here, once
+                    return
                 else:
-                    stack.pop()
+                    fr = None
+                    self._flow_next()
         except EngineFault as exc:
             if not exc.where and fr is not None:
-                raise self._fault(exc.message, fr) from None
+                raise self._fault(exc.message, fr, exc.__traceback__) from None
             raise
         except (TypeError, KeyError, IndexError, ValueError, AttributeError, ZeroDivisionError) as exc:
             if fr is None:
                 raise
-            raise self._fault(f"{type(exc).__name__}: {exc}", fr) from exc
+            raise self._fault(f"{type(exc).__name__}: {exc}", fr, exc.__traceback__) from exc
 
-    def _fault(self, message, fr):
+    def _fault(self, message, fr, tb=None):
+        """A located EngineFault: the statement of `fr` that failed, read from
+        the traceback (the generated code knows which op each line came from)."""
+        pc = fr.pc
+        run = fr.code.run
+        target = getattr(run, "__code__", None)
+        while tb is not None:
+            if tb.tb_frame.f_code is target:
+                op = fr.code.op_at(tb.tb_lineno)
+                if op is not None:
+                    pc = op
+            tb = tb.tb_next
         resolving = [f.code.label for f in self.stack if f.code.card]
-        return EngineFault(message, f"{fr.code.where(fr.pc)} in {fr.code.label}", resolving)
+        return EngineFault(message, f"{fr.code.where(pc)} in {fr.code.label}", resolving)
+
+    def resolve_card(self, card, me):
+        """`resolve c`: run the card's effect, as `me`, with `this` the card."""
+        game = self.game
+        cid = game.card_field["id"][card]
+        code = game.codes.get(f"card:{cid}:effect")
+        if self.track is not None:
+            self.track["resolve"][cid] = self.track["resolve"].get(cid, 0) + 1
+        if code is None:
+            raise EngineFault(f"{game.card_name[card]} has no effect to resolve")
+        self.push(code, {"me": me, "this": card})
 
     def touch(self, part):
         """Note that one part of the state changed (see cardc.engine.deps)."""
@@ -64,11 +78,11 @@ class Interpreter:
 
     def touch_slot(self, slot):
         if slot >= 0:
-            decl = self.game.slot_decl(self, slot)
+            parts, active = self.game.slot_tables(self.n)
             pv = self.pv
-            part = "z:" + decl["id"]
+            part = parts[slot]
             pv[part] = pv.get(part, 0) + 1
-            if decl["active"]:             # one version for every zone whose cards are in force
+            if active[slot]:            # one version for every zone whose cards are in force
                 pv["active"] = pv.get("active", 0) + 1
 
     def _flow_next(self):
@@ -99,7 +113,7 @@ class Interpreter:
             self.stage = "after_turn"
             self.phase = None
             if self.log is not None:
-                self.log.append(f"== Turn {self.turn} (round {self.round}): "
+                self.log.append(f"== Turn {self.turn} ({g.level_text(self)}): "
                                 f"{self.player_name(self.turn_player)} ==")
             self._push_flow("flow:turn", self.turn_player)
             self._auto_trigger("turn_start")

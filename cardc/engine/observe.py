@@ -45,6 +45,7 @@ def observe(st, p) -> dict:
     return {
         "player": p, "players": st.n, "turn": st.turn, "round": st.round,
         "turn_player": st.turn_player, "phase": st.phase,
+        "levels": [list(lv) for lv in g.level_values(st)],
         "game": {k: (v if st.terminal or _seen(g, "game", k) else hidden()) for k, v in st.g.items()},
         "counters": {k: [x if st.terminal or _seen(g, "player", k, q == p) else hidden()
                          for q, x in enumerate(v)] for k, v in st.pc.items()},

@@ -1,164 +1,254 @@
-"""Compile expression IR to Python functions, the way Jinja2 compiles templates.
+"""Compile the bundle's IR to Python source, the way Jinja2 compiles templates.
 
-One expression becomes one Python function, `def _e(st, env): return …`,
-with every operator, read and comparison written inline, instead of a tree
-of closures calling each other.  That is several times fewer Python calls per
-evaluation, which is where the interpreter spends its time.
+This is the engine's one backend.  An expression becomes Python text with
+every operator, read and comparison written inline (`expr`); a whole block of
+statements becomes one function (`cardc/engine/blocks.py`, which asks this
+module for its expressions); a content function becomes one function with
+its cache check written in (`compile_cached`); a menu becomes one function
+that lists the options open now (`compile_menu`).
 
-Safety: the source is generated from the compiled IR only.  Every value that
-comes from content (numbers, text, names of counters, zones and locals) is
-written with `repr()` as a literal or a dictionary key; identifiers in the
-generated code are our own (`_l3`, `_F2`, `_fn_5`).  No text a designer wrote
-is ever executed as Python.
+Safety: the source is generated from the compiled IR only, from a closed set
+of node kinds, operators and builtins; anything else in a bundle is refused
+with `BadBundle` naming it.  Every value that comes from content (numbers,
+text, names of counters, zones and locals) is written with `repr()` as a
+literal or a dictionary key; identifiers in the generated code are our own
+(`_l3`, `_F2`, `_fn5`).  The generated code runs in a namespace whose
+builtins are only the few it uses.  No text a designer wrote is ever
+executed as Python.
 """
 from __future__ import annotations
 
 import itertools
+import re
+from contextlib import contextmanager
+import linecache
 
 from cardc.engine.builtins import IMPL, cards_at_slot
-from cardc.engine.errors import EngineFault
-from cardc.engine.exprs import _div, _index, _mod
+from cardc.engine.errors import BadBundle, EngineFault
 
-_GATTRS = {"turn", "round", "turn_player", "first_player"}
+# readable game attributes: `st.<name>` (player_count is `st.n`)
+GATTRS = {"turn", "round", "turn_player", "first_player", "player_count"}
+BIN_OPS = {"+", "-", "*", "/", "%"}
+CMP_OPS = {"==", "!=", "<", "<=", ">", ">=", "in", "not in"}
+SPECIAL_CALLS = {"any", "all", "count", "cards_at", "max", "min", "modified"}
+#: the only builtins generated code can reach
+SAFE_BUILTINS = {"len": len, "list": list, "range": range, "max": max, "min": min, "any": any,
+                 "all": all, "type": type, "sum": sum, "abs": abs, "TypeError": TypeError}
+#: a chain of more operands than this is split, far below Python's parser limits
+CHAIN = 50
+#: generated expressions nested deeper than this are cut into separate functions
+DEPTH = 40
+
+
+def fmt(value, typ, st):
+    """A value as text in a log line or an option label."""
+    if value is None:
+        return "none"
+    if typ == "card":
+        return st.game.card_name[value]
+    if typ == "player":
+        return st.player_name(value)
+    if typ == "zone":
+        return st.game.slot_name(st, value)
+    if typ.startswith("list:"):
+        inner = typ[5:]
+        return ", ".join(fmt(v, inner, st) for v in value) or "nothing"
+    if typ == "bool":
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _div(a, b):
+    if b == 0:
+        raise EngineFault("division by zero")
+    return a // b
+
+
+def _mod(a, b):
+    if b == 0:
+        raise EngineFault("modulo by zero")
+    return a % b
+
+
+def _index(xs, k):
+    if not -len(xs) <= k < len(xs):
+        raise EngineFault(f"index {k} is outside a list of {len(xs)}")
+    return xs[k]
+
+
+def _pzone(st, base, index, p, name):
+    if p is None:
+        raise EngineFault(f"`{name}` of none: no player here")
+    return base + index * st.n + p
+
+
+def _plain(v) -> bool:
+    """A value `repr()` writes as a Python literal that means just that value."""
+    if v is None or type(v) in (int, str, bool):
+        return True
+    return type(v) is list and all(_plain(x) for x in v)
+
+
+def trivial(ir) -> bool:
+    """An argument cheap and safe to evaluate more than once."""
+    return ir[0] in ("var", "lit") or (ir[0] in ("field", "pctr", "cctr") and ir[2][0] == "var")
+
+
+def substitute(ir, args: dict):
+    """`ir` with every `["var", param]` replaced by that argument's IR."""
+    if isinstance(ir, list):
+        if len(ir) == 2 and ir[0] == "var" and isinstance(ir[1], str) and ir[1] in args:
+            return args[ir[1]]
+        return [substitute(part, args) for part in ir]
+    if isinstance(ir, dict):
+        return {k: substitute(v, args) for k, v in ir.items()}
+    return ir
 
 
 class PyGen:
-    """Generates and compiles the Python functions of one game's expressions."""
+    """Generates and compiles the Python functions of one game."""
 
-    def __init__(self, game, fmt):
+    def __init__(self, game):
         self.game = game
         self.ids = itertools.count()
-        self.ns = {"EngineFault": EngineFault, "_div": _div, "_mod": _mod, "_index": _index,
-                   "_fmt": fmt, "_modified": game.modify, "_pzone": _pzone}
+        self.ns = {"__builtins__": dict(SAFE_BUILTINS), "EngineFault": EngineFault,
+                   "_div": _div, "_mod": _mod, "_index": _index, "_fmt": fmt,
+                   "_modified": game.modify, "_pzone": _pzone, "_game": game}
         self.names = {}             # python name of each bound object, by id
+        self.sources = []           # (name, source) of every generated function, in order
         self._inlining = []         # functions being written in place (no endless recursion)
+        self.memo = None            # the Memo of the function being written, if it reuses values
+        self.ns["_U"] = _UNSET
+        self.kinds = {k[2:]: getattr(self, k) for k in dir(self) if k.startswith("e_")}
 
     # ------------------------------------------------------------ entry points
-    def compile(self, ir):
-        """A function f(st, env) computing the expression `ir`."""
-        src = self.expr(ir, {})
-        return self._define("_e", "(st, env)", src)
+    def build(self, ir):
+        """A function f(st, env) computing the expression `ir` (None for None)."""
+        if ir is None:
+            return None
+        name = self.fresh("_e")
+        with self.memo_of(None):
+            text = self.expr(ir, {})
+        return self.exec_source(name, f"def {name}(st, env):\n    return {text}\n")
 
     def compile_body(self, ir, params):
         """A function f(st, *params) for a function body."""
         scope = {p: f"_a{i}" for i, p in enumerate(params)}
         args = "".join(f", {scope[p]}" for p in params)
-        src = self.expr(ir, scope)
-        return self._define("_body", f"(st{args})", src, prelude="env = None")
+        name = self.fresh("_body")
+        with self.memo_of(None):
+            text = self.expr(ir, scope)
+        return self.exec_source(name, f"def {name}(st{args}):\n    env = None\n"
+                                      f"    return {text}\n")
 
-    def compile_op(self, o):
-        """Simple statements (`let`, `jf`, counter `set`) written out as one
-        function f(st, fr) each; None for the others, which stay closures."""
-        kind = o[0]
-        if kind == "let":
-            v = self.expr(o[2], {})
-            body = [f"    v = {v}", f"    env[{o[1]!r}] = v[:] if type(v) is list else v",
-                    "    fr.pc += 1"]
-        elif kind == "jf":
-            body = [f"    fr.pc = fr.pc + 1 if {self.expr(o[1], {})} else {o[2]}"]
-        elif kind == "set":
-            body = self._set_lines(o)
-            if body is None:
-                return None
-        else:
-            return None
-        name = f"_op{next(self.ids)}"
-        return self._exec(name, [f"def {name}(st, fr):", "    env = fr.env"] + body)
+    def compile_modifier(self, ir, args):
+        """A card's modifier as f(st, value, this, me, *args): the declared
+        arguments are plain parameters, not a dict built for every call."""
+        scope = {"value": "_value", "this": "_this", "me": "_me"}
+        scope.update({a: f"_a{i}" for i, a in enumerate(args)})
+        params = "".join(f", _a{i}" for i in range(len(args)))
+        name = self.fresh("_mod")
+        with self.memo_of(None):
+            text = self.expr(ir, scope)
+        return self.exec_source(name, f"def {name}(st, _value, _this, _me{params}):\n"
+                                      f"    env = None\n    return {text}\n")
 
-    def _set_lines(self, o):
-        target, op, value = o[1], o[2], self.expr(o[3], {})
-        kind, name = target[0], target[1]
-        lines = []
-        if kind == "gctr":
-            ref, part = f"st.g[{name!r}]", f"g:{name}"
-        elif kind == "pctr":
-            lines += [f"    _p = {self.expr(target[2], {})}",
-                      f"    if _p is None: raise EngineFault({'cannot set `' + name + '` of none'!r})"]
-            ref, part = f"st.pc[{name!r}][_p]", f"p:{name}"
-        elif kind == "cctr":
-            lines += [f"    _c = {self.expr(target[2], {})}",
-                      f"    if _c is None: raise EngineFault({'cannot set `' + name + '` of none'!r})"]
-            ref, part = f"st.cc[{name!r}][_c]", f"c:{name}"
-        elif kind == "cpp":
-            lines += [f"    _c = {self.expr(target[2], {})}", f"    _p = {self.expr(target[3], {})}",
-                      "    if _c is None or _p is None: "
-                      f"raise EngineFault({'cannot set `' + name + '` of none'!r})"]
-            ref, part = f"st.cc[{name!r}][_c * st.n + _p]", f"c:{name}"
-        else:
-            return None                 # game attributes: rare, left to the closure
-        if op == "=":
-            lines.append(f"    {ref} = {value}")
-        else:
-            lines.append(f"    {ref} = {ref} {op[0]} {value}")
-        lines += ["    pv = st.pv", f"    pv[{part!r}] = pv.get({part!r}, 0) + 1", "    fr.pc += 1"]
-        return lines
+    def modifier_call(self, name):
+        """f(st, value, *args) for `modified("name", value, …)` with plain
+        arguments: one check of which cards modify `name` now, then each
+        card's modifier called directly."""
+        key = ("modifier", name)
+        if key not in self.names:
+            fname = self.fresh("_modified_")
+            n = len(self.game.modifier_args.get(name, ()))
+            params = "".join(f", _a{i}" for i in range(n))
+            src = (f"def {fname}(st, value{params}):\n"
+                   f"    # modifier {name}\n"
+                   "    hit = st.mods\n"
+                   "    if hit is None or hit[0] != st.pv['active']:\n"
+                   "        hit = _game._scan_modifiers(st)\n"
+                   f"    mods = hit[1].get({name!r})\n"
+                   "    if mods:\n"
+                   "        tp = st.turn_player\n"
+                   "        for c, f, owner in mods:\n"
+                   f"            value = f(st, value, c, owner if owner is not None else tp{params})\n"
+                   "    return value\n")
+            fn = self.exec_source(fname, src)
+            self.ns[fname] = fn
+            self.names[key] = (fname, fn)
+        return self.names[key][0]
 
-    def compile_filter(self, var, cond):
-        """f(st, env, values): the values for which `cond` holds, with `var`
-        naming each in turn (a choice's `where`), as one list comprehension."""
-        local = self._local()
-        test = self.expr(cond, {var: local})
-        name = f"_where{next(self.ids)}"
-        return self._exec(name, [f"def {name}(st, env, values):",
-                                 f"    return [{local} for {local} in values if {test}]"])
-
-    def compile_menu(self, items, build):
+    def compile_menu(self, items):
         """One function f(st, env, labels, values, unavailable) that finds the
         options a menu offers now: the conditions are written inline, and
-        each open option records its label (a closure, read only if someone
-        asks), its body's pc and the loop variables it was found with."""
-        lines: list = []
-        self._menu_lines(items, {}, build, lines, 1)
-        name = f"_menu{next(self.ids)}"
-        return self._exec(name, [f"def {name}(st, env, labels, values, unavailable):"]
-                          + lines + ["    return None"])
+        each open option records its label (a function, called only if
+        someone reads it), its body's pc and the loop variables it was found with."""
+        lines: list = ["    " + Memo.reset(0)]
+        memo = Memo()
+        with self.memo_of(memo):
+            self._menu_lines(items, {}, lines, 1)
+        name = self.fresh("_menu")
+        body = memo.finish([f"def {name}(st, env, labels, values, unavailable):"] + lines
+                           + ["    return None"])
+        return self.exec_source(name, "\n".join(body) + "\n")
 
-    def _menu_lines(self, items, scope, build, out, depth):
+    def _menu_lines(self, items, scope, out, depth):
         pad = "    " * depth
         bindings = "{" + ", ".join(f"{k!r}: {v}" for k, v in scope.items()) + "}"
         for item in items:
             if item[0] == "opt":
                 _, label, cond, reason, pc = item
-                lab = self.bind(build(label), "_lab")
+                lab = self.bind(self.build(label), "_lab")
                 add = [f"{pad}    _b = {bindings}", f"{pad}    labels.append(({lab}, _b))",
-                       f"{pad}    values.append([{pc}, _b])"]
+                       f"{pad}    values.append([{int(pc)}, _b])"]
                 if cond is None:
                     out += [f"{pad}if True:"] + add
                     continue
                 out += [f"{pad}if {self.expr(cond, scope)}:"] + add
                 if reason is not None:
-                    why = self.bind(build(reason), "_why")
+                    why = self.bind(self.build(reason), "_why")
                     out += [f"{pad}else:", f"{pad}    unavailable.append(({lab}, {why}, {bindings}))"]
             elif item[0] == "for":
                 _, var, lst, sub = item
-                local = self._local()
+                local = self.local()
                 out.append(f"{pad}for {local} in list({self.expr(lst, scope)}):")
+                region = self.memo.enter(local)
+                out.append(f"{pad}    {Memo.reset(region)}")
                 before = len(out)
-                self._menu_lines(sub, {**scope, var: local}, build, out, depth + 1)
+                self._menu_lines(sub, {**scope, var: local}, out, depth + 1)
+                self.memo.leave()
                 if len(out) == before:
                     out.append(f"{pad}    pass")
-            else:
+            elif item[0] == "if":
                 _, cond, sub = item
                 out.append(f"{pad}if {self.expr(cond, scope)}:")
                 before = len(out)
-                self._menu_lines(sub, scope, build, out, depth + 1)
+                self._menu_lines(sub, scope, out, depth + 1)
                 if len(out) == before:
                     out.append(f"{pad}    pass")
+            else:
+                raise BadBundle(f"unknown menu item {str(item[0])[:40]!r}")
 
-    def compile_cached(self, name, body, params, deps, game):
+    def compile_cached(self, name, body, params, deps):
         """The cached call of a content function, written out for its own
         parameters and dependencies: the cache check, the stamp (the sum of the
-        versions of the parts it reads) and the body itself, in one function."""
+        versions of the parts it reads) and the body itself, in one function.
+
+        An entry is (state version, stamp, result): valid as is while nothing
+        changed, and still valid after a change to parts the function does
+        not read (versions only grow, so their sum changes whenever one does)."""
         args = [f"_a{i}" for i in range(len(params))]
         scope = dict(zip(params, args))
         sig = "".join(", " + a for a in args)
         key = f"({name!r}, ({''.join(a + ', ' for a in args)}))"
         everything = "*" in deps
         stamp = "None" if everything else (" + ".join(f"pv[{d!r}]" for d in deps) or "0")
-        self.ns.setdefault("_game", game)
-        fname = f"_fn{next(self.ids)}"
+        fname = self.fresh("_fn")
+        with self.memo_of(None):
+            result = self.expr(body, scope)
         lines = [
             f"def {fname}(st{sig}):",
+            f"    # function {name}",
             "    env = None",
             f"    key = {key}",
             "    cache = st.cache",
@@ -177,103 +267,156 @@ class PyGen:
             "            return hit[2]",
             "    else:",
             f"        stamp = {stamp}",
-            f"    result = {self.expr(body, scope)}",
+            f"    result = {result}",
             "    if key is not None:",
             "        cache[key] = (version, stamp, result)",
             "    return result",
         ]
-        return self._exec(fname, lines)
+        return self.exec_source(fname, "\n".join(lines) + "\n")
 
-    def _define(self, prefix, signature, src, prelude=None):
-        name = f"{prefix}{next(self.ids)}"
-        lines = [f"def {name}{signature}:"]
-        if prelude:
-            lines.append("    " + prelude)
-        lines.append(f"    return {src}")
-        return self._exec(name, lines)
+    @contextmanager
+    def memo_of(self, memo):
+        """Generate with `memo` (None: no reuse); every function has its own."""
+        saved, self.memo = self.memo, memo
+        try:
+            yield
+        finally:
+            self.memo = saved
 
-    def _exec(self, name, lines):
-        """Define the generated function `name` from its source lines.  The
-        source comes from the IR only (see the module docstring)."""
-        exec(compile("\n".join(lines) + "\n", f"<cardc {name}>", "exec"), self.ns)  # noqa: S102
+    @contextmanager
+    def no_memo(self):
+        """Inside a comprehension or a lambda a value cannot be kept for reuse."""
+        memo = self.memo
+        was = memo.on if memo is not None else None
+        if memo is not None:
+            memo.on = False
+        try:
+            yield
+        finally:
+            if memo is not None:
+                memo.on = was
+
+    # ------------------------------------------------------------ the namespace
+    def fresh(self, prefix):
+        return f"{prefix}{next(self.ids)}"
+
+    def local(self):
+        return f"_l{next(self.ids)}"
+
+    def exec_source(self, name, source):
+        """Define the generated function `name` from its source, which comes
+        from the IR only (see the module docstring)."""
+        self.sources.append((name, source))
+        filename = f"<cardc {name}>"
+        # tracebacks show the generated line (a person debugging reads it)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), self.ns)  # noqa: S102
         return self.ns[name]
 
     def bind(self, obj, prefix="_o"):
         """A name in the generated code's namespace for a Python object."""
         key = id(obj)
         if key not in self.names:
-            name = f"{prefix}{next(self.ids)}"
+            name = self.fresh(prefix)
             self.ns[name] = obj
-            self.names[key] = name
-        return self.names[key]
+            self.names[key] = (name, obj)      # keep obj alive: ids stay unique
+        return self.names[key][0]
 
     # ------------------------------------------------------------ expressions
-    def expr(self, ir, scope) -> str:
-        return getattr(self, "_" + ir[0])(ir, scope)
+    def expr(self, ir, scope, depth=0) -> str:
+        if not isinstance(ir, list) or not ir or not isinstance(ir[0], str):
+            raise BadBundle(f"not an expression: {str(ir)[:40]!r}")
+        kind = self.kinds.get(ir[0])
+        if kind is None:
+            raise BadBundle(f"unknown expression kind {ir[0][:40]!r}")
+        text = kind(ir, scope)
+        if self.memo is not None and self.memo.on and self._reusable(ir):
+            return self.memo.use(text)
+        return text
 
-    def _local(self):
-        return f"_l{next(self.ids)}"
+    def _reusable(self, ir):
+        """Worth computing once and reusing: a call (of a function or a builtin)
+        that is pure (no randomness), so evaluating it once is exact."""
+        if ir[0] == "fn":
+            return ir[1] not in self.game.fn_impure
+        return ir[0] == "call" and ir[1] not in ("count", "shuffled_order") and \
+            not _mentions(ir, "shuffled_order", self.game.fn_impure)
 
-    def _lit(self, ir, scope):
-        return repr(ir[1])
+    def e_lit(self, ir, scope):
+        v = ir[1]
+        if not _plain(v):
+            raise BadBundle(f"a literal must be a number, text, true/false, none or a list of "
+                            f"those, not {str(v)[:40]!r}")
+        return repr(v)
 
-    def _var(self, ir, scope):
-        name = ir[1]
+    def e_var(self, ir, scope):
+        name = str(ir[1])
         return scope[name] if name in scope else f"env[{name!r}]"
 
-    def _players(self, ir, scope):
+    def e_players(self, ir, scope):
         return "list(range(st.n))"
 
-    def _game(self, ir, scope):
+    def e_game(self, ir, scope):
         return "None"
 
-    def _zone(self, ir, scope):
-        return repr(self.game.shared_slot[ir[1]])
+    def e_zone(self, ir, scope):
+        slot = self.game.shared_slot.get(ir[1])
+        if slot is None:
+            raise BadBundle(f"unknown shared zone {str(ir[1])[:40]!r}")
+        return repr(slot)
 
-    def _pzone(self, ir, scope):
+    def e_pzone(self, ir, scope):
+        if ir[1] not in self.game.player_index:
+            raise BadBundle(f"unknown player zone {str(ir[1])[:40]!r}")
         base, index = self.game.player_zone_base(ir[1])
         return f"_pzone(st, {base}, {index}, {self.expr(ir[2], scope)}, {ir[1]!r})"
 
-    def _cards(self, ir, scope):
+    def e_cards(self, ir, scope):
         return f"st.zones[{self.expr(ir[1], scope)}]"
 
-    def _gctr(self, ir, scope):
-        return f"st.g[{ir[1]!r}]"
+    def e_gctr(self, ir, scope):
+        return f"st.g[{str(ir[1])!r}]"
 
-    def _gattr(self, ir, scope):
-        if ir[1] == "player_count":
-            return "st.n"
-        return f"st.{ir[1]}" if ir[1] in _GATTRS else f"getattr(st, {ir[1]!r})"
+    def e_gattr(self, ir, scope):
+        if ir[1] not in GATTRS:
+            raise BadBundle(f"unknown game attribute {str(ir[1])[:40]!r}")
+        return "st.n" if ir[1] == "player_count" else f"st.{ir[1]}"
 
-    def _pctr(self, ir, scope):
-        return f"st.pc[{ir[1]!r}][{self.expr(ir[2], scope)}]"
+    def e_pctr(self, ir, scope):
+        return f"st.pc[{str(ir[1])!r}][{self.expr(ir[2], scope)}]"
 
-    def _pattr(self, ir, scope):
+    def e_pattr(self, ir, scope):
         p = self.expr(ir[2], scope)
         return p if ir[1] == "seat" else f"st.player_name({p})"
 
-    def _cctr(self, ir, scope):
-        return f"st.cc[{ir[1]!r}][{self.expr(ir[2], scope)}]"
+    def e_cctr(self, ir, scope):
+        return f"st.cc[{str(ir[1])!r}][{self.expr(ir[2], scope)}]"
 
-    def _cpp(self, ir, scope):
-        return f"st.cc[{ir[1]!r}][({self.expr(ir[2], scope)}) * st.n + ({self.expr(ir[3], scope)})]"
+    def e_cpp(self, ir, scope):
+        return (f"st.cc[{str(ir[1])!r}][({self.expr(ir[2], scope)}) * st.n + "
+                f"({self.expr(ir[3], scope)})]")
 
-    def _field(self, ir, scope):
+    def e_field(self, ir, scope):
+        if ir[1] not in self.game.card_field:
+            raise BadBundle(f"unknown card field {str(ir[1])[:40]!r}")
         values = self.bind(self.game.card_field[ir[1]], "_F")
         return f"{values}[{self.expr(ir[2], scope)}]"
 
-    def _eattr(self, ir, scope):
-        return f"st.events[{self.expr(ir[2], scope)}][{ir[1]!r}]"
+    def e_eattr(self, ir, scope):
+        return f"st.events[{self.expr(ir[2], scope)}][{str(ir[1])!r}]"
 
     # ------------------------------------------------------------ calls
-    def _call(self, ir, scope):
+    def e_call(self, ir, scope):
         name, args, kwargs = ir[1], ir[2], ir[3]
+        if name not in IMPL:
+            raise BadBundle(f"unknown builtin {str(name)[:40]!r}")
         if name in ("any", "all") and args[0][0] == "comp":
             _, elt, var, it, cond = args[0]
-            inner = {**scope, var: self._local()}
-            loop = f"for {inner[var]} in {self.expr(it, scope)}"
-            test = f" if {self.expr(cond, inner)}" if cond else ""
-            return f"{name}({self.expr(elt, inner)} {loop}{test})"
+            with self.no_memo():
+                inner = {**scope, var: self.local()}
+                loop = f"for {inner[var]} in {self.expr(it, scope)}"
+                test = f" if {self.expr(cond, inner)}" if cond else ""
+                return f"{name}({self.expr(elt, inner)} {loop}{test})"
         if name == "count":
             return f"len({self.expr(args[0], scope)})"
         if name == "cards_at" and args[0][0] == "cards":      # a whole zone: use its index
@@ -282,21 +425,35 @@ class PyGen:
         if name in ("max", "min"):
             return f"{name}({', '.join(self.expr(a, scope) for a in args)})"
         if name == "modified":
-            kw = ", ".join(f"{k!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
-            return f"_modified(st, {args[0][1]!r}, {self.expr(args[1], scope)}, lambda: {{{kw}}})"
+            mod = str(args[0][1])
+            declared = self.game.modifier_args.get(mod)
+            if declared is not None and set(kwargs) <= set(declared) and \
+                    all(v[0] in ("var", "lit") for v in kwargs.values()):
+                # plain arguments: cheap and safe to evaluate before knowing
+                # whether any card modifies this (so no dict, no lambda)
+                values = [self.expr(kwargs.get(a, ["lit", None]), scope) for a in declared]
+                call = self.modifier_call(mod)
+                return f"{call}(st, {self.expr(args[1], scope)}{''.join(', ' + v for v in values)})"
+            with self.no_memo():
+                kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
+            return (f"_modified(st, {str(args[0][1])!r}, {self.expr(args[1], scope)}, "
+                    f"lambda: {{{kw}}})")
         impl = self.bind(IMPL[name], "_b")
         env = "env" if name in ("playable",) else "None"
         parts = [self.expr(a, scope) for a in args]
         return f"{impl}(st, {env}{''.join(', ' + p for p in parts)})"
 
-    def _fn(self, ir, scope):
-        from cardc.engine.exprs import _substitute, _trivial
+    def e_fn(self, ir, scope):
         name, args = ir[1], ir[2]
         game = self.game
-        if game.fn_simple.get(name) and name not in self._inlining and all(_trivial(a) for a in args):
+        if name not in game.fn_bodies:
+            raise BadBundle(f"unknown function {str(name)[:40]!r}")
+        if game.fn_simple.get(name) and name not in self._inlining and all(trivial(a) for a in args):
+            # a few reads and comparisons, called with plain arguments: its
+            # body in place, the arguments substituted (it is pure: exact)
             self._inlining.append(name)
             try:
-                body = _substitute(game.fn_bodies[name], dict(zip(game.fn_params[name], args)))
+                body = substitute(game.fn_bodies[name], dict(zip(game.fn_params[name], args)))
                 return f"({self.expr(body, scope)})"
             finally:
                 self._inlining.pop()
@@ -304,54 +461,170 @@ class PyGen:
         return f"{call}(st{''.join(', ' + self.expr(a, scope) for a in args)})"
 
     # ------------------------------------------------------------ operators
-    def _bin(self, ir, scope):
+    def e_bin(self, ir, scope):
+        op = ir[1]
+        if op not in BIN_OPS:
+            raise BadBundle(f"unknown operator {str(op)[:40]!r}")
+        if op in ("+", "-", "*"):
+            # a left-leaning chain (a + b - c + …) written flat, not nested,
+            # so long sums never reach Python's parenthesis limit
+            chain, node = [], ir
+            same = ("+", "-") if op in ("+", "-") else ("*",)
+            while isinstance(node, list) and node and node[0] == "bin" and node[1] in same:
+                chain.append((node[1], node[3]))
+                node = node[2]
+            parts = [self.expr(node, scope)]
+            for o, right in reversed(chain):
+                parts.append(f"{o} {self.expr(right, scope)}")
+            return self._flat(parts)
         a, b = self.expr(ir[2], scope), self.expr(ir[3], scope)
-        if ir[1] == "/":
-            return f"_div({a}, {b})"
-        if ir[1] == "%":
-            return f"_mod({a}, {b})"
-        return f"({a} {ir[1]} {b})"
+        return f"{'_div' if op == '/' else '_mod'}({a}, {b})"
 
-    def _cmp(self, ir, scope):
+    def _flat(self, parts):
+        """`(p0 p1 p2 …)`, in pieces of at most CHAIN operands."""
+        out = parts[0]
+        for k in range(1, len(parts), CHAIN):
+            out = f"({out} {' '.join(parts[k:k + CHAIN])})"
+        return out
+
+    def e_cmp(self, ir, scope):
+        if ir[1] not in CMP_OPS:
+            raise BadBundle(f"unknown comparison {str(ir[1])[:40]!r}")
         return f"({self.expr(ir[2], scope)} {ir[1]} {self.expr(ir[3], scope)})"
 
-    def _and(self, ir, scope):
-        return "(" + " and ".join(self.expr(v, scope) for v in ir[1]) + ")"
+    def e_and(self, ir, scope):
+        return self._chain(" and ", ir[1], scope)
 
-    def _or(self, ir, scope):
-        return "(" + " or ".join(self.expr(v, scope) for v in ir[1]) + ")"
+    def e_or(self, ir, scope):
+        return self._chain(" or ", ir[1], scope)
 
-    def _not(self, ir, scope):
+    def _chain(self, joiner, items, scope):
+        parts = [self.expr(v, scope) for v in items]
+        out = "(" + joiner.join(parts[:CHAIN]) + ")"
+        for k in range(CHAIN, len(parts), CHAIN):
+            out = "(" + out + joiner + joiner.join(parts[k:k + CHAIN]) + ")"
+        return out
+
+    def e_not(self, ir, scope):
         return f"(not {self.expr(ir[1], scope)})"
 
-    def _neg(self, ir, scope):
+    def e_neg(self, ir, scope):
         return f"(-{self.expr(ir[1], scope)})"
 
-    def _if(self, ir, scope):
-        return f"({self.expr(ir[2], scope)} if {self.expr(ir[1], scope)} else {self.expr(ir[3], scope)})"
+    def e_if(self, ir, scope):
+        return (f"({self.expr(ir[2], scope)} if {self.expr(ir[1], scope)} "
+                f"else {self.expr(ir[3], scope)})")
 
-    def _list(self, ir, scope):
+    def e_list(self, ir, scope):
         return "[" + ", ".join(self.expr(v, scope) for v in ir[1]) + "]"
 
-    def _comp(self, ir, scope):
+    def e_comp(self, ir, scope):
         _, elt, var, it, cond = ir
-        inner = {**scope, var: self._local()}
-        test = f" if {self.expr(cond, inner)}" if cond else ""
-        return f"[{self.expr(elt, inner)} for {inner[var]} in {self.expr(it, scope)}{test}]"
+        with self.no_memo():
+            inner = {**scope, str(var): self.local()}
+            test = f" if {self.expr(cond, inner)}" if cond else ""
+            return f"[{self.expr(elt, inner)} for {inner[str(var)]} in {self.expr(it, scope)}{test}]"
 
-    def _index(self, ir, scope):
+    def e_index(self, ir, scope):
         return f"_index({self.expr(ir[1], scope)}, {self.expr(ir[2], scope)})"
 
-    def _str(self, ir, scope):
-        parts = [repr(p) if isinstance(p, str) else f"_fmt({self.expr(p[1], scope)}, {p[2]!r}, st)"
+    def e_str(self, ir, scope):
+        parts = [repr(p) if isinstance(p, str) else f"_fmt({self.expr(p[1], scope)}, {str(p[2])!r}, st)"
                  for p in ir[1]]
         return "''.join((" + ", ".join(parts) + ",))"
 
-    def _fmt(self, ir, scope):
-        return f"_fmt({self.expr(ir[1], scope)}, {ir[2]!r}, st)"
+    def e_fmt(self, ir, scope):
+        return f"_fmt({self.expr(ir[1], scope)}, {str(ir[2])!r}, st)"
 
 
-def _pzone(st, base, index, p, name):
-    if p is None:
-        raise EngineFault(f"`{name}` of none: no player here")
-    return base + index * st.n + p
+_UNSET = object()          # a kept value not computed yet
+_PLACEHOLDER = re.compile("\x00M(_m\\d+)\x00")
+
+
+def _mentions(ir, builtin, functions) -> bool:
+    """Does `ir` call `builtin`, or one of `functions`, anywhere inside?"""
+    if isinstance(ir, list):
+        if len(ir) > 1 and ir[0] == "call" and ir[1] == builtin:
+            return True
+        if len(ir) > 1 and ir[0] == "fn" and ir[1] in functions:
+            return True
+        return any(_mentions(x, builtin, functions) for x in ir)
+    if isinstance(ir, dict):
+        return any(_mentions(x, builtin, functions) for x in ir.values())
+    return False
+
+
+class Memo:
+    """Common subexpressions and loop-invariant values of one generated function.
+
+    Pure calls are written as placeholders while the function is generated;
+    `finish` then keeps in a local (`_m3`) every one that occurs twice in the
+    same loop iteration, or that does not depend on the loop it sits in
+    (hoisted: computed once for the whole function, not once per element).
+    A kept value is still computed lazily, where it was first needed
+    (`(_m3 if _m3 is not _U else (_m3 := …))`), so a value that was never
+    needed is still never computed, and a fault happens exactly where and when
+    it did: only repeated work goes."""
+
+    def __init__(self):
+        self.on = True
+        self.loops = []            # (region, loop local) of the loops being written
+        self.regions = 0
+        self.slots = {}            # text -> [name, region, uses, hoisted]
+        self.by_name = {}          # name -> the same slot
+
+    @staticmethod
+    def reset(region):
+        return f"\x00R{region}\x00"
+
+    def enter(self, local):
+        self.regions += 1
+        self.loops.append((self.regions, local))
+        return self.regions
+
+    def leave(self):
+        self.loops.pop()
+
+    def use(self, text):
+        bare = text
+        while bare.startswith("(") and bare.endswith(")") and _PLACEHOLDER.fullmatch(bare[1:-1]):
+            bare = bare[1:-1]
+        if _PLACEHOLDER.fullmatch(bare):
+            return bare                 # the same value as a kept one (an inlined body)
+        slot = self.slots.get(text)
+        if slot is None:
+            region = 0
+            for r, local in self.loops:
+                if re.search(rf"\b{local}\b", text):
+                    region = r
+            for inner in _PLACEHOLDER.findall(text):   # it depends on what its parts depend on
+                region = max(region, self.by_name[inner][1])
+            slot = self.slots[text] = [f"_m{len(self.slots)}", region, 0, False]
+            self.by_name[slot[0]] = slot
+        slot[2] += 1
+        inner = self.loops[-1][0] if self.loops else 0
+        slot[3] = slot[3] or slot[1] != inner
+        return f"\x00M{slot[0]}\x00"
+
+    def finish(self, lines):
+        by_name = {slot[0]: (text, slot) for text, slot in self.slots.items()}
+        _ = _PLACEHOLDER
+        kept = {name for name, (_, slot) in by_name.items() if slot[2] >= 2 or slot[3]}
+
+        def expand(text):
+            return re.sub("\x00M(_m\\d+)\x00", lambda m: written(m.group(1)), text)
+
+        def written(name):
+            text = expand(by_name[name][0])
+            return f"({name} if {name} is not _U else ({name} := {text}))" if name in kept else text
+
+        out = []
+        for line in lines:
+            m = re.fullmatch(r"(\s*)\x00R(\d+)\x00", line)
+            if m:
+                names = [n for n in sorted(kept) if by_name[n][1][1] == int(m.group(2))]
+                if names:
+                    out.append(f"{m.group(1)}{' = '.join(names)} = _U")
+                continue
+            out.append(expand(line))
+        return out

@@ -63,6 +63,7 @@ class State(Interpreter, Asking, Table):
         st.track = None
         st.lookahead = False
         st.version, st.pv, st.cache = 0, dict(game.parts), {}
+        st.mods = None
         if run:
             st.run()
         return st
@@ -93,6 +94,7 @@ class State(Interpreter, Asking, Table):
         # the clone starts with the same versions, so the cached function
         # values stay valid for it (a copy: the two states diverge from here)
         st.version, st.pv, st.cache = self.version, dict(self.pv), dict(self.cache)
+        st.mods = self.mods             # never changed in place: a new scan replaces it
         return st
 
     def player_name(self, p):
@@ -106,8 +108,23 @@ class State(Interpreter, Asking, Table):
     def is_terminal(self) -> bool:
         return self.terminal
 
-    def legal_actions(self) -> list[str]:
-        """Labels of the actions open now; `apply` takes an index into this list."""
+    def legal_actions(self) -> list[int]:
+        """The actions open now, as integers (as OpenSpiel does): `apply` takes
+        one of them.  `action_to_string` gives an action's label."""
+        return [] if self.pending is None or self.terminal else list(range(len(self.pending.values)))
+
+    def action_to_string(self, action: int) -> str:
+        """The label of action `action` (built only now: labels are text a
+        person or a log reads, never needed by a bot)."""
+        d = self.pending
+        if d is None or self.terminal:
+            raise IllegalAction("no decision is pending")
+        if type(action) is not int or not 0 <= action < len(d.values):
+            raise IllegalAction(f"action {action!r} is not one of the {len(d.values)} legal actions")
+        return d.label(action)
+
+    def action_labels(self) -> list[str]:
+        """The labels of every open action, in action order."""
         return [] if self.pending is None or self.terminal else list(self.pending.labels)
 
     def why_not(self) -> list:
@@ -231,6 +248,7 @@ class State(Interpreter, Asking, Table):
             st.track = None
             st.lookahead = False
             st.version, st.pv, st.cache = 0, dict(game.parts), {}
+            st.mods = None
             _check_cards(st)
             return st
         except (KeyError, TypeError, ValueError) as exc:

@@ -72,18 +72,21 @@ class Table:
                 self.loc[a] = slot
                 at += 1
 
-    def check_limit(self, slot):
+    def check_limit(self, slot) -> bool:
+        """Start the zone's overflow procedure if a move took it over its
+        limit; True if it did (it runs before anything else)."""
         decl = self.game.slot_decl(self, slot)
         limit = decl["limit"]
         if limit is None or len(self.zones[slot]) <= limit:
-            return
+            return False
         key = "proc:" + decl["overflow"]
         owner = self.game.slot_owner(self, slot)
         for f in self.stack:
             if f.code.name == key and f.env.get(f.code.params[0]) == owner:
-                return          # already discarding down
+                return False    # already discarding down
         code = self.game.codes[key]
         self.push(code, {code.params[0]: owner, "me": owner})
+        return True
 
     def shuffle_zone(self, slot):
         self.touch_slot(slot)
@@ -138,29 +141,35 @@ class Table:
         that started in the same zone: a tile never trades places with a
         company card), zone sizes kept.  What `p` sees is exact; what `p` does
         not see is a guess.  Bots that look ahead use this, so they never act
-        on hidden information."""
+        on hidden information.
+
+        The copy depends on nothing `p` cannot know: the unseen cards of a
+        back are put in a fixed order before the shuffle (so their real order
+        does not show through), and the copy gets its own random generator,
+        seeded from `rnd`, so a look-ahead that shuffles or draws does not
+        see the real future."""
         d = self.clone()
         game = self.game
         groups: dict = {}
         revealed = d.revealed
-        for slot, zone in enumerate(d.zones):
-            if not zone:
-                continue
-            vis = game.slot_decl(d, slot)["visibility"]
-            if vis == "public" or (vis == "owner" and game.slot_owner(d, slot) == p):
-                continue                        # every card here is in plain sight for p
+        for slot in game.hidden_slots(d.n, p):
+            zone = d.zones[slot]
             for i, c in enumerate(zone):
-                if p not in revealed.get(c, ()):
+                if c not in revealed or p not in revealed[c]:
                     back = game.card_start[c]
                     places, cards = groups.setdefault(back, ([], []))
                     places.append((slot, i))
                     cards.append(c)
+        touched = set()
         for back in sorted(groups):
             places, cards = groups[back]
+            cards.sort()
             rnd.shuffle(cards)
             for (slot, i), c in zip(places, cards):
                 d.zones[slot][i] = c
                 d.loc[c] = slot
+                touched.add(slot)
+        d.rng = rng.seed_state(rnd.getrandbits(64))
         # counters p may not see are imagined at their start values
         for scope, values in (("game", d.g), ("player", d.pc)):
             for name, spec in game.counters[scope].items():
@@ -175,6 +184,6 @@ class Table:
                 d.touch(("g:" if scope == "game" else "p:") + name)
         # cached values that read the reshuffled zones are stale now
         d.version += 1
-        for slot in {slot for places, _ in groups.values() for slot, _ in places}:
+        for slot in touched:
             d.touch_slot(slot)
         return d

@@ -85,6 +85,14 @@ def render_template(source: str | None, context: Mapping[str, Any]) -> str:
         raise RenderError(f"layout template {source!r}: {exc}") from None
 
 
+def render_strict(source: str, context: Mapping[str, Any], where: str) -> str:
+    """A template that must render in full (an aid's text): a name it lacks is an error."""
+    try:
+        return sandbox.render(_template(source), context).strip()
+    except sandbox.TemplateProblem as exc:
+        raise RenderError(f"{where}: {exc}") from None
+
+
 def contrast(colour: str) -> str:
     """Ink that reads on a background of `colour`."""
     return "#ffffff" if contrast_ratio(colour, "#ffffff") >= contrast_ratio(colour, INK) else INK

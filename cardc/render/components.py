@@ -172,14 +172,29 @@ class TrackRow:
     colour: str
 
 
+SEAT_COLOURS = ("#c62828", "#1565c0", "#2e7d32", "#6a1b9a", "#e65100", "#37474f", "#00838f", "#ad1457")
+
+
+def seat_colour(seat: int) -> str:
+    """The colour of seat `seat` (1-based) on tokens and trackers."""
+    return SEAT_COLOURS[(seat - 1) % len(SEAT_COLOURS)]
+
+
 def tracker_rows(tracker: Tracker, bundle: Mapping[str, Any]) -> list[TrackRow]:
-    """One row per card of the tracker's kind, or per seat."""
+    """One row per card of the tracker's kind, per seat, per label, or a
+    number of blank rows (sized to what a game uses, e.g. the companies in play)."""
+    params = bundle.get("params") or {}
     if tracker.rows == "players":
         count = int((bundle.get("players") or {}).get("max", 1))
-        return [TrackRow(f"Player {i}", "#9e9e9e") for i in range(1, count + 1)]
+        return [TrackRow(f"Player {i}", seat_colour(i)) for i in range(1, count + 1)]
+    if isinstance(tracker.rows, tuple):
+        return [TrackRow(label, "#9e9e9e") for label in tracker.rows]
+    if isinstance(tracker.rows, int) or (tracker.rows in params and isinstance(params[tracker.rows], int)):
+        count = tracker.rows if isinstance(tracker.rows, int) else params[tracker.rows]
+        return [TrackRow("", "#9e9e9e") for _ in range(min(int(count), 60))]
     kinds = bundle.get("kinds") or {}
     if tracker.rows not in kinds:
-        raise RenderError(f"tracker {tracker.id}: rows `{tracker.rows}` is neither `players` nor a kind of the game")
+        raise RenderError(f"tracker {tracker.id}: rows `{tracker.rows}` is neither `players`, a kind nor a param of the game")
     colour = kinds[tracker.rows].get("colour", "#9e9e9e")
     rows = [TrackRow(card["name"], card.get("fields", {}).get("colour") or colour)
             for card in bundle.get("cards", []) if card.get("kind") == tracker.rows]
@@ -220,7 +235,7 @@ def tracker_pages(canvas: Canvas, fonts: Fonts, trackers: Sequence[Tracker], bun
                 canvas.setStrokeColor(HexColor(row.colour))
                 canvas.setLineWidth(0.6)
                 canvas.rect(MARGIN * mm, y * mm, name_w * mm, row_h * mm, stroke=1, fill=1)
-                fonts.check(row.label, "bold", f"tracker {tracker.id}, row {row.label}")
+                fonts.check(row.label or "x", "bold", f"tracker {tracker.id}, row {row.label}")
                 size = min(9.0, row_h * 1.6)
                 while size > MIN_PT and fonts.width(row.label, "bold", size) > (name_w - 3) * mm:
                     size -= 0.25

@@ -7,7 +7,6 @@ knows the grid before picking up the knife.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Sequence
 
 from reportlab.lib.colors import HexColor
@@ -42,6 +41,7 @@ def _steps(options: PrintOptions) -> list[str]:
                      "for a printer whose backs land shifted.")
     steps += [
         "Cut along the crop marks in the margins: the long lines across the sheet first, then the short ones.",
+        "Decks of one card size follow each other on shared sheets; each card is backed by its own deck's back. "
         "Neighbouring cards share a cut line, so one cut frees two edges." if options.bleed == 0 else
         f"Every card's background runs {options.bleed:g} mm past its own cut lines (bleed), with a gutter "
         "between cards: cut each card on its own lines, so a cut a little off shows its colour, not white.",
@@ -51,7 +51,8 @@ def _steps(options: PrintOptions) -> list[str]:
     return steps
 
 
-def guide_pages(canvas: Canvas, fonts: Fonts, groups: Sequence[DeckGroup], options: PrintOptions, title: str) -> None:
+def guide_pages(canvas: Canvas, fonts: Fonts, groups: Sequence[DeckGroup], options: PrintOptions, title: str,
+                also_need: Sequence[str] = ()) -> None:
     w, h = PAPERS[options.paper]
     start_page(canvas, (w, h))
     draw_label(canvas, fonts, MARGIN + 8, h - MARGIN - 12, f"{title}: printing and cutting", 16, "bold")
@@ -66,6 +67,15 @@ def guide_pages(canvas: Canvas, fonts: Fonts, groups: Sequence[DeckGroup], optio
         height = fitted.height() / mm
         draw(canvas, fitted, style, fonts, (MARGIN + 8) * mm, (y - height) * mm, width * mm, height * mm, "#1f1f1f")
         y -= height + 1.5
+    if also_need:
+        y -= 2
+        draw_label(canvas, fonts, MARGIN + 8, y - 4, "You will also need", 10, "bold")
+        y -= 7
+        for thing in also_need:
+            fitted = fit(f"• {thing}", width, 100, style, {}, fonts, "cutting guide")
+            height = fitted.height() / mm
+            draw(canvas, fitted, style, fonts, (MARGIN + 8) * mm, (y - height) * mm, width * mm, height * mm, "#1f1f1f")
+            y -= height + 1
     y -= 4
     dw, dh = w * SCALE, h * SCALE
     per_row = max(1, int((w - 2 * MARGIN - 8) // (dw + 8)))
@@ -78,11 +88,12 @@ def guide_pages(canvas: Canvas, fonts: Fonts, groups: Sequence[DeckGroup], optio
             start_page(canvas, (w, h))
             y = h - MARGIN - 12
         x = MARGIN + 8 + col * (dw + 8)
-        grid = fit_grid(options.paper, deck.width, deck.height, deck.gap, options.bleed, options.fit).grid
-        sheets = math.ceil(len(cards) / grid.per_page)
+        bleed = 0.0 if deck.style == "tile" else options.bleed
+        grid = fit_grid(options.paper, deck.width, deck.height, deck.gap, bleed, options.fit).grid
         draw_label(canvas, fonts, x, y - 4, deck.title, 9, "bold")
+        unit = "pieces" if deck.style == "tile" else "cards"
         draw_label(canvas, fonts, x, y - 8.5,
-                   f"{len(cards)} cards · {deck.width:g}x{deck.height:g} mm · {grid.cols}x{grid.rows} · {sheets} sheet(s)", 6)
+                   f"{len(cards)} {unit} · {deck.width:g}x{deck.height:g} mm · {grid.cols}x{grid.rows} a sheet", 6)
         top = y - 11
         canvas.setStrokeColor(HexColor("#6b6b6b"))
         canvas.setLineWidth(0.5)

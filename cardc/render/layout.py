@@ -105,10 +105,41 @@ class Board:
 
 
 @dataclass(frozen=True)
+class Aid:
+    """A player aid card: printed once per seat with the cards."""
+
+    title: str
+    text: str  # a template over params
+    colour: str | None = None
+
+
+@dataclass(frozen=True)
+class TokenFace:
+    label: str
+    count: int = 1
+    colour: str | None = None
+
+
+@dataclass(frozen=True)
+class TokenSheet:
+    """Small pieces cut from paper: listed faces, or one per card of a kind."""
+
+    id: str
+    title: str
+    width: float = 16.0
+    height: float = 16.0
+    kind: str | None = None
+    label: str = ""
+    count: int = 1
+    per_player: bool = False
+    faces: tuple[TokenFace, ...] = ()
+
+
+@dataclass(frozen=True)
 class Tracker:
     id: str
     title: str
-    rows: str  # a kind id, or "players"
+    rows: str | int | tuple[str, ...]  # a kind id, "players", a number or param of blank rows, or labels
     spaces: int | str  # a count, or a param name
     first: int = 1
     labels: Mapping[int, str] = field(default_factory=dict)
@@ -123,6 +154,10 @@ class Layout:
     board: Board
     trackers: tuple[Tracker, ...]
     colours: Mapping[str, str] = field(default_factory=dict)  # kind id -> print colour
+    aids: tuple[Aid, ...] = ()
+    tokens: tuple[TokenSheet, ...] = ()
+    also_need: tuple[str, ...] = ()  # what players need that is not printed
+    extra_decks: Mapping[str, Deck] = field(default_factory=dict)  # "aids", and one per token sheet
 
     def deck_of(self, kind: str) -> Deck:
         """The deck a kind prints in; the last deck is the catch-all."""
@@ -221,9 +256,26 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
     board = {**defaults.get("board", {}), **(game.get("board") or {})}
     icons = {**defaults.get("icons", {}), **(game.get("icons") or {})}
     trackers = [
-        Tracker(**{**t, "labels": {int(k): v for k, v in (t.get("labels") or {}).items()}})
+        Tracker(**{**t, "labels": {int(k): v for k, v in (t.get("labels") or {}).items()},
+                   "rows": tuple(t["rows"]) if isinstance(t["rows"], list) else t["rows"]})
         for t in (game.get("trackers") or defaults.get("trackers") or [])
     ]
+    tokens = []
+    for t in game.get("tokens") or []:
+        size = t.get("size") or {}
+        tokens.append(TokenSheet(
+            id=t["id"], title=t["title"], width=float(size.get("width", 16)), height=float(size.get("height", 16)),
+            kind=t.get("kind"), label=t.get("label", ""), count=int(t.get("count", 1)),
+            per_player=bool(t.get("per_player")), faces=tuple(TokenFace(**f) for f in t.get("faces") or ())))
+    extra = {}
+    if game.get("aids"):
+        extra["aids"] = _deck(_frame_levels(*base, {
+            "id": "aids", "title": "Player aids", "corner": None, "type_line": None,
+            "styles": {"text": {"size": 8.5, "min": 6}}, "back": {"subtitle": "Player aid"}}), title)
+    for t in tokens:
+        extra[t.id] = _deck(_frame_levels(*base, {"id": t.id, "title": t.title, "style": "tile",
+                                                  "size": {"width": t.width, "height": t.height},
+                                                  "styles": {"name": {"size": 12, "min": 6, "lines": 2}}}), title)
     version = str(game.get("version") or "").strip()
     stamp = f"v{version.removeprefix('v')}" if version else "#" + str(bundle.get("source_hash") or "")[:6]
     return Layout(
@@ -232,6 +284,10 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
         decks=tuple(decks),
         icons={name: Icon(**{**icon, "words": tuple(icon.get("words") or ())}) for name, icon in icons.items()},
         colours=dict(game.get("colours") or {}),
+        aids=tuple(Aid(**a) for a in game.get("aids") or ()),
+        tokens=tuple(tokens),
+        also_need=tuple(game.get("also_need") or ()),
+        extra_decks=extra,
         board=Board(**board),
         trackers=tuple(trackers),
     )

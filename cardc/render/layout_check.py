@@ -55,10 +55,10 @@ def check_layout(layout: Mapping[str, Any] | None, kinds: Mapping[str, Any], par
         if not isinstance(tracker, Mapping):
             continue
         rows, spaces = tracker.get("rows"), tracker.get("spaces")
-        if isinstance(rows, str) and rows != ROWS_PLAYERS and rows not in kinds:
+        if isinstance(rows, str) and rows != ROWS_PLAYERS and rows not in kinds and rows not in params:
             diags.error(_loc(tracker, "rows"), f"tracker `{tracker.get('id')}`: rows `{rows}` is neither "
-                                               f"`players` nor a kind of the game",
-                        did_you_mean(rows, [*kinds, ROWS_PLAYERS]))
+                                               f"`players`, a kind nor a param of the game",
+                        did_you_mean(rows, [*kinds, *params, ROWS_PLAYERS]))
         if isinstance(spaces, str) and spaces not in params:
             diags.error(_loc(tracker, "spaces"), f"tracker `{tracker.get('id')}`: spaces `{spaces}` is not a "
                                                  f"param of the game", did_you_mean(spaces, params))

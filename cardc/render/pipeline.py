@@ -28,7 +28,8 @@ from reportlab.pdfgen.canvas import Canvas
 from cardc.diagnostics import did_you_mean
 
 from .atomic import write_atomic
-from .cards import Face, Prepared, contrast_ratio, numbered, prepare, prepare_all, prepare_back, readable
+from .cards import (Face, Prepared, contrast_ratio, numbered, prepare, prepare_all, prepare_back, readable,
+                    render_strict, render_template)
 from .components import board_pages, cell_names, tracker_pages
 from .errors import RenderError
 from .fonts import Fonts, load_fonts
@@ -82,6 +83,7 @@ class Rendered:
     files: dict[str, bytes] = field(default_factory=dict)
     placements: dict[str, list[Placement]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # what the printer should know (a smaller bleed...)
+    components: list = field(default_factory=list)  # Component per printed thing, for the rulebook and tests
 
 
 class Pdf:
@@ -142,6 +144,51 @@ def build_faces(bundle: Mapping[str, Any], layout: Layout, notes: list[str] | No
     return faces
 
 
+def aid_faces(bundle: Mapping[str, Any], layout: Layout) -> list[Face]:
+    """The layout's player aids, one Face each (printed once per seat)."""
+    if not layout.aids:
+        return []
+    deck = layout.extra_decks["aids"]
+    params = bundle.get("params") or {}
+    context = {**params, "params": params, "players": bundle.get("players") or {}, "game": layout.title}
+    faces = []
+    for index, aid in enumerate(layout.aids):
+        where = f"content/{bundle.get('game', '?')}/layout.yaml: aid {aid.title!r}"
+        faces.append(Face(f"aid_{index + 1}", aid.title, "aid", "Player aid", readable(aid.colour or deck.back.colour, deck.title_ink),
+                          render_strict(aid.text, context, where), "", {}, deck))
+    return faces
+
+
+def token_faces(bundle: Mapping[str, Any], layout: Layout) -> list[tuple[Face, int]]:
+    """(face, copies) of every token sheet: listed faces, one per card of a
+    kind (company markers), each per seat in the seat colours if asked."""
+    from .components import seat_colour
+
+    out: list[tuple[Face, int]] = []
+    kinds = bundle.get("kinds") or {}
+    seats = int((bundle.get("players") or {}).get("max", 1))
+    for sheet in layout.tokens:
+        deck = layout.extra_decks[sheet.id]
+        base: list[tuple[str, str, int]] = []  # label, colour, count
+        if sheet.kind:
+            for card in bundle.get("cards") or []:
+                if card["kind"] == sheet.kind:
+                    context = {**(card.get("fields") or {}), "name": card.get("name", card["id"]), "id": card["id"]}
+                    colour = card_colour(card, kinds, layout, layout.deck_of(card["kind"]))
+                    base.append((render_template(sheet.label or "{{ name }}", context), colour, sheet.count))
+        for face in sheet.faces:
+            base.append((face.label, face.colour or "#9e9e9e", face.count))
+        if not base:
+            base.append((sheet.label, "#9e9e9e", sheet.count))
+        for seat in range(1, seats + 1) if sheet.per_player else [None]:
+            for index, (label, colour, count) in enumerate(base):
+                text = label.replace("{seat}", str(seat)) if seat else label
+                card_id = f"{sheet.id}_{index + 1}" + (f"_p{seat}" if seat else "")
+                out.append((Face(card_id, text or " ", sheet.id, sheet.title, seat_colour(seat) if seat else colour,
+                                 "", "", {}, deck), count))
+    return out
+
+
 def instance_ids(bundle: Mapping[str, Any]) -> list[str]:
     """The card id of every physical card, in bundle order (shared cards and
     per-player cards for the most players, as the bundle expands them)."""
@@ -162,40 +209,38 @@ def grid_tiles(bundle: Mapping[str, Any], layout: Layout) -> list[Face]:
     return [Face(f"{c}{r}", f"{c}{r}", "tile", "Tile", "#c8b99a", "", "", {}, deck) for c in columns for r in rows]
 
 
-def select_ids(bundle: Mapping[str, Any], faces: Mapping[str, Face], wanted: Sequence[str]) -> list[str]:
-    """Card ids of the instances to print: all, or those of `wanted`."""
+def select_ids(physical: Sequence[str], faces: Mapping[str, Face], wanted: Sequence[str], game: str = "") -> list[str]:
+    """Card ids of the physical cards to print: all, or those of `wanted`."""
     for card_id in wanted:
         if card_id not in faces:
             hint = did_you_mean(card_id, faces)
-            raise RenderError(f"--cards: no card `{card_id}` in {bundle.get('game')}" + (f"; {hint}" if hint else ""))
-    ids = instance_ids(bundle)
-    return [i for i in ids if i in set(wanted)] if wanted else ids
+            raise RenderError(f"--cards: no card `{card_id}` in {game}" + (f"; {hint}" if hint else ""))
+    return [i for i in physical if i in set(wanted)] if wanted else list(physical)
 
 
 def group_by_deck(ids: Sequence[str], prepared: Mapping[str, Prepared], layout: Layout,
                   numbers: Sequence[tuple[int, int]] | None = None, fonts: Fonts | None = None,
                   params: Mapping[str, Any] | None = None) -> list[DeckGroup]:
-    """Cards grouped by deck in layout order, keeping bundle order within a
-    deck; with `numbers` ((n, of) per id), each copy carries its number in
-    its footer."""
+    """Cards grouped by deck in layout order (then aids), keeping bundle
+    order within a deck; with `numbers` ((n, of) per id), each copy carries
+    its number in its footer."""
     groups: dict[str, list[Prepared]] = {d.id: [] for d in layout.decks}
     for index, card_id in enumerate(ids):
         card = prepared[card_id]
         if numbers is not None and fonts is not None:
             card = numbered(card, layout, fonts, params or {}, *numbers[index])
-        groups[card.face.deck.id].append(card)
+        groups.setdefault(card.face.deck.id, []).append(card)
     return [(cards[0].face.deck, cards) for cards in groups.values() if cards]
 
 
-def card_numbers(bundle: Mapping[str, Any], faces: Mapping[str, Face], ids: Sequence[str]) -> list[tuple[int, int]]:
+def card_numbers(physical: Sequence[str], faces: Mapping[str, Face], ids: Sequence[str]) -> list[tuple[int, int]]:
     """(number, of) for each of `ids`: its place among every physical card
     of its deck, so an errata sheet prints the same numbers as the full set."""
-    every = instance_ids(bundle)
-    totals = Counter(faces[i].deck.id for i in every)
+    totals = Counter(faces[i].deck.id for i in physical)
     seen: Counter = Counter()
     by_copy: dict[tuple[str, int], tuple[int, int]] = {}
     copies: Counter = Counter()
-    for card_id in every:
+    for card_id in physical:
         deck = faces[card_id].deck.id
         seen[deck] += 1
         by_copy[(card_id, copies[card_id])] = (seen[deck], totals[deck])
@@ -206,6 +251,50 @@ def card_numbers(bundle: Mapping[str, Any], faces: Mapping[str, Face], ids: Sequ
         out.append(by_copy.get((card_id, used[card_id]), (0, totals[faces[card_id].deck.id])))
         used[card_id] += 1
     return out
+
+
+@dataclass(frozen=True)
+class Component:
+    """One thing `cardc print` makes, as the rulebook's component list names it."""
+
+    name: str
+    quantity: int
+    what: str
+    file: str  # the PDF it is printed in
+
+
+def component_list(bundle: Mapping[str, Any], layout: Layout) -> list[Component]:
+    """Everything the print files hold, deck by deck, then the other pieces."""
+    faces = build_faces(bundle, layout)
+    seats = int((bundle.get("players") or {}).get("max", 1))
+    counts = Counter(faces[i].deck.id for i in instance_ids(bundle))
+    out = []
+    for deck in layout.decks:
+        if counts.get(deck.id):
+            file = "components.pdf" if deck.style == "tile" else "cards.pdf"
+            kinds = ", ".join((bundle["kinds"].get(k) or {}).get("label", k) for k in deck.kinds if k in bundle["kinds"])
+            out.append(Component(deck.title, counts[deck.id], kinds, file))
+    if layout.aids:
+        out.append(Component("Player aids", len(layout.aids) * seats,
+                             "one of each per player: " + ", ".join(a.title for a in layout.aids), "cards.pdf"))
+    for title, (entries, copies) in _token_groups(bundle, layout).items():
+        out.append(Component(title, copies, f"{len(entries)} different, to cut out", "components.pdf"))
+    if bundle.get("grid"):
+        columns, rows = cell_names(bundle["grid"])
+        out.append(Component("Board", 1, f"{len(columns)} x {len(rows)} spaces", "components.pdf"))
+    for tracker in layout.trackers:
+        out.append(Component(tracker.title, 1, "a track to mark with a cube or coin", "components.pdf"))
+    return out
+
+
+def _token_groups(bundle: Mapping[str, Any], layout: Layout) -> dict[str, tuple[list[tuple[Face, int]], int]]:
+    """Token sheet title -> ((face, copies) per face, total pieces)."""
+    titles = {sheet.id: sheet.title for sheet in layout.tokens}
+    groups: dict[str, tuple[list[tuple[Face, int]], int]] = {}
+    for face, count in token_faces(bundle, layout):
+        entries, total = groups.get(titles[face.kind], ([], 0))
+        groups[titles[face.kind]] = (entries + [(face, count)], total + count)
+    return groups
 
 
 def streams(groups: Sequence[DeckGroup]) -> list[list[Prepared]]:
@@ -222,7 +311,8 @@ def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, 
     placements: list[Placement] = []
     for cards in streams(groups):
         deck = cards[0].face.deck
-        fitted = fit_grid(options.paper, deck.width, deck.height, deck.gap, options.bleed, options.fit)
+        bleed = 0.0 if deck.style == "tile" else options.bleed  # tiles and tokens: pale, single-sided, no bleed
+        fitted = fit_grid(options.paper, deck.width, deck.height, deck.gap, bleed, options.fit)
         if fitted.note and fitted.note not in rendered.notes:
             rendered.notes.append(fitted.note)
         decks = {c.face.deck.id: c.face.deck for c in cards}
@@ -257,7 +347,11 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
     params = bundle.get("params") or {}
     rendered = Rendered()
     faces = build_faces(bundle, layout, rendered.notes)
-    ids = select_ids(bundle, faces, options.cards)
+    aids = aid_faces(bundle, layout)
+    faces.update({face.card_id: face for face in aids})
+    seats = int((bundle.get("players") or {}).get("max", 1))
+    physical = instance_ids(bundle) + [face.card_id for face in aids for _ in range(seats)]
+    ids = select_ids(physical, faces, options.cards, str(bundle.get("game", "")))
     prepared = prepare_all(faces, layout, fonts, params)  # every face: one title size per deck
     if options.low_ink:
         prepared = {k: dataclasses.replace(v, low_ink=True) for k, v in prepared.items()}
@@ -270,7 +364,7 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
                     lambda p: f"{p.face.card_id} · ×{counts.get(p.face.card_id, 0)} · {p.face.deck.id}")
         rendered.files["proof.pdf"] = pdf.finish()
         return rendered
-    groups = group_by_deck(ids, prepared, layout, card_numbers(bundle, faces, ids), fonts, params)
+    groups = group_by_deck(ids, prepared, layout, card_numbers(physical, faces, ids), fonts, params)
     if options.cards:
         fronts, backs = _sheets("errata", title, options, fonts)
         _write_sheets("errata", fronts, backs, _impose_groups(groups, fronts, backs, fonts, options, rendered), rendered)
@@ -280,9 +374,13 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
     if not tile_groups and bundle.get("grid"):
         tiles = [prepare(face, layout, fonts, params) for face in grid_tiles(bundle, layout)]
         tile_groups = [(tiles[0].face.deck, tiles)]
+    for entries, _ in _token_groups(bundle, layout).values():
+        pieces = [piece for face, count in entries for piece in [prepare(face, layout, fonts, params)] * count]
+        tile_groups.append((pieces[0].face.deck, pieces))
     if card_groups:
         fronts, backs = _sheets("cards", title, options, fonts)
         _write_sheets("cards", fronts, backs, _impose_groups(card_groups, fronts, backs, fonts, options, rendered), rendered)
+    rendered.components = component_list(bundle, layout)
     if tile_groups or bundle.get("grid") or layout.trackers:
         # Single-sided: a tile's back is the blank paper, the same on every tile.
         sheet = Pdf(f"{title}: components", fonts)
@@ -292,7 +390,7 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
         tracker_pages(sheet.canvas, fonts, layout.trackers, bundle, PAPERS[options.paper], title)
         _write_sheets("components", sheet, None, placements, rendered)
     guide = Pdf(f"{title}: cutting guide", fonts)
-    guide_pages(guide.canvas, fonts, card_groups + tile_groups, options, title)
+    guide_pages(guide.canvas, fonts, card_groups + tile_groups, options, title, layout.also_need)
     if options.backs != "none":
         calibration_pages(guide.canvas, fonts, PAPERS[options.paper], options.flip, options.offset)
     rendered.files["guide.pdf"] = guide.finish()

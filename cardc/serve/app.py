@@ -15,7 +15,7 @@ anything; starting a game, moving, undoing and simulating are POSTs.
     /play/{id}                your seat's view; POST /act, /undo; GET /replay.json
     /g/{game}/simulate        start a simulation (POST)  -> /sim/{id}
     /sim/{id}                 progress, then the report; /sim/{id}/report.html
-    /events                   server-sent events: the build version, for live reload
+    /events                   server-sent events: the build version and what is being rebuilt
 """
 from __future__ import annotations
 
@@ -39,10 +39,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from cardc.agents import AGENTS, parse_agent
-from cardc.engine import Game
+from cardc.engine import EngineError, Game
 from cardc.serve.guard import Guard
 from cardc.serve.play import Table
 from cardc.serve.simulate import Simulation
+from cardc.serve.views import card_details, gallery_groups, rulebook_html
 from cardc.serve.workbench import Workbench
 
 HERE = Path(__file__).parent
@@ -114,13 +115,11 @@ class Pages:
     # ------------------------------------------------------------ cards
     async def gallery(self, request: Request):
         view = self.view(request)
-        from cardc.serve.views import gallery_groups
         groups = gallery_groups(view) if view.bundle else []
         return self.page("gallery.html", request, view, groups=groups)
 
     async def card(self, request: Request):
         view = self.view(request)
-        from cardc.serve.views import card_details
         details = card_details(self.bench, view, request.path_params["card"])
         if details is None:
             raise HTTPException(404, "no such card in the last good build")
@@ -138,7 +137,6 @@ class Pages:
 
     async def rulebook(self, request: Request):
         view = self.view(request)
-        from cardc.serve.views import rulebook_html
         html, error = rulebook_html(view.bundle) if view.bundle else ("", None)
         return self.page("rulebook.html", request, view, rulebook=html, error=error)
 
@@ -155,11 +153,14 @@ class Pages:
         try:
             players = int(form.get("players", ""))
             seed = int(form.get("seed", "0") or 0)
+            low, high = view.bundle["players"]["min"], view.bundle["players"]["max"]
+            if not low <= players <= high:
+                raise ValueError(f"{view.title} is for {low} to {high} players")
             agents = [form.get(f"seat{i}", "random").strip() for i in range(players)]
             for agent in agents:
                 parse_agent(agent)          # a ValueError names the agents there are
             table = await asyncio.to_thread(Table, self.engine(view.bundle), players, seed, agents)
-        except ValueError as exc:
+        except (ValueError, EngineError) as exc:
             return self.page("play_new.html", request, view, error=str(exc), status=400, bots=BOTS)
         key = self.tables.add((view.name, table))
         return RedirectResponse(f"/play/{key}", status_code=303)
@@ -184,7 +185,7 @@ class Pages:
         try:
             # a form sent twice (or from an old page) names a position that has passed
             await asyncio.to_thread(table.act, int(form.get("action", "-1")), int(form.get("at", "-1")))
-        except ValueError as exc:
+        except (ValueError, EngineError) as exc:       # an engine fault names card, effect and line
             table.note = str(exc)
         return RedirectResponse(f"/play/{key}", status_code=303)
 
@@ -252,10 +253,12 @@ class Pages:
         bench = self.bench
 
         async def stream():
-            seen = -1
+            seen = None
             while True:
                 seen = await bench.wait_change(seen)
-                yield {"event": "build", "data": str(seen)}
+                version, building = seen
+                yield {"event": "build", "data": json.dumps({"version": str(version),
+                                                             "building": list(building)})}
         return EventSourceResponse(stream(), ping=10)
 
     async def health(self, request: Request):
@@ -309,6 +312,7 @@ def make_app(bench: Workbench, loopback_only: bool = True, jobs: int = 1,
             yield
         finally:
             stop.set()
+            bench.pictures.stopping.set()
             for task in tasks:
                 task.cancel()
 

@@ -57,6 +57,7 @@ class PictureCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._png: OrderedDict[str, bytes] = OrderedDict()
+        self.stopping = threading.Event()     # set when the server stops: warming ends early
 
     def png(self, bundle: Mapping[str, Any], layout: Layout, picture: Picture) -> bytes:
         with self._lock:
@@ -68,6 +69,8 @@ class PictureCache:
     def warm(self, bundle: Mapping[str, Any], layout: Layout, pictures) -> None:
         missing = [p for p in pictures if p.key not in self._png]
         for start in range(0, len(missing), self.BATCH):
+            if self.stopping.is_set():
+                return
             with self._lock:
                 self._draw(bundle, layout, [p for p in missing[start:start + self.BATCH]
                                     if p.key not in self._png])

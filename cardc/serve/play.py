@@ -122,12 +122,12 @@ class Table:
         return f"  {st.player_name(d.player)} · {d.prompt or d.kind} → {label}"
 
     def _names_hidden_card(self, d, label, action) -> bool:
-        value = d.values[action]
-        found = list(value[1].values()) if d.kind == "menu" and isinstance(value, list) else [value]
+        """Whether the chosen value holds a card the person cannot see whose
+        name the label prints (a menu option's value carries its bindings)."""
         g = self.st.game
-        for v in found:
-            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(g.instances) \
-                    and g.card_name[v] in label and not self.st.visible(v, self.seat):
+        for v in _ints(d.values[action]):
+            if 0 <= v < len(g.instances) and g.card_name[v] in label \
+                    and not self.st.visible(v, self.seat):
                 return True
         return False
 
@@ -172,3 +172,16 @@ class Table:
 
     def replay(self) -> dict:
         return replay_record(self.game, self.players, self.seed, self.actions, self.agents)
+
+
+def _ints(value, depth: int = 4) -> list[int]:
+    """Every whole number inside a decision's value (lists and dicts, a few levels deep)."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int):
+        return [value]
+    if depth and isinstance(value, (list, tuple)):
+        return [i for v in value for i in _ints(v, depth - 1)]
+    if depth and isinstance(value, dict):
+        return [i for v in value.values() for i in _ints(v, depth - 1)]
+    return []

@@ -32,9 +32,10 @@ def find_project(target: str | None) -> tuple[Path, list[Path]]:
 
     A folder with a `content/` folder (or a cardc.toml) is a project of every game in it; a
     folder with a game.yaml is a project of that one game; anything else is
-    a game id (or folder) as every other command reads it."""
-    if target:
-        path = Path(target)
+    a game id (or folder) as every other command reads it.  Without a
+    target, the working directory if it is a project, else content/."""
+    if target or (Path("content").is_dir() or Path("cardc.toml").is_file()):
+        path = Path(target or ".")        # no target: the project is the working directory
         if (path / "content").is_dir() or (path / "cardc.toml").is_file():
             content = path / "content"
             folders = sorted(p for p in content.iterdir() if (p / "game.yaml").is_file()) \
@@ -75,7 +76,8 @@ class Workbench:
         for folder in folders:
             self.games[folder.name] = GameView(folder, folder.name)
         self.pictures = PictureCache()
-        self.version = 0
+        self.version = 0                  # finished builds so far
+        self.building: set[str] = set()   # games being rebuilt now
         self._changed = asyncio.Event()
 
     # ------------------------------------------------------------ builds
@@ -114,17 +116,23 @@ class Workbench:
             if view.bundle is not None:
                 self.pictures.warm(view.bundle, view.layout, view.pictures.values())
 
-    def bump(self) -> None:
-        """A build finished: wake every page that waits for a change."""
-        self.version += 1
+    def bump(self, finished: bool = True) -> None:
+        """A build started or finished: wake every page that waits for news."""
+        if finished:
+            self.version += 1
         self._changed.set()
         self._changed = asyncio.Event()
 
-    async def wait_change(self, seen: int) -> int:
-        """Return the version once it differs from `seen`."""
-        while self.version == seen:
+    @property
+    def status(self) -> tuple[int, tuple[str, ...]]:
+        """What the pages follow: the build version and the games being rebuilt."""
+        return self.version, tuple(sorted(self.building))
+
+    async def wait_change(self, seen) -> tuple[int, tuple[str, ...]]:
+        """Return the status once it differs from `seen`."""
+        while self.status == seen:
             await self._changed.wait()
-        return self.version
+        return self.status
 
     # ------------------------------------------------------------ watching
     def game_of(self, path: str) -> str | None:
@@ -146,8 +154,11 @@ class Workbench:
         async for changes in awatch(*folders, stop_event=stop, step=30, debounce=400,
                                     ignore_permission_denied=True):
             names = {n for _, path in changes if (n := self.game_of(path))}
+            self.building |= names
+            self.bump(finished=False)           # the pages say "rebuilding" at once
             for name in sorted(names):
                 view = await asyncio.to_thread(self.build, name)
+                self.building.discard(name)
                 self.bump()
                 if view.bundle is not None and not view.failed:
                     await asyncio.to_thread(self.pictures.warm, view.bundle, view.layout,

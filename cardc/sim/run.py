@@ -134,7 +134,7 @@ def _starts(game: Game, st, zone: str) -> list[str]:
 def _faulting_action(st) -> int | None:
     """The action whose look-ahead raised inside an agent, so that the saved
     replay ends by applying it and reproduces the fault."""
-    for a in range(len(st.pending.labels)):
+    for a in range(len(st.pending.values)):
         try:
             st.clone().apply(a)
         except Exception:      # the engine's own failure, whatever its type

@@ -110,7 +110,16 @@
   if (window.EventSource) {
     const events = new EventSource("/events");
     events.addEventListener("build", e => {
-      if (e.data !== body.dataset.version) refresh();
+      const news = JSON.parse(e.data);
+      let badge = document.getElementById("rebuilding");
+      if (!badge) {
+        badge = document.createElement("div");
+        badge.id = "rebuilding";
+        document.body.appendChild(badge);
+      }
+      badge.textContent = news.building.length ? `rebuilding ${news.building.join(", ")}…` : "";
+      badge.hidden = !news.building.length;
+      if (news.version !== body.dataset.version) refresh();
     });
   }
 })();

@@ -1,0 +1,431 @@
+"""Compile each block of statements into one Python function that resumes.
+
+The compiler lowers a block (a procedure, a hook, a card's effect, a part of
+the game flow) to a flat list of ops with jumps (`cardc/compiler/stmts.py`).
+Here the whole list becomes one generated function `run(st, fr)`:
+
+    def _blk7(st, fr):
+        env = fr.env
+        pc = fr.pc
+        while True:
+            if pc == 0:
+                # rules.yaml:12:5 move
+                ...
+                pc = 3
+            if pc == 3:
+                ...
+
+Straight-line ops run inline, one after another, with no call per op.  The
+function returns to the engine's run loop only where the game must wait:
+a player's decision, a procedure call or a hook (a new frame on the stack),
+the end of the block.  A frame is still `(code, pc, locals)`, as data: `pc`
+is an op index, and every op the engine can stop at or come back to starts
+a case of the `if pc == …` chain, so a game saved at any decision resumes
+exactly where it stopped.  Forward jumps fall down the chain; only loops go
+back to its top.
+
+Faults are located without bookkeeping at run time: the generated source
+records which op each of its lines came from (as Jinja2 records template
+lines), and the engine reads the line of the failing frame from the
+traceback.
+
+Safety: source is written from a closed set of ops; every content value is a
+`repr()` literal; an op, operator or jump target outside that set is refused
+with `BadBundle` naming the field (see `cardc/engine/pygen.py`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cardc.engine.errors import BadBundle
+
+WHILE_LIMIT = 10_000
+
+# Ops that change the state (not just a frame's locals): `st.version` is
+# bumped before each of them; cached function results are keyed on it.
+MUTATING = {"set", "move", "shuffle", "attach", "detach", "reveal", "cancel", "window",
+            "end", "random"}
+# Ops after which the engine may have to run something else first (a pushed
+# frame, a decision): the op after them is a place to resume.
+SUSPENDS = {"call", "resolve", "trigger", "move", "end", "return", "choose", "ask",
+            "menu", "window"}
+# Ops the engine can be stopped at (a decision open on them).
+WAITS = {"choose", "ask", "menu", "window"}
+OPS = {"let", "set", "jump", "jf", "iter", "next", "repeat", "countdown", "guard", "return",
+       "phase", "call", "resolve", "trigger", "end", "assert", "log", "move", "shuffle",
+       "attach", "detach", "reveal", "cancel", "choose", "random", "ask", "menu", "window"}
+SET_KINDS = {"gctr": "g:", "gattr": "flow", "pctr": "p:", "cctr": "c:", "cpp": "c:"}
+SETTABLE_GATTRS = {"turn_player", "first_player"}
+
+
+@dataclass
+class Code:
+    """One compiled block: its name, where it comes from, and `run(st, fr)`."""
+    name: str
+    label: str
+    file: str
+    src: list
+    params: list = field(default_factory=list)
+    card: str | None = None          # the card's name, for fault messages
+    run: object = None               # the generated function
+    line_op: list = field(default_factory=list)   # generated line number -> op index
+    source: str = ""                 # the generated module text (for `--explain`)
+    n_ops: int = 0
+
+    def where(self, pc: int) -> str:
+        if 0 <= pc < len(self.src):
+            line, col = self.src[pc]
+            return f"{self.file}:{line}:{col}"
+        return self.file
+
+    def op_at(self, lineno: int) -> int | None:
+        if 0 < lineno <= len(self.line_op):
+            return self.line_op[lineno - 1]
+        return None
+
+
+class BlockGen:
+    """Writes the `run` function of every block of one game."""
+
+    def __init__(self, game, pygen):
+        self.game = game
+        self.px = pygen
+
+    def declare(self, name, spec, card=None) -> Code:
+        label = spec.get("label", name)
+        if card is not None:
+            label = f"{card['name']} ({card['id']}) {name.split(':', 2)[2]}"
+        return Code(name, label, str(spec.get("file", "?")), spec.get("src", []),
+                    list(spec.get("params", [])), card["name"] if card else None,
+                    n_ops=len(spec["ops"]))
+
+    # ------------------------------------------------------------ one block
+    def build(self, code: Code, spec) -> None:
+        ops = spec["ops"]
+        self.code, self.ops, self.where = code, ops, f"code[{code.name!r}].ops"
+        self._check(ops)
+        leaders = self._leaders(ops)
+        fname = self.px.fresh("_blk")
+        lines, line_op = [], []
+
+        def emit(text, op=None):
+            lines.append(text)
+            line_op.append(op)
+
+        emit(f"def {fname}(st, fr):")
+        emit(f"    # {code.label}  ({code.file})")
+        emit("    env = fr.env")
+        emit("    pc = fr.pc")
+        emit("    while True:")
+        starts = sorted(leaders)
+        for k, start in enumerate(starts):
+            stop = starts[k + 1] if k + 1 < len(starts) else len(ops) + 1
+            emit(f"        if pc == {start}:", start)
+            if start == len(ops):
+                emit("            st.stack.pop()", start)
+                emit("            return", start)
+                continue
+            for i in range(start, min(stop, len(ops))):
+                o = ops[i]
+                line, col = code.src[i] if i < len(code.src) else (0, 0)
+                emit(f"            # {code.file}:{line}:{col} {o[0]}", i)
+                if o[0] in MUTATING:
+                    emit("            st.version += 1", i)
+                body, ends = self.op(o, i)
+                for text in body:
+                    emit("            " + text, i)
+                if ends:
+                    break
+            else:
+                emit(f"            pc = {stop}", stop - 1)
+        emit(f"        raise _bad_pc({code.name!r}, pc)", None)
+        source = "\n".join(lines) + "\n"
+        code.run = self.px.exec_source(fname, source)
+        code.line_op = line_op
+        code.source = source
+
+    def _check(self, ops):
+        """Refuse what the compiler never writes: an unknown op, a jump outside the block."""
+        end = len(ops)
+        for i, o in enumerate(ops):
+            if not isinstance(o, list) or not o or o[0] not in OPS:
+                raise BadBundle(f"{self.where}[{i}]: unknown op {str(o)[:40]!r}")
+
+            def target(k):
+                t = o[k]
+                if type(t) is not int or not 0 <= t <= end:
+                    raise BadBundle(f"{self.where}[{i}][{k}]: jump target {t!r} is outside the block "
+                                    f"(0..{end})")
+            if o[0] == "jump":
+                target(1)
+            elif o[0] == "jf":
+                target(2)
+            elif o[0] == "next":
+                target(3)
+            elif o[0] == "countdown":
+                target(2)
+            elif o[0] == "menu":
+                target(4)
+                self._check_menu(o[3], i, end)
+
+    def _check_menu(self, items, i, end):
+        for it in items or ():
+            if it[0] == "opt":
+                if type(it[4]) is not int or not 0 <= it[4] <= end:
+                    raise BadBundle(f"{self.where}[{i}]: a menu option starts at {it[4]!r}, "
+                                    f"outside the block (0..{end})")
+            elif it[0] == "for":
+                self._check_menu(it[3], i, end)
+            elif it[0] == "if":
+                self._check_menu(it[2], i, end)
+            else:
+                raise BadBundle(f"{self.where}[{i}]: unknown menu item {str(it[0])[:40]!r}")
+
+    def _leaders(self, ops) -> set:
+        """Op indexes that start a case: the entry, every jump target, every op
+        the engine may stop at or come back to, and the end."""
+        out = {0, len(ops)}
+        for i, o in enumerate(ops):
+            kind = o[0]
+            if kind == "jump":
+                out.update((o[1], i + 1))
+            elif kind in ("jf", "next", "countdown"):
+                out.update((o[-1] if kind != "jf" else o[2], i + 1))
+            if kind in SUSPENDS:
+                out.add(i + 1)
+            if kind in WAITS:
+                out.add(i)
+            if kind == "menu":
+                out.add(o[4])
+                self._menu_targets(o[3], out)
+        return {x for x in out if 0 <= x <= len(ops)}
+
+    def _menu_targets(self, items, out):
+        for it in items or ():
+            if it[0] == "opt":
+                out.add(it[4])
+            elif it[0] == "for":
+                self._menu_targets(it[3], out)
+            elif it[0] == "if":
+                self._menu_targets(it[2], out)
+
+    # ------------------------------------------------------------ ops
+    def op(self, o, i):
+        """(lines, ends_the_case) for op `o` at index `i`."""
+        return getattr(self, "_" + o[0])(o, i)
+
+    def x(self, ir):
+        return self.px.expr(ir, {})
+
+    def fn(self, ir):
+        """A separate function f(st, env) for an expression the engine calls later."""
+        return self.px.bind(self.px.build(ir), "_x") if ir is not None else "None"
+
+    def _goto(self, target, i):
+        """Set the next pc; a jump back starts the chain again."""
+        if target <= i:
+            return [f"pc = {target}", "continue"]
+        return [f"pc = {target}"]
+
+    def _let(self, o, i):
+        return [f"_v = {self.x(o[2])}",
+                f"env[{o[1]!r}] = _v[:] if type(_v) is list else _v"], False
+
+    def _set(self, o, i):
+        target, op, value = o[1], o[2], self.x(o[3])
+        kind, name = target[0], target[1]
+        if kind not in SET_KINDS or op not in ("=", "+=", "-="):
+            raise BadBundle(f"{self.where}[{i}]: cannot set {str(kind)[:20]!r} with {str(op)[:8]!r}")
+        none = repr(f"cannot set `{name}` of none")
+        lines = []
+        if kind == "gctr":
+            ref = f"st.g[{name!r}]"
+        elif kind == "gattr":
+            if name not in SETTABLE_GATTRS:
+                raise BadBundle(f"{self.where}[{i}][1]: `{str(name)[:20]}` cannot be set")
+            ref = f"st.{name}"
+        elif kind == "pctr":
+            lines += [f"_p = {self.x(target[2])}", f"if _p is None: raise EngineFault({none})"]
+            ref = f"st.pc[{name!r}][_p]"
+        elif kind == "cctr":
+            lines += [f"_c = {self.x(target[2])}", f"if _c is None: raise EngineFault({none})"]
+            ref = f"st.cc[{name!r}][_c]"
+        else:
+            lines += [f"_c = {self.x(target[2])}", f"_p = {self.x(target[3])}",
+                      f"if _c is None or _p is None: raise EngineFault({none})"]
+            ref = f"st.cc[{name!r}][_c * st.n + _p]"
+        if op == "=":
+            lines.append(f"{ref} = {value}")
+        else:
+            lines.append(f"{ref} = {ref} {op[0]} {value}")
+        part = "flow" if kind == "gattr" else SET_KINDS[kind] + name
+        lines += ["_pv = st.pv", f"_pv[{part!r}] = _pv.get({part!r}, 0) + 1"]
+        return lines, False
+
+    def _jump(self, o, i):
+        return self._goto(o[1], i), True
+
+    def _jf(self, o, i):
+        t = o[2]
+        return [f"pc = {i + 1} if {self.x(o[1])} else {t}"] + (["continue"] if t <= i else []), True
+
+    def _iter(self, o, i):
+        return [f"env[{o[1]!r}] = [list({self.x(o[2])}), 0]"], False
+
+    def _next(self, o, i):
+        slot, var, end = repr(o[1]), repr(o[2]), o[3]
+        return [f"_s = env[{slot}]",
+                "if _s[1] < len(_s[0]):",
+                f"    env[{var}] = _s[0][_s[1]]",
+                "    _s[1] += 1",
+                f"    pc = {i + 1}",
+                "else:",
+                f"    del env[{slot}]"] + ["    " + x for x in self._goto(end, i)], True
+
+    def _repeat(self, o, i):
+        return [f"env[{o[1]!r}] = {self.x(o[2])}"], False
+
+    def _countdown(self, o, i):
+        slot, end = repr(o[1]), o[2]
+        return [f"if env[{slot}] > 0:",
+                f"    env[{slot}] -= 1",
+                f"    pc = {i + 1}",
+                "else:",
+                f"    del env[{slot}]"] + ["    " + x for x in self._goto(end, i)], True
+
+    def _guard(self, o, i):
+        slot = repr(o[1])
+        msg = repr(f"a `while` loop ran {WHILE_LIMIT:,} times: it does not end")
+        return [f"env[{slot}] += 1", f"if env[{slot}] > {WHILE_LIMIT}: raise EngineFault({msg})"], False
+
+    def _return(self, o, i):
+        return ["st.stack.pop()", "return"], True
+
+    def _phase(self, o, i):
+        return [f"st.phase = {o[1]!r}"], False
+
+    def _call(self, o, i):
+        key = "proc:" + str(o[1])
+        callee = self.game.codes.get(key)
+        if callee is None:
+            raise BadBundle(f"{self.where}[{i}][1]: unknown procedure {str(o[1])[:40]!r}")
+        k = self.px.bind(callee, "_K")
+        items = [f"{p!r}: {self.x(a)}" for p, a in zip(callee.params, o[2])]
+        lines = [f"_e = {{{', '.join(items)}}}"]
+        if "me" not in callee.params[:len(o[2])]:
+            lines.append("_e['me'] = env.get('me')")
+        return lines + [f"fr.pc = {i + 1}", f"st.push({k}, _e)", "return"], True
+
+    def _resolve(self, o, i):
+        return [f"_c = {self.x(o[1])}",
+                "if _c is None: raise EngineFault('`resolve` of none: no card')",
+                f"fr.pc = {i + 1}",
+                "st.resolve_card(_c, env.get('me'))",
+                "return"], True
+
+    def _trigger(self, o, i):
+        items = ", ".join(f"{k!r}: {self.x(v)}" for k, v in o[2].items())
+        return [f"_a = {{{items}}}",
+                f"fr.pc = {i + 1}",
+                f"st.trigger({o[1]!r}, _a, env.get('me'))",
+                "if st.stack[-1] is not fr: return",
+                f"pc = {i + 1}"], True
+
+    def _end(self, o, i):
+        winners = self.x(o[1]) if o[1] else "None"
+        return [f"st.end_game({winners})", "return"], True
+
+    def _assert(self, o, i):
+        return [f"if not {self.x(o[1])}:",
+                f"    raise EngineFault('assertion failed: ' + {self.x(o[2])})"], False
+
+    def _log(self, o, i):
+        return ["if st.log is not None:", f"    st.log.append({self.x(o[1])})"], False
+
+    def _move(self, o, i):
+        cards, zone, place, is_list = o[1], o[2], o[3], o[4]
+        if place not in ("top", "bottom"):
+            raise BadBundle(f"{self.where}[{i}][3]: a card goes to the top or the bottom, "
+                            f"not {str(place)[:20]!r}")
+        lines = [f"_z = {self.x(zone)}", f"fr.pc = {i + 1}"]
+        if is_list:
+            lines += [f"for _c in list({self.x(cards)}):", f"    st.move(_c, _z, {place!r})"]
+        else:
+            lines += [f"_c = {self.x(cards)}",
+                      "if _c is None: raise EngineFault('`move` of none: no card to move')",
+                      f"st.move(_c, _z, {place!r})"]
+        return lines + ["if st.check_limit(_z): return", f"pc = {i + 1}"], True
+
+    def _shuffle(self, o, i):
+        return [f"st.shuffle_zone({self.x(o[1])})"], False
+
+    def _attach(self, o, i):
+        return [f"st.attach({self.x(o[1])}, {self.x(o[2])})"], False
+
+    def _detach(self, o, i):
+        return [f"st.detach({self.x(o[1])})"], False
+
+    def _reveal(self, o, i):
+        return [f"_ps = {self.x(o[2])}",
+                f"for _c in {self.x(o[1])}:",
+                "    for _p in _ps:",
+                "        if _p is not None:",
+                "            st.reveal(_c, _p)"], False
+
+    def _cancel(self, o, i):
+        return [f"_v = {self.x(o[1])}",
+                "if _v is None: raise EngineFault('`cancel` of none: no event')",
+                "st.events[_v]['cancelled'] = True",
+                "st.touch('events')"], False
+
+    def _values(self, items, var, cond):
+        lines = [f"_vs = list({self.x(items)})"]
+        if cond is not None:
+            local = self.px.local()
+            test = self.px.expr(cond, {var: local})
+            lines.append(f"_vs = [{local} for {local} in _vs if {test}]")
+        return lines
+
+    def _choose(self, o, i):
+        var, items, itvar, cond, by, optional, prompt, typ = o[1:9]
+        p = self.x(prompt) if prompt else None
+        lines = self._values(items, itvar, cond)
+        if not optional:
+            why = "'nothing to choose from'"
+            if p:
+                why += f" + ' for “' + {p} + '”'"
+            lines.append(f"if not _vs: raise EngineFault({why})")
+        lines += [f"_who = {self.x(by)}", f"fr.pc = {i}",
+                  f"st.ask_choice(_who, {var!r}, _vs, {typ!r}, {bool(optional)!r}, {p or 'None'})",
+                  "return"]
+        return lines, True
+
+    def _random(self, o, i):
+        var, items, itvar, cond = o[1:5]
+        return self._values(items, itvar, cond) + [
+            f"env[{var!r}] = st.pick(_vs) if _vs else None"], False
+
+    def _ask(self, o, i):
+        return [f"fr.pc = {i}",
+                f"st.ask_yes_no({self.x(o[2])}, {o[1]!r}, {self.x(o[3])})",
+                "return"], True
+
+    def _menu(self, o, i):
+        items = self.px.bind(self.px.compile_menu(o[3]), "_M")
+        prompt = self.x(o[2]) if o[2] else "None"
+        return [f"fr.pc = {i}", f"st.ask_menu({self.x(o[1])}, {prompt}, {items})", "return"], True
+
+    def _window(self, o, i):
+        var, tag = o[1], o[2]
+        if tag not in self.game.windows:
+            raise BadBundle(f"{self.where}[{i}][2]: unknown window {str(tag)[:40]!r}")
+        players = self.fn(o[3])
+        fields = "{" + ", ".join(f"{k!r}: {self.fn(v)}" for k, v in o[4].items()) + "}"
+        return [f"fr.pc = {i}", f"st.poll_window(fr, {var!r}, {tag!r}, {players}, {fields})",
+                "return"], True
+
+
+def bad_pc(name, pc):
+    """A frame resumed where the engine never stops: a damaged or foreign save."""
+    from cardc.engine.errors import CorruptState
+    return CorruptState(f"the saved state resumes `{name}` at op {pc}, where the engine never stops")

@@ -1,0 +1,15 @@
+"""`cardc build --explain`: the generated engine code, written out to read."""
+from __future__ import annotations
+
+from cardc.engine.explain import explain
+
+MINI_DRAW = "rules.yaml:14:9 move:  move top(draw) to p.hand"
+
+
+def test_explain_writes_every_block_with_its_source_lines(mini_game):
+    from tests.conftest import MINI
+    text = explain(mini_game, MINI)
+    compile(text, "explain.py", "exec")              # valid Python a person can read
+    assert MINI_DRAW in text                         # a statement, located, with its effect text
+    assert "# procedure `draw`" in text and "def _blk" in text
+    assert "the printed field 'value' of every card" in text
