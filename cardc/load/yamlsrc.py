@@ -504,15 +504,17 @@ _PLAIN = [
     (
         "expected ',' or '}'",
         "this `{…}` mapping cannot be read past here",
-        "inside `{…}` and `[…]`, quote a key or value that contains `[`, `]`, `{`, `}`, `,` or `: `, "
-        "e.g. {\"P1.column[red]\": 2}; or write the mapping one key per line",
+        "inside `{…}` and `[…]`, quote a key or value that contains `#`, `[`, `]`, `{`, `}`, `,` or `: ` "
+        "(an unquoted `#` starts a comment that cuts the line), e.g. {\"P1.column[red]\": 2}; "
+        "or write the mapping one key per line",
         False,
     ),
     (
         "expected ',' or ']'",
         "this `[…]` list cannot be read past here",
-        "inside `{…}` and `[…]`, quote an item that contains `[`, `]`, `{`, `}`, `,` or `: `, "
-        "e.g. [\"token[P2]\"]; or write the list one `- item` per line",
+        "inside `{…}` and `[…]`, quote an item that contains `#`, `[`, `]`, `{`, `}`, `,` or `: ` "
+        "(an unquoted `#` starts a comment that cuts the line), e.g. [\"token[P2]\"]; "
+        "or write the list one `- item` per line",
         False,
     ),
     (
