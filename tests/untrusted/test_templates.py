@@ -145,7 +145,7 @@ def test_check_renders_the_rulebook_template(game_copy, capsys):
                                            "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}\n")
     assert main(["check", str(folder)]) == 1
     err = capsys.readouterr().err
-    assert f"{folder}/rulebook.md.j2:4:1: error: rulebook template: macros call each other over 40 deep" in err
+    assert "mini/rulebook.md.j2:4:1: error: rulebook template: macros call each other over 40 deep" in err
 
 
 def test_rulebook_render_is_budgeted(mini_bundle_with):
