@@ -105,6 +105,27 @@ def _check_size(value: Any) -> Any:
     return value
 
 
+def _check_structure(value: Any) -> None:
+    """Refuse a list or mapping whose text would be huge: `{% set x = [x, x] %}`
+    forty times shares its parts and costs nothing to build, but its text has
+    2^40 parts. Counts parts up to the limit only, so it costs at most that."""
+    if not isinstance(value, (list, tuple, dict)):
+        return
+    stack, parts = [value], 0
+    while stack:
+        item = stack.pop()
+        parts += 1
+        if parts > MAX_STRING:
+            raise _OverBudget(f"the template builds a value of over {MAX_STRING:,} parts")
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, str):
+            parts += len(item) // 64
+
+
 def _check_args(args, kwargs) -> None:
     """Refuse a size argument that would build a huge string before it is built
     (`'x'.ljust(10**9)`, `center(10**9)`)."""
@@ -123,7 +144,7 @@ def _check_replace(text, old, new, count=-1) -> None:
 
 
 def _check_join(sep, items) -> None:
-    if isinstance(sep, str) and isinstance(items, (list, tuple)):
+    if isinstance(sep, str) and isinstance(items, (list, tuple, range, str, dict, set)):
         size = len(sep) * len(items) + sum(len(x) for x in items if isinstance(x, str))
         if size > MAX_STRING:
             raise _OverBudget(f"this join would build a string of over {MAX_STRING:,} characters")
@@ -131,12 +152,16 @@ def _check_join(sep, items) -> None:
 
 def _range(*args):
     r = range(*args)
-    if len(r) > MAX_RANGE:
-        raise _OverBudget(f"range() of {len(r):,} items: at most {MAX_RANGE:,}")
+    try:
+        size = len(r)
+    except OverflowError:       # range(10**100)
+        raise _OverBudget(f"range() of over {MAX_RANGE:,} items") from None
+    if size > MAX_RANGE:
+        raise _OverBudget(f"range() of {size:,} items: at most {MAX_RANGE:,}")
     return r
 
 
-# The three filters the instrumented template calls take the context
+# The filters the instrumented template calls take the context
 # (`pass_context`) for one reason: jinja never folds such a filter at compile
 # time, so the literal text inside a loop is counted on every pass.
 
@@ -152,8 +177,16 @@ def _iterate(context, items):
 @jinja2.pass_context
 def _output(context, value):
     """Every piece a template writes goes through here."""
+    _check_structure(value)
     text = value if isinstance(value, str) else str(value)
     _budget().write(len(text))
+    return value
+
+
+@jinja2.pass_context
+def _part(context, value):
+    """Each operand of a `~` concatenation, before it is turned into text."""
+    _check_structure(value)
     return value
 
 
@@ -166,7 +199,7 @@ def _built(context, value):
 
 class _Instrument(NodeTransformer):
     """Rewrites a parsed template so that its loops, output and concatenations
-    pass through the budget (`_iterate`, `_output`, `_built`)."""
+    pass through the budget (`_iterate`, `_output`, `_part`, `_built`)."""
 
     def _wrap(self, name: str, node):
         # a filter, not a call: filters are looked up by the compiler, so a
@@ -185,6 +218,7 @@ class _Instrument(NodeTransformer):
 
     def visit_Concat(self, node):
         node = self.generic_visit(node)
+        node.nodes = [self._wrap("cardc_part", child) for child in node.nodes]
         return self._wrap("cardc_built", node)
 
 
@@ -202,6 +236,8 @@ def _capped_filter(f: Callable) -> Callable:
                                                        jinja2.nodes.EvalContext))]
         if f.__name__ in _SIZING_FILTERS:
             _check_args(plain[1:], kwargs)
+        for a in plain[:1]:
+            _check_structure(a)
         if f.__name__ == "do_replace" and len(plain) >= 3:
             _check_replace(*plain[:4])
         if f.__name__ == "do_join" and plain:
@@ -224,7 +260,7 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
         self.globals["range"] = _range
         self.filters.pop("format", None)          # `%` formatting: its width field builds any size
         self.filters = {name: _capped_filter(f) for name, f in self.filters.items()}
-        self.filters.update(cardc_iterate=_iterate, cardc_output=_output, cardc_built=_built)
+        self.filters.update(cardc_iterate=_iterate, cardc_output=_output, cardc_part=_part, cardc_built=_built)
 
     def add_filters(self, **filters: Callable) -> None:
         """Filters of a renderer (money, plural, ...), under the same budget."""
@@ -246,6 +282,8 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
             raise _OverBudget("`%` string formatting is not available in content templates; "
                               "use `~` and filters")
         if operator == "*":
+            if isinstance(left, (list, tuple)) or isinstance(right, (list, tuple)):
+                raise _OverBudget("repeating a list with `*` is not available in content templates")
             for seq, times in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple)) and isinstance(times, int):
                     if len(seq) * max(times, 0) > MAX_STRING:
@@ -288,7 +326,7 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
             if getattr(__obj, "__name__", None) == "replace":
                 _check_replace(owner, *args[:3])
             if getattr(__obj, "__name__", None) == "join" and args:
-                _check_join(owner, list(args[0]) if isinstance(args[0], (range, set)) else args[0])
+                _check_join(owner, args[0])
         budget.depth += 1
         try:
             if budget.depth > MAX_CALL_DEPTH:
