@@ -28,6 +28,11 @@ def new_game(name: str, into: Path = CONTENT, title: str | None = None) -> Path:
     dest = into / name
     if dest.exists():
         raise NewGameError(f"{dest} already exists")
+    for other in sorted(into.glob("*/game.yaml")) if into.is_dir() else []:
+        # another folder whose game has this id would be built to the same bundle
+        if re.search(rf"^id:\s*['\"]?{name}['\"]?\s*(#.*)?$", other.read_text(errors="replace"), re.M):
+            raise NewGameError(f"{other.parent} already holds a game with the id `{name}`: "
+                               "choose another id, or rename that game")
     tmp = into / f".{name}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(TEMPLATE, tmp)

@@ -335,3 +335,11 @@ def test_a_game_without_levels_logs_rounds_as_before(mini_game):
     st = mini_game.new_state(2, seed=1, log=True)
     assert st.log[0] == "== Turn 1 (round 1): P1 =="
     assert st.observation(0)["levels"] == [["round", 1]]
+
+
+def test_cardc_new_refuses_an_id_another_folder_already_uses(tmp_path):
+    from cardc.new import NewGameError, new_game
+    new_game("space", into=tmp_path)
+    (tmp_path / "space").rename(tmp_path / "old_space")      # the folder renamed, its id kept
+    with pytest.raises(NewGameError, match=r"old_space already holds a game with the id `space`"):
+        new_game("space", into=tmp_path)
