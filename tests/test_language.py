@@ -343,3 +343,10 @@ def test_cardc_new_refuses_an_id_another_folder_already_uses(tmp_path):
     (tmp_path / "space").rename(tmp_path / "old_space")      # the folder renamed, its id kept
     with pytest.raises(NewGameError, match=r"old_space already holds a game with the id `space`"):
         new_game("space", into=tmp_path)
+
+
+def test_set_changes_a_text_param(tmp_path):
+    built = build_folder(EXPEDITION, overrides={"params.first_colour": "blue"})
+    assert built.bundle["params"]["first_colour"] == "blue"
+    wrong = build_folder(EXPEDITION, overrides={"params.first_colour": "purple"})
+    assert "`purple` is not a colour (the colours are red, blue, green)" in [d.message for d in wrong.diags.errors]
