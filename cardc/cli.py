@@ -1,18 +1,23 @@
 """The `cardc` command line.
 
-Exit codes: 0 success, 1 content errors (or failed checks), 2 usage errors.
 Each subcommand is a small function; the work is done by the stage modules.
+Exit codes (also in `cardc --help`): see EXIT_CODES.
 """
 from __future__ import annotations
 
 import argparse
+import errno
+import importlib
 import json
 import sys
+import textwrap
 import time
 from pathlib import Path
 
+from cardc import __version__
 from cardc.cliargs import not_negative, positive
 from cardc.diagnostics import SourceCache
+from cardc.paths import project_of
 from cardc.project import (UsageError, build_folder, bundle_bytes, bundle_path, game_folders,
                            load_bundle)
 
@@ -67,7 +72,7 @@ def cmd_build(args) -> int:
             failed = True
             continue
         data = bundle_bytes(built.bundle)
-        path = bundle_path(built.bundle["game"])
+        path = bundle_path(folder, built.bundle["game"])
         if args.check:
             old = path.read_bytes() if path.exists() else None
             if old != data:
@@ -79,6 +84,7 @@ def cmd_build(args) -> int:
             continue
         from cardc.bundle_schema import validate_bundle
         validate_bundle(built.bundle)
+        _refuse_overwriting_another_game(path, built.bundle)
         write_atomic(path, data)
         from cardc.diagnostics import display_path
         print(f"{built.bundle['game']}: wrote {display_path(path)} ({len(data):,} bytes, "
@@ -87,20 +93,53 @@ def cmd_build(args) -> int:
             from cardc.engine import Game
             from cardc.engine.explain import explain
             out = path.parent / built.bundle["game"] / "explain.py"
-            write_atomic(out, explain(Game(built.bundle), folder.parent.parent).encode())
+            write_atomic(out, explain(Game(built.bundle), project_of(folder).root).encode())
             print(f"{built.bundle['game']}: wrote the generated engine code to {display_path(out)}")
     return 1 if failed else 0
 
 
+def _refuse_overwriting_another_game(path: Path, bundle: dict) -> None:
+    """Two game folders of one project with the same id would share
+    generated/<game>.json: the second build says so instead of replacing
+    the first one's bundle."""
+    from cardc.project import built_from
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    before, now = built_from(old) if isinstance(old, dict) else None, built_from(bundle)
+    if before and now and before != now:
+        raise UsageError(f"{path} holds the bundle of another game folder with the id "
+                         f"`{bundle['game']}` ({before}, not {now}); rename one of the games, or "
+                         f"delete {path} first")
+
+
 def cmd_new(args) -> int:
+    from cardc.diagnostics import display_path
     from cardc.new import NewGameError, new_game
     try:
-        folder = new_game(args.name, title=args.title)
+        made = new_game(args.name, title=args.title)
     except NewGameError as exc:
         raise UsageError(str(exc)) from None
+    if made.made_project:
+        where = "here" if made.project.root == Path.cwd() else f"in {made.project.root}"
+        print(f"made a cardc project {where} (cardc.toml, editor schemas in "
+              f"{display_path(made.project.schemas)}/)")
+    print(f"created {display_path(made.folder)} and its scenarios in {display_path(made.scenarios)}/")
+    print(f"next: cardc check {args.name} && cardc play {args.name} && cardc scenario")
+    return 0
+
+
+def cmd_schemas(args) -> int:
     from cardc.diagnostics import display_path
-    print(f"created {display_path(folder)}: try `cardc check {args.name}` and "
-          f"`cardc play {args.name} --players 2`")
+    from cardc.new import is_the_grammar, write_schemas
+    from cardc.project import current_project
+    project = current_project()
+    if is_the_grammar(project.schemas):
+        print(f"{display_path(project.schemas)} is cardc's own grammar: nothing to write")
+        return 0
+    written = write_schemas(project)
+    print(f"wrote {len(written)} schemas to {display_path(project.schemas)}/")
     return 0
 
 
@@ -180,8 +219,15 @@ def cmd_replay(args) -> int:
 
 
 def cmd_scenario(args) -> int:
+    from cardc.project import current_project
     from cardc.scenario import run_scenarios
-    return run_scenarios(args.files, verbose=args.verbose)
+    files = args.files
+    if not files:
+        folder = current_project().scenarios
+        if not folder.is_dir():
+            raise UsageError(f"no scenarios folder {folder}: name scenario files or folders")
+        files = [folder]
+    return run_scenarios(files, verbose=args.verbose)
 
 
 def cmd_bench(args) -> int:
@@ -193,19 +239,75 @@ def cmd_bench(args) -> int:
 
 
 # ---------------------------------------------------------------- wiring
+#
+# To add a command: its parser in `parser()`, or, for a command living in a
+# module of its own, one line in PARTS; and one line in EXAMPLES (a test
+# checks that every command's help ends with an example).
+
+EXAMPLES = {
+    "new": "cardc new space_race --title \"Space Race\"   # in an empty folder: a new project",
+    "check": "cardc check                    # every game of the project\n"
+             "cardc check content/unicorn --strict",
+    "build": "cardc build                    # every game, to generated/<game>.json\n"
+             "cardc build --check unicorn    # fail if the committed bundle is stale",
+    "schemas": "cardc schemas                  # after upgrading cardc: editor schemas in schemas/",
+    "cards": "cardc cards unicorn --kind attack --format csv",
+    "play": "cardc play unicorn --seed 7 --agents human,greedy --log game.json",
+    "replay": "cardc replay game.json",
+    "scenario": "cardc scenario                 # every scenario of the project\n"
+                "cardc scenario tests/scenarios/unicorn/ -v",
+    "bench": "cardc bench unicorn --players 4 --games-per 100",
+    "print": "cardc print unicorn --paper letter --bleed 3",
+    "export": "cardc export unicorn            # generated/unicorn/tts/ and web/",
+    "rulebook": "cardc rulebook unicorn --format pdf",
+    "simulate": "cardc simulate unicorn --games 500 --players 3,4 --agents random,greedy --seed 1",
+    "sweep": "cardc sweep unicorn --set params.pr_penalty=50,100 --games 500",
+    "compare": "cardc compare before.json after.json --significant",
+    "skill": "cardc skill unicorn --players 3 --agents random,greedy --games 40",
+    "serve": "cardc serve                    # every game of the project, in the browser",
+    "invariants": "cardc invariants unicorn --games 200 --players 3,4",
+    "view": "cardc view game.json --seat 2 --at 40",
+}
+
+# Commands in modules of their own: (commands, module, function(subparsers)
+# adding them). A part that does not import (a missing dependency) still
+# lists its commands; running one says what is missing.
+PARTS = [
+    (("invariants", "view"), "cardc.designer", "add_commands"),
+    (("print", "export", "rulebook"), "cardc.cli", "add_render_commands"),
+    (("simulate", "sweep", "compare"), "cardc.sim.cli", "add_commands"),
+    (("serve",), "cardc.cli", "add_serve_command"),
+]
+
+EXIT_CODES = """\
+exit codes:
+  0  success
+  1  content errors, failed checks or scenarios, games that faulted
+  2  usage: a bad command line, an unknown game, no project here
+  3  a file or folder that cannot be read or written (named in the message)
+  4  a part of cardc that does not import (reinstall cardc)
+  130  interrupted"""
+
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="cardc", description="Compile, check, play, simulate and "
-                                "print card and board games written as YAML content.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = argparse.ArgumentParser(
+        prog="cardc", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Compile, check, play, simulate and print card and board games written as "
+                    "YAML content.\n\ncardc works on the project around the working directory "
+                    "(the nearest folder\nabove it with a cardc.toml or a content/ folder); "
+                    "outputs go to its generated/.",
+        epilog="start: cardc new my_game (in an empty folder), then cardc check.\n"
+               "cardc COMMAND --help shows a command's options and an example.\n\n" + EXIT_CODES)
+    p.add_argument("--version", action="version", version=f"cardc {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     s = sub.add_parser("check", help="check games for content errors")
-    s.add_argument("games", nargs="*", help="game ids or folders (default: all of content/)")
+    s.add_argument("games", nargs="*", help="game ids or folders (default: every game of the project)")
     s.add_argument("--strict", action="store_true", help="fail on warnings too")
     s.set_defaults(func=cmd_check)
 
     s = sub.add_parser("build", help="compile games to generated/<game>.json")
-    s.add_argument("games", nargs="*")
+    s.add_argument("games", nargs="*", help="game ids or folders (default: every game of the project)")
     s.add_argument("--check", action="store_true",
                    help="do not write; fail if a committed bundle is stale")
     s.add_argument("--strict", action="store_true")
@@ -213,10 +315,13 @@ def parser() -> argparse.ArgumentParser:
                    help="also write the Python the engine generates, to read, to generated/<game>/explain.py")
     s.set_defaults(func=cmd_build)
 
-    s = sub.add_parser("new", help="start a new game in content/NAME from a small working one")
+    s = sub.add_parser("new", help="start a game in content/NAME (and a project, outside one)")
     s.add_argument("name", help="the game id, lower_snake_case")
     s.add_argument("--title", help="the game's display name")
     s.set_defaults(func=cmd_new)
+
+    s = sub.add_parser("schemas", help="write the JSON Schemas editors use into the project")
+    s.set_defaults(func=cmd_schemas)
 
     s = sub.add_parser("cards", help="list a game's cards")
     s.add_argument("game")
@@ -226,7 +331,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("play", help="play one game with agents and print its log")
     s.add_argument("game")
-    s.add_argument("--players", type=positive)
+    s.add_argument("--players", type=positive, help="how many (default: the smallest count the game allows)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, mcts "
                    "(mcts:400 sets its iterations), human; "
@@ -242,7 +347,8 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_replay)
 
     s = sub.add_parser("scenario", help="run rules scenarios")
-    s.add_argument("files", nargs="+", help="scenario files or folders")
+    s.add_argument("files", nargs="*",
+                   help="scenario files or folders (default: the project's scenarios folder)")
     s.add_argument("-v", "--verbose", action="store_true")
     s.set_defaults(func=cmd_scenario)
 
@@ -263,35 +369,54 @@ def parser() -> argparse.ArgumentParser:
                    help="the anchors script (default: ../shared/bench/anchors/anchors.py)")
     s.set_defaults(func=cmd_bench)
 
-    from cardc.serve.cli import add_arguments as add_serve_arguments
-    add_serve_arguments(sub.add_parser("serve", help="the designer's workbench in the browser: "
-                                       "cards, rulebook, play and simulate, following edits"))
-    _optional_commands(sub)
+    _add_parts(sub)
+    for name, s in sub.choices.items():
+        s.formatter_class = argparse.RawDescriptionHelpFormatter
+        if name in EXAMPLES:
+            s.epilog = "example:\n" + textwrap.indent(EXAMPLES[name], "  ")
     return p
 
 
-def _optional_commands(sub):
-    """Commands whose modules arrive with their own stages (print, simulate)."""
-    from cardc import designer
-    designer.add_commands(sub)
-    try:
-        from cardc.render import cli as render_cli
-    except ImportError:
-        render_cli = None
-    if render_cli is not None:
-        for name, adder, runner, text in (
-                ("print", "add_print_arguments", "run_print", "print-and-play PDFs"),
-                ("export", "add_export_arguments", "run_export", "Tabletop Simulator sheets and PNGs"),
-                ("rulebook", "add_rulebook_arguments", "run_rulebook", "the rulebook PDF and Markdown")):
-            if hasattr(render_cli, adder):
-                s = sub.add_parser(name, help=text)
-                getattr(render_cli, adder)(s)
-                s.set_defaults(func=_bundle_runner(getattr(render_cli, runner)))
-    try:
-        from cardc.sim import cli as sim_cli
-    except ImportError:
-        return
-    sim_cli.add_commands(sub)
+def _add_parts(sub) -> None:
+    for names, module, function in PARTS:
+        try:
+            getattr(importlib.import_module(module), function)(sub)
+        except ImportError as exc:
+            for name in names:
+                if name not in sub.choices:
+                    _unavailable(sub, name, module, exc)
+
+
+def _unavailable(sub, name: str, module: str, exc: ImportError) -> None:
+    """A command whose module did not import: listed, and saying why when run."""
+    why = f"`cardc {name}` is unavailable: {module} did not import ({exc})"
+    # no option prefix: whatever follows (--help too) is taken in, and the command says why
+    s = sub.add_parser(name, help=f"(unavailable: {exc})", add_help=False, prefix_chars="\0")
+    s.add_argument("rest", nargs="*")
+
+    def run(args):
+        print(f"cardc: {why}; install what it names (an optional part: pip install "
+              f"'cardc[EXTRA]', see pyproject.toml) or reinstall cardc", file=sys.stderr)
+        return 4
+    s.set_defaults(func=run)
+
+
+def add_render_commands(sub) -> None:
+    """print, export and rulebook: arguments and runners from cardc.render.cli."""
+    from cardc.render import cli as render_cli
+    for name, adder, runner, text in (
+            ("print", "add_print_arguments", "run_print", "print-and-play PDFs"),
+            ("export", "add_export_arguments", "run_export", "Tabletop Simulator sheets and PNGs"),
+            ("rulebook", "add_rulebook_arguments", "run_rulebook", "the rulebook PDF and Markdown")):
+        s = sub.add_parser(name, help=text)
+        getattr(render_cli, adder)(s)
+        s.set_defaults(func=_bundle_runner(getattr(render_cli, runner)))
+
+
+def add_serve_command(sub) -> None:
+    from cardc.serve.cli import add_arguments
+    add_arguments(sub.add_parser("serve", help="the designer's workbench in the browser: "
+                                 "cards, rulebook, play and simulate, following edits"))
 
 
 def _bundle_runner(runner):
@@ -300,13 +425,41 @@ def _bundle_runner(runner):
     return run
 
 
+_OS_ADVICE = {
+    errno.ENOENT: "check the path",
+    errno.EACCES: "check its permissions, or write somewhere else (--out DIR where offered)",
+    errno.EPERM: "check its permissions, or write somewhere else (--out DIR where offered)",
+    errno.EROFS: "the file system is read-only: run cardc in a project you can write to, "
+                 "or pass --out DIR where offered",
+    errno.ENOSPC: "the disk is full: free some space and run the command again",
+    errno.EDQUOT: "the disk quota is used up: free some space and run the command again",
+    errno.EISDIR: "a folder is in the way of a file of that name",
+    errno.ENOTDIR: "a file is in the way of a folder of that name",
+}
+
+
+def os_error_line(exc: OSError) -> str:
+    """One line for a failed read or write: the file, what went wrong, what to do."""
+    name = exc.filename if exc.filename is not None else "a file"
+    if exc.filename2 is not None:
+        name = f"{name} -> {exc.filename2}"
+    reason = exc.strerror or str(exc)
+    advice = _OS_ADVICE.get(exc.errno, "check the file and run the command again")
+    return f"cardc: cannot write or read {name}: {reason}; {advice}"
+
+
 def main(argv=None) -> int:
     from cardc.engine import EngineError
+    from cardc.paths import ProjectError
     from cardc.play import ReplayError
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    if args.command is None:
+        p.print_help()
+        return 0
     try:
         return args.func(args)
-    except UsageError as exc:
+    except (UsageError, ProjectError) as exc:
         print(f"cardc: {exc}", file=sys.stderr)
         return 2
     except ReplayError as exc:
@@ -317,10 +470,13 @@ def main(argv=None) -> int:
         return 1
     except BrokenPipeError:
         return 0
-    except OSError as exc:      # a read-only folder, a full disk: one line, not a traceback
-        where = f" {exc.filename}" if exc.filename else ""
-        print(f"cardc: cannot write or read{where}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+    except OSError as exc:
+        print(os_error_line(exc), file=sys.stderr)
+        return 3
+    except ImportError as exc:
+        print(f"cardc: a part of cardc did not import ({exc}); reinstall cardc "
+              "(pip install --force-reinstall cardc) or install what it names", file=sys.stderr)
+        return 4
     except (KeyboardInterrupt, EOFError):
         print("\ncardc: stopped", file=sys.stderr)
         return 130

@@ -64,8 +64,8 @@ def find_broken(game, players: int, seed: int):
 
 def cmd_invariants(args) -> int:
     from cardc.engine import Game
-    from cardc.paths import GENERATED
     from cardc.play import replay_record, save_json
+    from cardc.project import generated_dir
     if args.games < 1:
         raise UsageError("--games must be 1 or more")
     bundle = load_bundle(args.game)
@@ -78,7 +78,7 @@ def cmd_invariants(args) -> int:
         if found is None:
             continue
         at, problems, actions = found
-        path = Path(args.replay) if args.replay else GENERATED / f"{game.id}-invariant.json"
+        path = Path(args.replay) if args.replay else generated_dir(args.game) / f"{game.id}-invariant.json"
         save_json(path, replay_record(game, players, seed, actions, ["random"]))
         print(f"{game.id}: game {i + 1} (seed {seed}, {players} players) broke an invariant "
               f"after {at} decisions:")

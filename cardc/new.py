@@ -1,20 +1,26 @@
-"""`cardc new NAME`: start a game from a small working one.
+"""`cardc new NAME` and `cardc schemas`: start a game, and a project for it.
 
-The new folder `content/NAME/` is a copy of the test game
-(`tests/fixtures/games/mini`: a draw pile, hands, a bank, a theft and a
-guard that answers it), renamed, with its schema comments pointing at
-`grammar/` from its new place, so it checks, plays and prints at once.
+The template (`cardc/template/`, package data) is itself a small project: one
+working game, `content/mini/` (a draw pile, hands, a bank, a theft and a
+guard that answers it, with a layout and a rulebook template), and its
+rules scenarios in `scenarios/mini/`. `cardc new NAME` copies that game in as
+`content/NAME/` of the project around the working directory, or, outside
+any project, makes the working directory one (`cardc.toml`, `schemas/`).
+Every copied file's `$schema` comment is rewritten to point at the
+project's schemas, so editor completion works at once.
 """
 from __future__ import annotations
 
 import os
 import re
 import shutil
+from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
-from cardc.paths import CONTENT, GRAMMAR, REPO
+from cardc.paths import GRAMMAR, MARKER, TEMPLATE, Project, find_project, open_project
 
-TEMPLATE = REPO / "tests" / "fixtures" / "games" / "mini"
+TEMPLATE_GAME = "mini"
 _SCHEMA = re.compile(r"^(# yaml-language-server: \$schema=)\S*?(\w+\.schema\.json)", re.M)
 
 
@@ -22,28 +28,87 @@ class NewGameError(Exception):
     pass
 
 
-def new_game(name: str, into: Path = CONTENT, title: str | None = None) -> Path:
+@dataclass
+class NewGame:
+    project: Project
+    folder: Path
+    scenarios: Path
+    made_project: bool
+
+
+def new_game(name: str, where: Path | None = None, title: str | None = None) -> NewGame:
+    """Add the game `name` to the project around `where` (default: the
+    working directory), making `where` a project if it is in none."""
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise NewGameError(f"`{name}` is not a game id: use lower_snake_case, e.g. `space_race`")
-    dest = into / name
+    where = Path(where if where is not None else os.getcwd())
+    project = find_project(where)
+    made = project is None
+    if made:
+        project = open_project(where)
+    dest = project.content / name
     if dest.exists():
         raise NewGameError(f"{dest} already exists")
-    for other in sorted(into.glob("*/game.yaml")) if into.is_dir() else []:
+    for other in sorted(project.content.glob("*/game.yaml")) if project.content.is_dir() else []:
         # another folder whose game has this id would be built to the same bundle
         if re.search(rf"^id:\s*['\"]?{name}['\"]?\s*(#.*)?$", other.read_text(errors="replace"), re.M):
             raise NewGameError(f"{other.parent} already holds a game with the id `{name}`: "
                                "choose another id, or rename that game")
-    tmp = into / f".{name}.tmp"
+    scenarios = project.scenarios / name
+    from cardc.render.atomic import write_atomic
+    with resources.as_file(TEMPLATE) as template:
+        if made:
+            write_atomic(project.root / MARKER, (template / MARKER).read_bytes())
+        if not _has_schemas(project):
+            write_schemas(project)
+        _copy(template / "content" / TEMPLATE_GAME, dest, project, name, title)
+        if not scenarios.exists():
+            _copy(template / "scenarios" / TEMPLATE_GAME, scenarios, project, name, title)
+    return NewGame(project, dest, scenarios, made)
+
+
+def _copy(source: Path, dest: Path, project: Project, name: str, title: str | None) -> None:
+    """Copy a template folder to `dest`, renamed to the game `name`; the new
+    folder appears whole or not at all."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.parent / f".{dest.name}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(TEMPLATE, tmp)
-    for path in tmp.rglob("*.yaml"):
-        text = path.read_text()
-        rel = os.path.relpath(GRAMMAR, (dest / path.relative_to(tmp)).parent)
-        text = _SCHEMA.sub(lambda m: f"{m.group(1)}{rel}/{m.group(2)}", text)
+    shutil.copytree(source, tmp)
+    for path in sorted(tmp.rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        rel = os.path.relpath(project.schemas, (dest / path.relative_to(tmp)).parent)
+        text = _SCHEMA.sub(lambda m: f"{m.group(1)}{Path(rel).as_posix()}/{m.group(2)}", text)
         if path.name == "game.yaml":
             text = re.sub(r"^id: \w+$", f"id: {name}", text, count=1, flags=re.M)
             text = re.sub(r"^name: .*$", f"name: {title or name.replace('_', ' ').title()}",
                           text, count=1, flags=re.M)
-        path.write_text(text)
-    tmp.rename(dest)            # the new game appears whole or not at all
-    return dest
+        text = re.sub(rf"^game: {TEMPLATE_GAME}$", f"game: {name}", text, flags=re.M)
+        path.write_text(text, encoding="utf-8")
+    tmp.rename(dest)
+
+
+def _schema_files() -> list:
+    return sorted((f for f in GRAMMAR.iterdir() if f.name.endswith(".schema.json")),
+                  key=lambda f: f.name)
+
+
+def _has_schemas(project: Project) -> bool:
+    return all((project.schemas / f.name).is_file() for f in _schema_files())
+
+
+def is_the_grammar(folder: Path) -> bool:
+    """True for the package's own grammar/ (the repository's project)."""
+    with resources.as_file(GRAMMAR) as grammar:
+        return folder.resolve() == Path(grammar).resolve()
+
+
+def write_schemas(project: Project) -> list[Path]:
+    """Write this cardc's JSON Schemas into the project's schemas folder
+    (for editors); the repository's own grammar/ is left alone."""
+    from cardc.render.atomic import write_atomic
+    if is_the_grammar(project.schemas):
+        return []
+    written = []
+    for f in _schema_files():
+        written.append(write_atomic(project.schemas / f.name, f.read_bytes()))
+    return written

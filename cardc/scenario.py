@@ -560,7 +560,7 @@ def load_scenarios(path: Path):
         yield data
 
 
-def scenario_bundle(gid: str, cards, path: Path) -> dict:
+def scenario_bundle(gid: str, cards, path: Path, project=None) -> dict:
     """The game with the scenario's own cards added (`cards:` of a scenario:
     card definitions in the card-file format, for this scenario only)."""
     from cardc.compiler.build import compile_game
@@ -569,7 +569,7 @@ def scenario_bundle(gid: str, cards, path: Path) -> dict:
     from cardc.load.schema import validate
     from cardc.project import game_folders
     diags = Diagnostics()
-    source = load_game(game_folders([gid])[0], diags)
+    source = load_game(game_folders([gid], project)[0], diags)
     if source is not None:
         from cardc.load.yamlsrc import LocDict
         doc = LocDict({"cards": cards})
@@ -584,6 +584,7 @@ def scenario_bundle(gid: str, cards, path: Path) -> dict:
 
 def run_file(path: Path, cache: dict) -> list[Result]:
     from cardc.diagnostics import CardcError
+    from cardc.paths import find_project
     from cardc.project import load_bundle
     results = []
     try:
@@ -594,16 +595,18 @@ def run_file(path: Path, cache: dict) -> list[Result]:
     for spec in specs:
         name = str(spec.get("title", path.stem))
         gid = str(spec.get("game"))
+        project = find_project(path.parent)     # a game id names a game of the file's project
+        key = (project.root if project else None, gid)
         runner = None
         try:
             if "cards" in spec:
-                bundle = scenario_bundle(gid, spec["cards"], path)
+                bundle = scenario_bundle(gid, spec["cards"], path, project)
                 game = Game(bundle)
             else:
-                if gid not in cache:
-                    bundle = load_bundle(gid)
-                    cache[gid] = (Game(bundle), bundle)
-                game, bundle = cache[gid]
+                if key not in cache:
+                    bundle = load_bundle(gid, project)
+                    cache[key] = (Game(bundle), bundle)
+                game, bundle = cache[key]
             runner = Runner(game, bundle, spec, display_path(path))
             failures = runner.run()
         except CardcError as exc:

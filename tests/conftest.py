@@ -1,14 +1,31 @@
-"""Shared fixtures: a small test game (tests/fixtures/games/mini) and a way
-to make a mutated copy of any game folder in a temporary directory."""
+"""Shared fixtures: a small test game (mini, the template of `cardc new`:
+cardc/template/content/mini) and a way to make a mutated copy of any game
+folder in a temporary directory."""
 from __future__ import annotations
 
+import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+REPO = Path(__file__).resolve().parent.parent
+CONTENT = REPO / "content"
 FIXTURES = Path(__file__).parent / "fixtures"
-MINI = FIXTURES / "games" / "mini"
+TEMPLATE = REPO / "cardc" / "template"
+MINI = TEMPLATE / "content" / "mini"
+SCHEMA = re.compile(r"^(# yaml-language-server: \$schema=)\S*?(\w+\.schema\.json)", re.M)
+
+
+def copy_game(src: Path, dest: Path) -> Path:
+    """A copy of a game folder whose `$schema` comments still find grammar/
+    (so the copy checks without warnings)."""
+    shutil.copytree(src, dest)
+    for path in dest.rglob("*.yaml"):
+        rel = Path(os.path.relpath(REPO / "grammar", path.parent)).as_posix()
+        path.write_text(SCHEMA.sub(rf"\g<1>{rel}/\g<2>", path.read_text()))
+    return dest
 
 
 @pytest.fixture
@@ -16,8 +33,7 @@ def game_copy(tmp_path):
     """copy(src, edits) -> folder: a copy of a game folder named after its id,
     with `edits` = {relative file: [(old, new), ...]} applied (each `old` must occur)."""
     def copy(src=MINI, edits=None):
-        dest = tmp_path / Path(src).name
-        shutil.copytree(src, dest)
+        dest = copy_game(src, tmp_path / Path(src).name)
         for rel, changes in (edits or {}).items():
             path = dest / rel
             text = path.read_text()

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-import cardc.project as project
 from cardc.bundle_schema import validate_bundle
 from cardc.cli import main
 from cardc.project import build_folder, bundle_bytes
@@ -37,10 +36,10 @@ def test_source_edit_changes_the_hash(game_copy):
 
 
 @pytest.fixture
-def generated(tmp_path, monkeypatch):
-    out = tmp_path / "generated"
-    monkeypatch.setattr(project, "GENERATED", out)
-    return out
+def generated(tmp_path):
+    """Where a game copied into tmp_path is built: the folder holding a lone
+    game folder is its project."""
+    return tmp_path / "generated"
 
 
 def test_build_check_fails_after_an_edit_and_passes_after_a_rebuild(game_copy, generated, capsys):
@@ -90,3 +89,11 @@ def test_committed_bundles_are_up_to_date(game, capsys):
     """generated/<game>.json is committed so a content change shows its compiled
     diff; it must be what the sources compile to (run `cardc build`)."""
     assert main(["build", "--check", game]) == 0, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("where", ["content", "/"])
+def test_build_check_gives_the_same_answer_from_any_folder(where, monkeypatch, capsys):
+    from conftest import CONTENT, REPO
+    monkeypatch.chdir(REPO / where)
+    assert main(["build", "--check", str(CONTENT / "unicorn")]) == 0
+    assert "is up to date" in capsys.readouterr().out

@@ -8,7 +8,7 @@ MINI_DRAW = "rules.yaml:14:9 move:  move top(draw) to p.hand"
 
 def test_explain_writes_every_block_with_its_source_lines(mini_game):
     from tests.conftest import MINI
-    text = explain(mini_game, MINI)
+    text = explain(mini_game, MINI.parent.parent)     # the project folder: bundles name files from it
     compile(text, "explain.py", "exec")              # valid Python a person can read
     assert MINI_DRAW in text                         # a statement, located, with its effect text
     assert "# procedure `draw`" in text and "def _blk" in text

@@ -14,7 +14,7 @@ import re
 import pytest
 from pypdf import PdfReader
 
-from cardc.paths import CONTENT
+from conftest import CONTENT
 from cardc.project import build_folder
 from cardc.render import RenderError
 from cardc.render.cli import add_rulebook_arguments, run_rulebook

@@ -5,7 +5,7 @@ from __future__ import annotations
 from cardc.scenario import run_scenarios
 
 BASE = """\
-game: tests/fixtures/games/mini
+game: cardc/template/content/mini
 title: a theft
 players: 2
 start:
@@ -95,7 +95,7 @@ def test_a_repeat_needs_times_and_steps(tmp_path, capsys):
 def test_a_step_that_breaks_an_invariant_fails(tmp_path, capsys, game_copy):
     folder = game_copy(edits={"game.yaml": [("constraints:", "invariants:\n  - expect: all([count(p.bank) < 2 for p in players])\n"
                                              "    message: a bank holds one gem at most\nconstraints:")]})
-    text = BASE.replace("tests/fixtures/games/mini", str(folder)).replace(
+    text = BASE.replace("cardc/template/content/mini", str(folder)).replace(
         "  - P1: Ruby\n", "  - run: move top(draw) to P2.bank\n")
     code, out = run(tmp_path, text, capsys)
     assert code == 1

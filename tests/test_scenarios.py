@@ -1,5 +1,6 @@
-"""Every rules scenario under tests/scenarios/ runs as one test: the rule
-documents' cases, played through the real engine on the real bundles."""
+"""Every rules scenario under tests/scenarios/ (and the `cardc new`
+template's) runs as one test: the rule documents' cases, played through the
+real engine on the real bundles."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,12 +9,13 @@ import pytest
 
 from cardc.scenario import expand, run_file
 
-ROOT = Path(__file__).parent / "scenarios"
-FILES = expand([ROOT])
+from conftest import REPO, TEMPLATE
+
+FILES = expand([Path(__file__).parent / "scenarios", TEMPLATE / "scenarios"])
 _cache: dict = {}
 
 
-@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
+@pytest.mark.parametrize("path", FILES, ids=[p.relative_to(REPO).as_posix() for p in FILES])
 def test_scenario(path):
     results = run_file(path, _cache)
     assert results, f"{path} holds no scenario"

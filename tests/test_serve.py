@@ -15,7 +15,7 @@ from cardc.project import build_folder  # noqa: E402
 from cardc.serve.guard import Guard, is_loopback  # noqa: E402
 from cardc.serve.play import Table  # noqa: E402
 from cardc.serve.workbench import Workbench, find_project  # noqa: E402
-from conftest import MINI  # noqa: E402
+from conftest import MINI, copy_game  # noqa: E402
 
 
 def call(app, method="GET", client="127.0.0.1", host="127.0.0.1:8000", origin=None):
@@ -57,8 +57,7 @@ def test_the_guard_answers_loopback_only_unless_told():
 
 def test_find_project(tmp_path):
     (tmp_path / "content").mkdir()
-    import shutil
-    shutil.copytree(MINI, tmp_path / "content" / "mini")
+    copy_game(MINI, tmp_path / "content" / "mini")
     root, folders = find_project(str(tmp_path))
     assert root == tmp_path.resolve() and [f.name for f in folders] == ["mini"]
     root, folders = find_project(str(tmp_path / "content" / "mini"))
@@ -224,6 +223,10 @@ def test_pages_escape_content_and_serve_nothing_outside_the_project(game_copy):
                 # the only script is the static one
                 assert page.text.count("<script") == 1
                 assert '<script src="/static/serve.js" defer></script>' in page.text
+            for path in ("/", "/g/mini/card/thief", "/g/mini/rulebook", "/g/mini/play"):
+                page = await client.get(path)
+                # the CSP allows no inline style either: alignment and the like are classes
+                assert page.status_code == 200 and " style=" not in page.text, path
             for path in ("/static/../../pyproject.toml", "/static/..%2f..%2fpyproject.toml",
                          "/g/mini/pic/..%2fgame.yaml.png", "/g/nosuch", "/g/mini/card/nosuch"):
                 assert (await client.get(path)).status_code == 404, path

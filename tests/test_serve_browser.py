@@ -21,7 +21,7 @@ import urllib.request
 import pytest
 
 from browser.harness import Server, chromium_missing, launch
-from conftest import MINI
+from conftest import MINI, copy_game
 
 WHY_NOT = chromium_missing()
 if WHY_NOT and os.environ.get("CI"):
@@ -35,7 +35,7 @@ WAIT_MS = 60_000          # the longest any one condition may take on a loaded m
 def project(tmp_path_factory):
     """A project folder holding a copy of the mini game; the server's cwd."""
     root = tmp_path_factory.mktemp("serve")
-    shutil.copytree(MINI, root / "mini")
+    copy_game(MINI, root / "mini")
     return root
 
 

@@ -184,7 +184,7 @@ def test_holes_are_saved_as_replays_that_reproduce_them(tmp_path, game_copy):
     folder = game_copy(edits={"cards/cards.yaml": [("move prize to me.bank", "resolve prize")]})
     out = tmp_path / "r.json"
     assert main(["simulate", str(folder), "--games", "30", "--jobs", "1", "--quiet",
-                 "--json", str(out), "--holes", str(tmp_path / "holes")]) == 0
+                 "--json", str(out), "--holes", str(tmp_path / "holes")]) == 1, "games faulted"
     report = json.loads(out.read_text())
     kinds = {h["ending"] for h in report["holes"]}
     assert report["endings"]["fault"]["games"] > 0 and {"fault", "capped"} <= kinds

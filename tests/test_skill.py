@@ -9,7 +9,7 @@ import pytest
 from cardc.cli import main
 from cardc.sim.skill import Table, elo, fit_strengths, tables_for
 
-MINI = Path(__file__).parent / "fixtures" / "games" / "mini"
+from conftest import MINI     # the `cardc new` template game
 
 
 def test_tables_pair_every_agent_once_heads_up_and_both_ways_at_more_players():

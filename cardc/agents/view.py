@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import random
 
-from cardc.engine import rng as engine_rng
-
 #: decisions whose options are worked out from the state: a resampled game
 #: asks them again, so an option names a card of the imagined world (a blind
 #: pick among face-down cards must not carry the real cards' identities)
@@ -74,8 +72,7 @@ class SeatView:
         future randomness from a seed of `rnd` too, so neither the unseen
         cards nor the coming shuffles of the real game leak into a search."""
         st = self._st
-        d = st.determinized(self.seat, rnd)
-        d.rng = engine_rng.seed_state(rnd.getrandbits(63))
+        d = st.determinized(self.seat, rnd)       # with a random state of its own, from rnd
         d.seed = None
         d.log = None
         d.history = []

@@ -662,6 +662,8 @@ def compile_game(source, diags) -> dict | None:
         "layout": source.layout,
         "rulebook": source.rulebook,
     }
+    if g.get("limits"):               # the engine's budgets, raised (cardc/engine/limits.py)
+        bundle["limits"] = dict(g["limits"])
     if gc.levels:                     # only when declared, as the other optional keys
         bundle["levels"] = gc.levels
     if gc.score_wins == "lowest":     # only then, so other bundles stay as they were

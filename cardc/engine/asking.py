@@ -102,8 +102,19 @@ class Asking:
         def make_unavailable(st):
             env = st.stack[-1].env
             return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in unavailable]
-        self.pending = Decision("menu", who, prompt, None, values, None,
-                                make_unavailable if unavailable else [], make_labels, self, make_one)
+        d = self.pending = Decision("menu", who, prompt, None, values, None,
+                                    make_unavailable if unavailable else [], make_labels, self,
+                                    make_one)
+        if items.eager_text:
+            # the parts of labels and reasons that could fail are evaluated
+            # now, read or not, so a bot fails where a person would (total.py)
+            for f, b in label_fns:
+                if f.risk is not None:
+                    f.risk(self, {**env, **b})
+            for f, r, b in unavailable:
+                for g in (f, r):
+                    if g.risk is not None:
+                        g.risk(self, {**env, **b})
 
     def poll_window(self, fr, var, tag, players_fn, fields):
         """Ask each listed player in turn for one answer from their zone.

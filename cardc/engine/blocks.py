@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cardc.engine.errors import BadBundle
+from cardc.engine.total import harmless, risky_parts
 
 WHILE_LIMIT = 10_000
 
@@ -104,6 +105,13 @@ class BlockGen:
         ops = spec["ops"]
         self.code, self.ops, self.where = code, ops, f"code[{code.name!r}].ops"
         self._check(ops)
+        # a jump the compiler wrote for a loop or a branch has no place of its
+        # own in the source: it stands where it goes (a loop's head)
+        code.src = [list(x) for x in code.src]
+        for i, o in enumerate(ops):
+            if o[0] == "jump" and i < len(code.src) and list(code.src[i]) == [0, 0] \
+                    and o[1] < len(code.src):
+                code.src[i] = list(code.src[o[1]])
         leaders = self._leaders(ops)
         fname = self.px.fresh("_blk")
         lines, line_op = [], []
@@ -222,13 +230,20 @@ class BlockGen:
         return self.px.bind(self.px.build(ir), "_x") if ir is not None else "None"
 
     def _goto(self, target, i):
-        """Set the next pc; a jump back starts the chain again."""
+        """Set the next pc; a jump back (a loop's next turn) starts the chain
+        again, and counts against the step budget."""
         if target <= i:
-            return [f"pc = {target}", "continue"]
+            return ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)",
+                    f"pc = {target}", "continue"]
         return [f"pc = {target}"]
 
+    def _int_check(self, var):
+        """A number kept in a local or a counter stays within the digits budget."""
+        m = self.game.limits.max_int
+        return f"if type({var}) is int and not -{m} <= {var} <= {m}: raise EngineFault(_game.over_digits)"
+
     def _let(self, o, i):
-        return [f"_v = {self.x(o[2])}",
+        return [f"_v = {self.x(o[2])}", self._int_check("_v"),
                 f"env[{o[1]!r}] = _v[:] if type(_v) is list else _v"], False
 
     def _set(self, o, i):
@@ -255,9 +270,10 @@ class BlockGen:
                       f"if _c is None or _p is None: raise EngineFault({none})"]
             ref = f"st.cc[{name!r}][_c * st.n + _p]"
         if op == "=":
-            lines.append(f"{ref} = {value}")
+            lines.append(f"_v = {value}")
         else:
-            lines.append(f"{ref} = {ref} {op[0]} {value}")
+            lines.append(f"_v = {ref} {op[0]} {value}")
+        lines += [self._int_check("_v"), f"{ref} = _v"]
         part = "flow" if kind == "gattr" else SET_KINDS[kind] + name
         lines += ["_pv = st.pv", f"_pv[{part!r}] = _pv.get({part!r}, 0) + 1"]
         return lines, False
@@ -340,7 +356,14 @@ class BlockGen:
                 f"    raise EngineFault('assertion failed: ' + {self.x(o[2])})"], False
 
     def _log(self, o, i):
-        return ["if st.log is not None:", f"    st.log.append({self.x(o[1])})"], False
+        text = self.px.text_of(o[1], {})
+        if harmless(o[1], self.game, text=True):    # for people only: built when someone reads it
+            return ["if st.log is not None:", f"    st.log.append({text})"], False
+        # it could fail: without a log, the parts that could fail are still
+        # evaluated, so that simulation fails exactly where play does
+        parts = [self.px.text_of(x, {}) for x in risky_parts(o[1], self.game)]
+        return ["if st.log is not None:", f"    st.log.append({text})", "else:",
+                f"    ({', '.join(parts)},)"], False
 
     def _move(self, o, i):
         cards, zone, place, is_list = o[1], o[2], o[3], o[4]

@@ -157,3 +157,33 @@ def impure_functions(bodies: dict) -> set:
                 impure.add(name)
                 changed = True
     return impure
+
+
+def recursive_functions(bodies: dict) -> set:
+    """Functions that can call themselves (directly or through others): each
+    of their calls counts against the engine's step budget."""
+    calls = {name: set() for name in bodies}
+
+    def scan(ir, name):
+        if isinstance(ir, list):
+            if len(ir) > 1 and ir[0] == "fn" and isinstance(ir[1], str):
+                calls[name].add(ir[1])
+            for part in ir:
+                scan(part, name)
+        elif isinstance(ir, dict):
+            for part in ir.values():
+                scan(part, name)
+    for name, body in bodies.items():
+        scan(body, name)
+    out = set()
+    for start in bodies:
+        seen, todo = set(), list(calls[start])
+        while todo:
+            f = todo.pop()
+            if f == start:
+                out.add(start)
+                break
+            if f not in seen and f in calls:
+                seen.add(f)
+                todo.extend(calls[f])
+    return out

@@ -7,8 +7,11 @@ procedures, functions, hooks, card effects and the game flow.
 """
 from __future__ import annotations
 
-from cardc.engine.deps import function_deps, impure_functions, simple_functions
-from cardc.engine.errors import BundleMismatch, EngineFault
+from cardc.engine.deps import (function_deps, impure_functions, recursive_functions,
+                               simple_functions)
+from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
+from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
+from cardc.limits import MAX_CARDS
 from cardc.engine.blocks import BlockGen
 from cardc.engine.pygen import PyGen
 
@@ -33,6 +36,19 @@ class Game:
         self.max_players = bundle["players"]["max"]
         self.params = bundle["params"]
         self.max_turns = bundle.get("max_turns", 1000)
+        self.limits = lim = Limits.of(bundle.get("limits"))
+        self.over_steps = (f"more than {lim.steps:,} steps (loop turns and calls) without a decision: "
+                           "the rules never stop here (a game may raise `limits: steps` in game.yaml, "
+                           f"up to {STEPS[1]:,})")
+        self.over_depth = (f"procedures and hooks run more than {lim.depth:,} deep inside each other: "
+                           "a call that never comes back? (a game may raise `limits: depth` in "
+                           f"game.yaml, up to {DEPTH[1]:,})")
+        self.over_digits = (f"a number of more than {lim.digits} digits: arithmetic that grows "
+                            "without end? (a game may raise `limits: digits` in game.yaml, up to "
+                            f"{DIGITS[1]:,})")
+        if len(bundle.get("instances", ())) > MAX_CARDS:
+            raise BadBundle(f"instances: {len(bundle['instances']):,} cards, more than the "
+                            f"{MAX_CARDS:,} a game may have")
         # +1: the highest score wins; -1: the lowest (`score: {wins: lowest}`)
         self.score_sign = -1 if bundle.get("score_wins") == "lowest" else 1
         # the named levels above a turn ([name, game counter or None for the
@@ -184,6 +200,7 @@ class Game:
         self.fn_simple = simple_functions(code)
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_impure = impure_functions(self.fn_bodies)
+        self.fn_recursive = recursive_functions(self.fn_bodies)
         # the declared arguments of each modifier, in order: its cards' functions take them so
         self.modifier_args = {name: list(args) for name, args in (bundle.get("modifiers") or {}).items()}
         self.cache_functions = True       # off only to test that caching changes nothing
@@ -268,7 +285,8 @@ class Game:
         """f(st, *args): the body of function `name`, uncached."""
         if name not in self.py_bodies:
             self.py_bodies[name] = lambda st, *args: self.py_bodies[name](st, *args)   # recursion
-            self.py_bodies[name] = self.pygen.compile_body(self.fn_bodies[name], self.fn_params[name])
+            self.py_bodies[name] = self.pygen.compile_body(self.fn_bodies[name], self.fn_params[name],
+                                                           name)
         return self.py_bodies[name]
 
     def cached_function(self, name):

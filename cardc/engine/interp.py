@@ -18,6 +18,11 @@ class Frame:
 
 class Interpreter:
     def push(self, code, env):
+        if len(self.stack) >= self.game.limits.depth:
+            raise EngineFault(self.game.over_depth)
+        self.budget -= 1
+        if self.budget < 0:
+            raise EngineFault(self.game.over_steps)
         self.stack.append(Frame(code, 0, env))
 
     def run(self):
@@ -26,6 +31,7 @@ class Interpreter:
         runs as far as it can and returns when something else must run first."""
         stack = self.stack
         fr = None
+        self.budget = self.game.limits.steps       # work allowed before the next decision
         try:
             while self.pending is None and not self.terminal:
                 if stack:
@@ -41,6 +47,11 @@ class Interpreter:
             if not exc.where and fr is not None:
                 raise self._fault(exc.message, fr, exc.__traceback__) from None
             raise
+        except RecursionError as exc:
+            if fr is None:
+                raise
+            raise self._fault("functions call each other too deeply (a function that needs its "
+                              "own value?)", fr, exc.__traceback__) from None
         except (TypeError, KeyError, IndexError, ValueError, AttributeError, ZeroDivisionError) as exc:
             if fr is None:
                 raise

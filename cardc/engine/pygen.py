@@ -25,6 +25,7 @@ import linecache
 
 from cardc.engine.builtins import IMPL, cards_at_slot
 from cardc.engine.errors import BadBundle, EngineFault
+from cardc.engine.total import harmless, risky_parts
 
 # readable game attributes: `st.<name>` (player_count is `st.n`)
 GATTRS = {"turn", "round", "turn_player", "first_player", "player_count"}
@@ -33,7 +34,7 @@ CMP_OPS = {"==", "!=", "<", "<=", ">", ">=", "in", "not in"}
 SPECIAL_CALLS = {"any", "all", "count", "cards_at", "max", "min", "modified"}
 #: the only builtins generated code can reach
 SAFE_BUILTINS = {"len": len, "list": list, "range": range, "max": max, "min": min, "any": any,
-                 "all": all, "type": type, "sum": sum, "abs": abs, "TypeError": TypeError}
+                 "all": all, "type": type, "sum": sum, "abs": abs, "int": int, "TypeError": TypeError}
 #: a chain of more operands than this is split, far below Python's parser limits
 CHAIN = 50
 #: generated expressions nested deeper than this are cut into separate functions
@@ -76,10 +77,35 @@ def _index(xs, k):
     return xs[k]
 
 
+def _fold(values, ops):
+    """values[0] ops[0] values[1] ops[1] … from the left (a long `+ - *` chain)."""
+    out = values[0]
+    for op, v in zip(ops, values[1:]):
+        out = out + v if op == "+" else out - v if op == "-" else out * v
+    return out
+
+
+def _read(table, index):
+    return None if index is None else table[index]
+
+
 def _pzone(st, base, index, p, name):
     if p is None:
         raise EngineFault(f"`{name}` of none: no player here")
     return base + index * st.n + p
+
+
+def _menu_texts(items):
+    """The label and reason expressions of a menu's options."""
+    for it in items:
+        if it[0] == "opt":
+            yield it[1]
+            if it[3] is not None:
+                yield it[3]
+        elif it[0] == "for":
+            yield from _menu_texts(it[3])
+        elif it[0] == "if":
+            yield from _menu_texts(it[2])
 
 
 def _plain(v) -> bool:
@@ -113,11 +139,13 @@ class PyGen:
         self.ids = itertools.count()
         self.ns = {"__builtins__": dict(SAFE_BUILTINS), "EngineFault": EngineFault,
                    "_div": _div, "_mod": _mod, "_index": _index, "_fmt": fmt,
-                   "_modified": game.modify, "_pzone": _pzone, "_game": game}
+                   "_modified": game.modify, "_pzone": _pzone, "_game": game, "_read": _read,
+                   "_fold": _fold}
         self.names = {}             # python name of each bound object, by id
         self.sources = []           # (name, source) of every generated function, in order
         self._inlining = []         # functions being written in place (no endless recursion)
         self.memo = None            # the Memo of the function being written, if it reuses values
+        self.text = False           # writing text for people (see `text_of`)
         self.ns["_U"] = _UNSET
         self.kinds = {k[2:]: getattr(self, k) for k in dir(self) if k.startswith("e_")}
 
@@ -131,15 +159,48 @@ class PyGen:
             text = self.expr(ir, {})
         return self.exec_source(name, f"def {name}(st, env):\n    return {text}\n")
 
-    def compile_body(self, ir, params):
-        """A function f(st, *params) for a function body."""
+    def compile_body(self, ir, params, fn=None):
+        """A function f(st, *params) for a function body (of function `fn`)."""
         scope = {p: f"_a{i}" for i, p in enumerate(params)}
         args = "".join(f", {scope[p]}" for p in params)
         name = self.fresh("_body")
         with self.memo_of(None):
             text = self.expr(ir, scope)
         return self.exec_source(name, f"def {name}(st{args}):\n    env = None\n"
+                                      f"{self.budget_lines(fn, '    ')}"
                                       f"    return {text}\n")
+
+    def budget_lines(self, fn, pad):
+        """A recursive function's call counts against the step budget."""
+        if fn not in self.game.fn_recursive:
+            return ""
+        return (f"{pad}st.budget -= 1\n"
+                f"{pad}if st.budget < 0: raise EngineFault(_game.over_steps)\n")
+
+    def text_of(self, ir, scope):
+        """Text for people (a log line, a label, a reason): here reading a
+        printed field or a counter of none gives none (written "none")
+        instead of failing, so such text is harmless (see total.py)."""
+        saved, self.text = self.text, True
+        try:
+            return self.expr(ir, scope)
+        finally:
+            self.text = saved
+
+    def build_text(self, ir):
+        """f(st, env) for a text expression (see `text_of`).  Its `risk`
+        attribute evaluates only the parts of it that could fail (None if
+        none can): what a bot's menu runs instead of building the text."""
+        name = self.fresh("_t")
+        with self.memo_of(None):
+            text = self.text_of(ir, {})
+            parts = [self.text_of(x, {}) for x in risky_parts(ir, self.game)]
+        fn = self.exec_source(name, f"def {name}(st, env):\n    return {text}\n")
+        fn.risk = None
+        if parts:
+            risk = self.fresh("_risk")
+            fn.risk = self.exec_source(risk, f"def {risk}(st, env):\n    return ({', '.join(parts)},)\n")
+        return fn
 
     def compile_modifier(self, ir, args):
         """A card's modifier as f(st, value, this, me, *args): the declared
@@ -190,7 +251,11 @@ class PyGen:
         name = self.fresh("_menu")
         body = memo.finish([f"def {name}(st, env, labels, values, unavailable):"] + lines
                            + ["    return None"])
-        return self.exec_source(name, "\n".join(body) + "\n")
+        fn = self.exec_source(name, "\n".join(body) + "\n")
+        # labels and reasons that could fail are built at once, even for a bot
+        # (see total.py), so that simulation fails exactly where play does
+        fn.eager_text = not all(harmless(x, self.game, text=True) for x in _menu_texts(items))
+        return fn
 
     def _menu_lines(self, items, scope, out, depth):
         pad = "    " * depth
@@ -198,7 +263,7 @@ class PyGen:
         for item in items:
             if item[0] == "opt":
                 _, label, cond, reason, pc = item
-                lab = self.bind(self.build(label), "_lab")
+                lab = self.bind(self.build_text(label), "_lab")
                 add = [f"{pad}    _b = {bindings}", f"{pad}    labels.append(({lab}, _b))",
                        f"{pad}    values.append([{int(pc)}, _b])"]
                 if cond is None:
@@ -206,7 +271,7 @@ class PyGen:
                     continue
                 out += [f"{pad}if {self.expr(cond, scope)}:"] + add
                 if reason is not None:
-                    why = self.bind(self.build(reason), "_why")
+                    why = self.bind(self.build_text(reason), "_why")
                     out += [f"{pad}else:", f"{pad}    unavailable.append(({lab}, {why}, {bindings}))"]
             elif item[0] == "for":
                 _, var, lst, sub = item
@@ -272,6 +337,8 @@ class PyGen:
             "        cache[key] = (version, stamp, result)",
             "    return result",
         ]
+        if name in self.game.fn_recursive:
+            lines[3:3] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
         return self.exec_source(fname, "\n".join(lines) + "\n")
 
     @contextmanager
@@ -382,15 +449,21 @@ class PyGen:
             raise BadBundle(f"unknown game attribute {str(ir[1])[:40]!r}")
         return "st.n" if ir[1] == "player_count" else f"st.{ir[1]}"
 
+    def _read(self, table, index):
+        """`table[index]`; in text, none for an index of none."""
+        if self.text:
+            return f"_read({table}, {index})"
+        return f"{table}[{index}]"
+
     def e_pctr(self, ir, scope):
-        return f"st.pc[{str(ir[1])!r}][{self.expr(ir[2], scope)}]"
+        return self._read(f"st.pc[{str(ir[1])!r}]", self.expr(ir[2], scope))
 
     def e_pattr(self, ir, scope):
         p = self.expr(ir[2], scope)
         return p if ir[1] == "seat" else f"st.player_name({p})"
 
     def e_cctr(self, ir, scope):
-        return f"st.cc[{str(ir[1])!r}][{self.expr(ir[2], scope)}]"
+        return self._read(f"st.cc[{str(ir[1])!r}]", self.expr(ir[2], scope))
 
     def e_cpp(self, ir, scope):
         return (f"st.cc[{str(ir[1])!r}][({self.expr(ir[2], scope)}) * st.n + "
@@ -400,7 +473,7 @@ class PyGen:
         if ir[1] not in self.game.card_field:
             raise BadBundle(f"unknown card field {str(ir[1])[:40]!r}")
         values = self.bind(self.game.card_field[ir[1]], "_F")
-        return f"{values}[{self.expr(ir[2], scope)}]"
+        return self._read(values, self.expr(ir[2], scope))
 
     def e_eattr(self, ir, scope):
         return f"st.events[{self.expr(ir[2], scope)}][{str(ir[1])!r}]"
@@ -473,19 +546,18 @@ class PyGen:
             while isinstance(node, list) and node and node[0] == "bin" and node[1] in same:
                 chain.append((node[1], node[3]))
                 node = node[2]
-            parts = [self.expr(node, scope)]
-            for o, right in reversed(chain):
-                parts.append(f"{o} {self.expr(right, scope)}")
-            return self._flat(parts)
+            if len(chain) < CHAIN:
+                parts = [self.expr(node, scope)]
+                for o, right in reversed(chain):
+                    parts.append(f"{o} {self.expr(right, scope)}")
+                return "(" + " ".join(parts) + ")"
+            # a long chain: its operands as one flat tuple, folded left to right
+            # (Python's own `a + b + …` nests one level per operator)
+            values = [self.expr(node, scope)] + [self.expr(r, scope) for _, r in reversed(chain)]
+            ops = "".join(o for o, _ in reversed(chain))
+            return f"_fold(({', '.join(values)},), {ops!r})"
         a, b = self.expr(ir[2], scope), self.expr(ir[3], scope)
         return f"{'_div' if op == '/' else '_mod'}({a}, {b})"
-
-    def _flat(self, parts):
-        """`(p0 p1 p2 …)`, in pieces of at most CHAIN operands."""
-        out = parts[0]
-        for k in range(1, len(parts), CHAIN):
-            out = f"({out} {' '.join(parts[k:k + CHAIN])})"
-        return out
 
     def e_cmp(self, ir, scope):
         if ir[1] not in CMP_OPS:

@@ -5,10 +5,21 @@ Python version, and a state that is a single int makes `clone()` and JSON
 saving free.  Quality is ample for shuffling cards.
 """
 MASK = (1 << 64) - 1
+#: seeds are whole numbers 0 .. 2^64 - 1: each gives its own game (larger ones
+#: would wrap round onto these, so they are refused, not folded)
+SEED_MAX = MASK
+
+
+def check_seed(seed) -> int:
+    """`seed` if it is a seed, else ValueError saying what a seed is."""
+    if type(seed) is not int or not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"seed {seed!r} is not a whole number from 0 to 2^64-1 "
+                         f"({SEED_MAX:,})")
+    return seed
 
 
 def seed_state(seed: int) -> int:
-    return (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & MASK
+    return (check_seed(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & MASK
 
 
 def step(s: int) -> tuple[int, int]:

@@ -31,6 +31,7 @@ class State(Interpreter, Asking, Table):
     def __init__(self, game, n):
         self.game = game
         self.n = n
+        self.budget = game.limits.steps       # steps left before the next decision (see run)
 
     @classmethod
     def initial(cls, game, n, seed=0, log=False, run=True):

@@ -20,7 +20,7 @@ from pathlib import Path
 from cardc.diagnostics import CardcError, Diagnostics, Loc, did_you_mean, display_path
 from cardc.load.schema import load_schema, validate
 from cardc.load.yamlsrc import LocDict, decode_text, folded_surprises, parse_yaml
-from cardc.paths import GRAMMAR
+from cardc.paths import GRAMMAR, Project, project_of
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema="
 _SCHEMA_COMMENT_RE = re.compile(r"#\s*yaml-language-server:\s*\$schema=(\S+)")
@@ -55,17 +55,20 @@ class GameSource:
         return digest.hexdigest()
 
 
-def load_game(folder: Path, diags: Diagnostics) -> GameSource | None:
+def load_game(folder: Path, diags: Diagnostics, project: Project | None = None) -> GameSource | None:
     """Load and check every source file of the game in `folder`.
 
-    Problems go to `diags`; returns None if any file had an error.
+    Problems go to `diags`; returns None if any file had an error. Files are
+    named as the designer types them (relative to the working directory),
+    or, given the `project`, relative to its root: what the bundle stores,
+    so that it does not depend on where cardc was run.
     """
     root = Path(folder)
     errors_before = len(diags.errors)
+    reader = _FolderReader(root, diags, project)
     if not root.is_dir():
-        diags.error(Loc(display_path(root), 0, 0), "no game folder here")
+        diags.error(Loc(reader.display(""), 0, 0), "no game folder here")
         return None
-    reader = _FolderReader(root, diags)
     game = reader.yaml_file("game.yaml", "game", required=True)
     rules = reader.yaml_file("rules.yaml", "rules")
     card_files = []
@@ -74,7 +77,7 @@ def load_game(folder: Path, diags: Diagnostics) -> GameSource | None:
         data = reader.yaml_file(rel, "cards", keep_invalid=invalid_cards)
         if data is not None:
             card_files.append((root / rel, data))
-    layout_schema = "layout" if (GRAMMAR / "layout.schema.json").exists() else None
+    layout_schema = "layout" if (GRAMMAR / "layout.schema.json").is_file() else None
     layout = reader.yaml_file("layout.yaml", layout_schema)
     rulebook = reader.text_file("rulebook.md.j2")
 
@@ -109,14 +112,17 @@ class _FolderReader:
     """Reads files of one game folder, refusing any that lead outside it,
     and keeps their bytes so the source hash is of exactly what was read."""
 
-    def __init__(self, root: Path, diags: Diagnostics) -> None:
+    def __init__(self, root: Path, diags: Diagnostics, project: Project | None = None) -> None:
         self.root = root
         self.real_root = root.resolve()
         self.diags = diags
         self.contents: dict[Path, bytes] = {}
+        self.project = project
+        self.schemas = (project or project_of(root)).schemas
 
     def display(self, rel: str) -> str:
-        return display_path(self.root / rel)
+        path = self.root / rel if rel else self.root
+        return self.project.name(path) if self.project else display_path(path)
 
     def escapes(self, path: Path) -> bool:
         return not path.resolve().is_relative_to(self.real_root)
@@ -185,9 +191,11 @@ class _FolderReader:
 
     def check_schema_comment(self, rel: str, text: str, schema: str) -> None:
         """Editors check a file as it is typed only if its first line names
-        its schema; warn when it does not, or names another one."""
+        its schema; warn when it does not, names another one, or names a
+        file that is not there (the project's schemas were never written)."""
         expected = f"{schema}.schema.json"
-        relative = Path(os.path.relpath(GRAMMAR / expected, (self.root / rel).parent)).as_posix()
+        folder = (self.root / rel).parent
+        relative = Path(os.path.relpath(self.schemas / expected, folder)).as_posix()
         first = text.split("\n", 1)[0].strip()
         match = _SCHEMA_COMMENT_RE.match(first)
         if match is None:
@@ -202,6 +210,14 @@ class _FolderReader:
                 Loc(self.display(rel), 1, start, start + len(match.group(1))),
                 f"this file is checked against {expected}, but its first line names another schema",
                 f"use `{SCHEMA_COMMENT}{relative}`",
+            )
+        elif "://" not in match.group(1) and not (folder / match.group(1)).is_file():
+            start = match.start(1) + 1
+            self.diags.warning(
+                Loc(self.display(rel), 1, start, start + len(match.group(1))),
+                f"the schema this line names is not there: {match.group(1)}",
+                f"run `cardc schemas` to write them into {display_path(self.schemas)}/, "
+                f"then use `{SCHEMA_COMMENT}{relative}`",
             )
 
     def card_paths(self) -> list[str]:

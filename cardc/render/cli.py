@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
-from cardc.paths import GENERATED
+from cardc.project import generated_dir
 
 from .atomic import write_atomic
 from .errors import RenderError
@@ -60,7 +60,7 @@ def parse_ids(text: str) -> tuple[str, ...]:
 
 
 def _out_dir(args: argparse.Namespace, bundle: Mapping[str, Any]) -> Path:
-    return Path(args.out) if getattr(args, "out", None) else GENERATED / bundle["game"]
+    return Path(args.out) if getattr(args, "out", None) else generated_dir(args.game) / bundle["game"]
 
 
 def add_print_arguments(parser: argparse.ArgumentParser) -> None:

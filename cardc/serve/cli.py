@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         from cardc.serve.workbench import Workbench, find_project
     except ImportError as exc:
         raise UsageError(f"`cardc serve` needs its extra dependencies ({exc.name} is missing): "
-                         "pip install -e '.[serve]'") from None
+                         "pip install 'cardc[serve]' (in a checkout: pip install -e '.[serve]')") from None
     root, folders = find_project(args.target)
     bench = Workbench(root, folders)
     bench.build_all()

@@ -161,6 +161,18 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
+def markdown_html(text: str) -> str:
+    """Markdown as HTML with no style attributes (the page's CSP allows none):
+    a table column's alignment becomes a class."""
+    md = _markdown()
+    tokens = md.parse(text)
+    for token in tokens:
+        style = token.attrs.pop("style", None) if token.attrs else None
+        if style and token.type in ("th_open", "td_open"):
+            token.attrSet("class", "align-" + str(style).rpartition(":")[2].strip())
+    return md.renderer.render(tokens, md.options, {})
+
+
 _RULEBOOKS: dict[str, tuple[str, str | None]] = {}
 
 
@@ -180,7 +192,7 @@ def rulebook_markdown(bundle: dict) -> tuple[str, str | None]:
 
 def rulebook_html(bundle: dict) -> tuple[str, str | None]:
     text, error = rulebook_markdown(bundle)
-    return (_markdown().render(text) if text else ""), error
+    return (markdown_html(text) if text else ""), error
 
 
 def mentions(bundle: dict, name: str) -> list[str]:
@@ -204,7 +216,7 @@ def mentions(bundle: dict, name: str) -> list[str]:
                 items = re.split(r"\n(?=[-*+] |\d+[.)] )", stripped)
                 stripped = "\n".join(i for i in items if pattern.search(i))
             md = (f"*{heading}*\n\n" if heading else "") + stripped
-            out.append(_markdown().render(md))
+            out.append(markdown_html(md))
         if len(out) >= 12:
             break
     return out

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardc.diagnostics import SourceCache
+from cardc.paths import project_of
 from cardc.project import UsageError, build_folder, game_folders
 
 from cardc.render.errors import RenderError
@@ -44,11 +45,11 @@ def find_project(target: str | None) -> tuple[Path, list[Path]]:
                 raise UsageError(f"{target}/content holds no game (no */game.yaml)")
             return path.resolve(), [p.resolve() for p in folders]
         if (path / "game.yaml").is_file():
-            return path.resolve(), [path.resolve()]
+            return project_of(path).root.resolve(), [path.resolve()]
     folders = [p.resolve() for p in game_folders([target] if target else [])]
     if not folders:
         raise UsageError("no game to serve: name a game id or a folder with a game.yaml")
-    return folders[0].parent.parent, folders     # content/<game>: the project is above content/
+    return project_of(folders[0]).root.resolve(), folders
 
 
 @dataclass

@@ -20,8 +20,8 @@ import tracemalloc
 from pathlib import Path
 
 from cardc.cliargs import not_negative, positive
-from cardc.paths import CONTENT, GENERATED
-from cardc.project import UsageError, build_folder, game_folders, load_bundle
+from cardc.paths import find_project
+from cardc.project import UsageError, build_folder, game_folders, generated_dir, load_bundle
 from cardc.sim import report as rep
 from cardc.sim.stats import mark_significant
 from cardc.sim.run import (HoleWriter, Plan, Totals, executor, peak_rss_mb, play_many,
@@ -98,6 +98,12 @@ def cmd_simulate(args) -> int:
     _finish(args, report, rep.print_report, rep.render_html)
     if report.get("holes_failed"):
         print(f"cardc: warning: {report['holes_failed']}", file=sys.stderr)
+    faulted = report["endings"].get("fault", {}).get("games", 0)
+    if faulted:      # an engine fault is a bug in the rules: a script must not miss it
+        holes = Path(args.holes) if args.holes else generated_dir(args.game) / "holes" / report["game"]
+        print(f"cardc: {faulted} of {args.games} games faulted; their replays are in {holes}",
+              file=sys.stderr)
+        return 1
     return 0
 
 
@@ -262,7 +268,7 @@ class _Runner:
     def __init__(self, args, bundles, variants, plan, total, progress=None):
         self.args, self.bundles, self.variants, self.plan = args, bundles, variants, plan
         game_id = bundles[0]["game"]
-        self.holes = HoleWriter(Path(args.holes) if args.holes else GENERATED / "holes" / game_id,
+        self.holes = HoleWriter(Path(args.holes) if args.holes else generated_dir(args.game) / "holes" / game_id,
                                 args.max_holes)
         self.source = _replay_source(args.game, game_id)
         self.games, self.bundle_files = {}, {}
@@ -342,8 +348,9 @@ class _Runner:
 def _replay_source(name: str, game_id: str) -> str | None:
     """What `cardc replay --bundle` needs to find the game again: nothing
     for a game of content/, else the folder or bundle file as given."""
-    if Path(name).suffix != ".json" and \
-            game_folders([name])[0].resolve() == (CONTENT / game_id).resolve():
+    project = find_project()
+    if Path(name).suffix != ".json" and project is not None and \
+            game_folders([name])[0].resolve() == (project.content / game_id).resolve():
         return None
     return name
 

@@ -30,7 +30,8 @@ def nothing_written_outside(tmp_path_factory):
     """No case may write outside its temporary folder (the repository and the
     working directory look the same afterwards), and together they stay
     within MAX_GROWTH_MB of memory."""
-    from cardc.paths import GENERATED, REPO
+    from tests.conftest import REPO
+    GENERATED = REPO / "generated"
 
     def snapshot():
         return ({p.name for p in REPO.iterdir()}, {p.name for p in GENERATED.iterdir()} if GENERATED.exists() else set(),

@@ -78,11 +78,10 @@ def test_a_whole_replay_still_plays(tmp_path, capsys, record):
 
 
 def test_a_scenario_for_more_players_than_the_game_takes(tmp_path, capsys):
-    from tests.conftest import FIXTURES
-    text = (FIXTURES.parent / "scenarios" / "mini" / "steal.yaml").read_text()
+    from tests.conftest import TEMPLATE
+    text = (TEMPLATE / "scenarios" / "mini" / "steal.yaml").read_text()
     path = tmp_path / "s.yaml"
-    path.write_text(text.replace("players: 2", "players: 99").replace(
-        "game: tests/fixtures/games/mini", f"game: {MINI}"))
+    path.write_text(text.replace("players: 2", "players: 99").replace("game: mini", f"game: {MINI}"))
     assert main(["scenario", str(path)]) == 1
     out = capsys.readouterr().out
     assert "`players: 99`: mini is for 2 to 3 players" in out

@@ -18,7 +18,7 @@ def test_a_folder_that_cannot_be_made(tmp_path, capsys):
     blocker.write_text("")
     code = main(["play", str(MINI), "--players", "2", "--quiet", "--log", str(blocker / "game.json")])
     err = capsys.readouterr().err
-    assert code == 1
+    assert code == 3                                   # documented in cardc --help: a file or folder
     assert err.startswith(f"cardc: cannot write or read {blocker}") and err.count("\n") == 1
 
 
@@ -31,7 +31,7 @@ def test_a_full_disk_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
     target = tmp_path / "out" / "game.json"
     code = main(["play", str(MINI), "--players", "2", "--quiet", "--log", str(target)])
     err = capsys.readouterr().err
-    assert code == 1 and "No space left on device" in err and err.count("\n") == 1
+    assert code == 3 and "No space left on device" in err and err.count("\n") == 1
     assert list((tmp_path / "out").iterdir()) == []
 
 
