@@ -339,10 +339,10 @@ def test_a_game_without_levels_logs_rounds_as_before(mini_game):
 
 def test_cardc_new_refuses_an_id_another_folder_already_uses(tmp_path):
     from cardc.new import NewGameError, new_game
-    new_game("space", into=tmp_path)
-    (tmp_path / "space").rename(tmp_path / "old_space")      # the folder renamed, its id kept
+    made = new_game("space", tmp_path)
+    made.folder.rename(made.folder.parent / "old_space")      # the folder renamed, its id kept
     with pytest.raises(NewGameError, match=r"old_space already holds a game with the id `space`"):
-        new_game("space", into=tmp_path)
+        new_game("space", tmp_path)
 
 
 def test_set_changes_a_text_param(tmp_path):
