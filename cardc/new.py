@@ -49,6 +49,11 @@ def new_game(name: str, where: Path | None = None, title: str | None = None) -> 
     dest = project.content / name
     if dest.exists():
         raise NewGameError(f"{dest} already exists")
+    for other in sorted(project.content.glob("*/game.yaml")) if project.content.is_dir() else []:
+        # another folder whose game has this id would be built to the same bundle
+        if re.search(rf"^id:\s*['\"]?{name}['\"]?\s*(#.*)?$", other.read_text(errors="replace"), re.M):
+            raise NewGameError(f"{other.parent} already holds a game with the id `{name}`: "
+                               "choose another id, or rename that game")
     scenarios = project.scenarios / name
     from cardc.render.atomic import write_atomic
     with resources.as_file(TEMPLATE) as template:

@@ -50,6 +50,11 @@ def apply_overrides(source, overrides: dict, diags: Diagnostics) -> None:
 
 
 def _apply(source, path: str, raw, diags: Diagnostics, where: Loc) -> None:
+    params = source.game.get("params") or {}
+    name = path.split(".", 1)[1] if path.startswith("params.") else None
+    if name in params and isinstance(params[name], str) and not isinstance(raw, (int, float)):
+        params[name] = str(raw)         # a text param takes text (the compiler checks its uses)
+        return
     value = _number(raw)
     if value is None:
         diags.error(where, f"`{raw}` is not a number")

@@ -335,3 +335,18 @@ def test_a_game_without_levels_logs_rounds_as_before(mini_game):
     st = mini_game.new_state(2, seed=1, log=True)
     assert st.log[0] == "== Turn 1 (round 1): P1 =="
     assert st.observation(0)["levels"] == [["round", 1]]
+
+
+def test_cardc_new_refuses_an_id_another_folder_already_uses(tmp_path):
+    from cardc.new import NewGameError, new_game
+    made = new_game("space", tmp_path)
+    made.folder.rename(made.folder.parent / "old_space")      # the folder renamed, its id kept
+    with pytest.raises(NewGameError, match=r"old_space already holds a game with the id `space`"):
+        new_game("space", tmp_path)
+
+
+def test_set_changes_a_text_param(tmp_path):
+    built = build_folder(EXPEDITION, overrides={"params.first_colour": "blue"})
+    assert built.bundle["params"]["first_colour"] == "blue"
+    wrong = build_folder(EXPEDITION, overrides={"params.first_colour": "purple"})
+    assert "`purple` is not a colour (the colours are red, blue, green)" in [d.message for d in wrong.diags.errors]
