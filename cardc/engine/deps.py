@@ -130,17 +130,17 @@ def simple_functions(code: dict) -> dict:
 RANDOM_CALLS = {"shuffled_order"}
 
 
-def impure_functions(bodies: dict) -> set:
-    """Functions whose result depends on randomness (they call a random
-    builtin, or such a function): never cached, never computed once for two uses."""
+def call_graph(bodies: dict) -> tuple[dict, set]:
+    """For each function, the functions its body calls; and the functions
+    that call a random builtin themselves."""
     calls = {name: set() for name in bodies}
-    impure = set()
+    random = set()
 
     def scan(ir, name):
         if isinstance(ir, list):
             if len(ir) > 1 and ir[0] == "call" and ir[1] in RANDOM_CALLS:
-                impure.add(name)
-            if len(ir) > 1 and ir[0] == "fn":
+                random.add(name)
+            if len(ir) > 1 and ir[0] == "fn" and isinstance(ir[1], str):
                 calls[name].add(ir[1])
             for part in ir:
                 scan(part, name)
@@ -149,6 +149,13 @@ def impure_functions(bodies: dict) -> set:
                 scan(part, name)
     for name, body in bodies.items():
         scan(body, name)
+    return calls, random
+
+
+def impure_functions(bodies: dict) -> set:
+    """Functions whose result depends on randomness (they call a random
+    builtin, or such a function): never cached, never computed once for two uses."""
+    calls, impure = call_graph(bodies)
     changed = True
     while changed:
         changed = False
@@ -162,19 +169,7 @@ def impure_functions(bodies: dict) -> set:
 def recursive_functions(bodies: dict) -> set:
     """Functions that can call themselves (directly or through others): each
     of their calls counts against the engine's step budget."""
-    calls = {name: set() for name in bodies}
-
-    def scan(ir, name):
-        if isinstance(ir, list):
-            if len(ir) > 1 and ir[0] == "fn" and isinstance(ir[1], str):
-                calls[name].add(ir[1])
-            for part in ir:
-                scan(part, name)
-        elif isinstance(ir, dict):
-            for part in ir.values():
-                scan(part, name)
-    for name, body in bodies.items():
-        scan(body, name)
+    calls, _ = call_graph(bodies)
     out = set()
     for start in bodies:
         seen, todo = set(), list(calls[start])
