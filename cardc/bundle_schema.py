@@ -46,23 +46,30 @@ def validate_bundle(bundle: dict) -> None:
                             f"{e.message}")
 
 
-def read_bundle(path: str | Path) -> dict:
-    """A bundle file, refused (BundleInvalid naming the file and the field)
-    unless it is a well-formed bundle."""
+def read_json_file(path: str | Path, what: str, error: type[Exception]):
+    """The JSON value in a file a person hands cardc (a bundle, a replay):
+    any file, binary, cut short or nested too deep, raises `error` with one
+    line naming it, never a traceback."""
     name = str(path)
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise BundleInvalid(f"{name}: cannot read it ({exc.strerror or exc})") from None
+        raise error(f"{name}: cannot read it ({exc.strerror or exc})") from None
     try:
-        bundle = json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise BundleInvalid(f"{name}: not a bundle (not UTF-8 text: a binary file?)") from None
+        raise error(f"{name}: not a {what} (not UTF-8 text: a binary file?)") from None
     except json.JSONDecodeError as exc:
-        raise BundleInvalid(f"{name}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
+        raise error(f"{name}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
     except RecursionError:
-        raise BundleInvalid(f"{name}: not a bundle (JSON nested too deep)") from None
-    check_bundle(bundle, name)
+        raise error(f"{name}: not a {what} (JSON nested too deep)") from None
+
+
+def read_bundle(path: str | Path) -> dict:
+    """A bundle file, refused (BundleInvalid naming the file and the field)
+    unless it is a well-formed bundle."""
+    bundle = read_json_file(path, "bundle", BundleInvalid)
+    check_bundle(bundle, str(path))
     return bundle
 
 

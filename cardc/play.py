@@ -146,21 +146,9 @@ def read_replay(path) -> dict:
     traceback."""
     from cardc.load.schema import StrictValidator
     from cardc.paths import GRAMMAR
+    from cardc.bundle_schema import read_json_file
     name = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise ReplayError(f"{name}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ReplayError(f"{name}: not a replay (not UTF-8 text: a binary file?)") from None
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReplayError(f"{name}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise ReplayError(f"{name}: not a replay (JSON nested too deep)") from None
+    record = read_json_file(path, "replay", ReplayError)
     if isinstance(record, dict) and record.get("format", REPLAY_FORMAT) != REPLAY_FORMAT:
         raise ReplayError(f"{name}: `format` is {record.get('format')!r}, but this cardc reads replay "
                           f"format {REPLAY_FORMAT} only")
