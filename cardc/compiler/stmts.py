@@ -25,6 +25,7 @@ class BlockCompiler(ExprCompiler):
         self.loops: list = []        # stack of lists of break-jump op indexes
         self.slots = 0
         self.flags = set(flags)
+        self.local_types: dict = {}      # every local of the block and its type (see card_locals)
 
     # ------------------------------------------------------------ emitting
     def emit(self, node, op) -> int:
@@ -41,8 +42,37 @@ class BlockCompiler(ExprCompiler):
         return len(self.ops)
 
     def code(self, label, params=()):
-        return {"label": label, "file": self.where.file, "params": list(params),
-                "ops": self.ops, "src": self.src}
+        out = {"label": label, "file": self.where.file, "params": list(params),
+               "ops": self.ops, "src": self.src}
+        cards = self.card_locals()
+        if cards:
+            out["cards"] = cards
+        return out
+
+    def note_local(self, name, t):
+        if t not in (T.ANY, T.NONE, None):
+            self.local_types[name] = t
+
+    def card_locals(self) -> dict:
+        """The locals that hold cards, and how: `card`, `list` (of cards),
+        `iter` (a `for` loop's own slot over cards: [items, next index]), or
+        the names of an event's card fields.  Search agents need this to
+        imagine a game: a local naming a card the seat cannot see must name
+        the imagined card in that place, not the real one."""
+        out = {}
+        for name, t in sorted(self.local_types.items()):
+            if t == T.CARD:
+                out[name] = "card"
+            elif t == "list:card":
+                out[name] = "list"
+            elif t == "iter:card":
+                out[name] = "iter"
+            elif T.is_event(t):
+                fields = (self.d.windows.get(t[6:]) or {}).get("fields", {})
+                cards = sorted(f for f, ft in fields.items() if ft == T.CARD)
+                if cards:
+                    out[name] = cards
+        return out
 
     # ------------------------------------------------------------ blocks
     def block(self, stmts, scope: Scope):
@@ -64,6 +94,7 @@ class BlockCompiler(ExprCompiler):
         if old is not None and T.join(old, t) in ("", None):
             self.error(s, f"`{s.name}` was {T.plain(old)}; a local keeps one type")
         scope.names[s.name] = t if t != T.NONE else T.ANY
+        self.note_local(s.name, t)
         if ir is not None:
             self.emit(s, ["let", s.name, ir])
 
@@ -167,6 +198,7 @@ class BlockCompiler(ExprCompiler):
         if isinstance(s.value, (n.Choose, n.Random, n.Ask, n.Window)):
             tmp = self.slot()
             vir, vt = self.rhs(s.value, scope, tmp)
+            self.note_local(tmp, vt)
             vir = ["var", tmp]
         else:
             vir, vt = self.expr(s.value, scope)
@@ -325,6 +357,9 @@ class BlockCompiler(ExprCompiler):
     def _s_For(self, s, scope):
         items, t = self.as_list(s.iter, scope, "the list after `in`")
         slot = self.slot()
+        self.note_local(s.var, T.elem(t))
+        if T.elem(t) == T.CARD:
+            self.note_local(slot, "iter:card")
         self.emit(s, ["iter", slot, items])
         head = self.emit(s, ["next", slot, s.var, None])
         self._loop(s, scope, head, {s.var: T.elem(t)}, s.body,
@@ -425,6 +460,8 @@ def compile_block(text, where: Where, decls, diags, names: dict, params=()) -> d
         _parse_error(where, diags, exc)
         return None
     bc = BlockCompiler(decls, where, diags)
+    for name, t in names.items():
+        bc.note_local(name, t)
     bc.block(stmts, Scope(names))
     for op, (line, col) in zip(bc.ops, bc.src):
         if _nesting(op) > MAX_NESTING + 2:      # an op holds its expressions two levels down
