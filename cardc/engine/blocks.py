@@ -72,6 +72,7 @@ class Code:
     line_op: list = field(default_factory=list)   # generated line number -> op index
     source: str = ""                 # the generated module text (for `--explain`)
     n_ops: int = 0
+    cards: dict = field(default_factory=dict)   # locals holding cards (see determinized)
 
     def where(self, pc: int) -> str:
         if 0 <= pc < len(self.src):
@@ -98,7 +99,7 @@ class BlockGen:
             label = f"{card['name']} ({card['id']}) {name.split(':', 2)[2]}"
         return Code(name, label, str(spec.get("file", "?")), spec.get("src", []),
                     list(spec.get("params", [])), card["name"] if card else None,
-                    n_ops=len(spec["ops"]))
+                    n_ops=len(spec["ops"]), cards=dict(spec.get("cards", {})))
 
     # ------------------------------------------------------------ one block
     def build(self, code: Code, spec) -> None:

@@ -161,14 +161,20 @@ class Table:
                     places.append((slot, i))
                     cards.append(c)
         touched = set()
+        moved = {}                      # real card -> the imagined card in its place
         for back in sorted(groups):
             places, cards = groups[back]
+            real = cards[:]
             cards.sort()
             rnd.shuffle(cards)
-            for (slot, i), c in zip(places, cards):
+            for (slot, i), c, was in zip(places, cards, real):
                 d.zones[slot][i] = c
                 d.loc[c] = slot
                 touched.add(slot)
+                if c != was:
+                    moved[was] = c
+        if moved:
+            _remap_locals(d.stack, moved)
         d.rng = rng.seed_state(rnd.getrandbits(64))
         # counters p may not see are imagined at their start values
         for scope, values in (("game", d.g), ("player", d.pc)):
@@ -187,3 +193,27 @@ class Table:
         for slot in touched:
             d.touch_slot(slot)
         return d
+
+
+def _remap_locals(stack, moved):
+    """Locals that name a card the seat cannot see name the imagined card
+    in that card's place (`moved`: real card -> imagined card), so a frame
+    of the copy does not carry the real card's identity.  Which locals hold
+    cards the compiler says per block (`Code.cards`); values are replaced,
+    never changed in place (the real game may share them)."""
+    get = moved.get
+    for fr in stack:
+        env = fr.env
+        for name, how in fr.code.cards.items():
+            v = env.get(name)
+            if v is None:
+                continue
+            if how == "card":
+                env[name] = get(v, v)
+            elif how == "list":
+                env[name] = [get(c, c) for c in v]
+            elif how == "iter":
+                env[name] = [[get(c, c) for c in v[0]], v[1]]
+            elif type(v) is dict:           # a window event: its card fields
+                env[name] = {k: (get(x, x) if k in how else x) for k, x in v.items()}
+
