@@ -19,7 +19,7 @@ def observation_text(obs: dict, game, state=None) -> str:
             continue
         cards = zone["cards"]
         shown = [c["name"] + (" [+" + ", ".join(a["name"] for a in c.get("attached", []) if a) + "]"
-                              if c.get("attached") else "")
+                              if c.get("attached") else "") + card_counters_text(c, game)
                  for c in cards if c]
         hidden = sum(1 for c in cards if c is None)
         text = ", ".join(shown)
@@ -33,6 +33,22 @@ def observation_text(obs: dict, game, state=None) -> str:
     if game.grid_cells:
         lines.append(board_text(obs, game, state))
     return "\n".join(lines)
+
+
+def card_counters_text(card: dict, game) -> str:
+    """` (tokens P1 2, placed P2 1)`: a card's counters as the observation shows them."""
+    counters = card.get("counters")
+    if not counters:
+        return ""
+    types = {k: c["type"] for k, c in game.counters["card"].items()}
+    parts = []
+    for name, v in counters.items():
+        if isinstance(v, list):
+            parts.append(name + " " + ", ".join(f"P{q + 1} {value_text(x, types.get(name), game)}"
+                                                for q, x in enumerate(v) if x != game.counters["card"][name]["start"]))
+        else:
+            parts.append(f"{name} {value_text(v, types.get(name), game)}")
+    return " (" + "; ".join(parts) + ")"
 
 
 def value_text(v, typ=None, game=None):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -246,3 +247,24 @@ def test_fault_names_the_failing_statement_in_simulate(game_copy):
     game = Game(build_folder(game_copy(edits=_UNGUARDED)).bundle)
     faults = [play_game(game, Plan(players=(2,), agents=("random",)), i).fault for i in range(50)]
     assert any(f and _WHERE in f for f in faults), faults[:3]
+
+
+def test_observations_show_the_counters_on_the_cards_a_seat_sees():
+    """Card counters are public: a card in view shows the ones not at their
+    start value (startup's client tokens, by player), and a text view says them."""
+    from cardc.agents import make_agent
+    from cardc.agents.view import SeatView
+    game = Game.load(Path(__file__).parent.parent / "generated" / "startup.json")
+    st = game.new_state(2, seed=1)
+    agents = [make_agent("random", 1), make_agent("random", 2)]
+    pool = game.slot(st, "client_pool", None)
+    while not st.terminal and not any(st.cc["tokens"][c * 2:c * 2 + 2] != [0, 0] for c in st.zones[pool]):
+        st.apply(agents[st.pending.player].act(SeatView(st, st.pending.player)))
+    obs = st.observation(0)
+    shown = {c["iid"]: c.get("counters") for c in obs["zones"]["client_pool"]["cards"]}
+    for c in st.zones[pool]:
+        want = {k: st.cc[k][c * 2:c * 2 + 2] for k in ("tokens", "placed")}
+        assert shown[c] == ({k: v for k, v in want.items() if v != [0, 0]} or None)
+    assert "tokens P" in SeatView(st, 0).text()
+    hidden = [c for z in obs["zones"].values() for c in z["cards"] if c is None]
+    assert hidden          # cards out of sight show nothing, counters included

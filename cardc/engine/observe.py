@@ -6,7 +6,9 @@ card when an effect revealed them; otherwise it shows only how many cards it
 holds.  Game and player counters are shown unless the content declares
 them `visibility: owner` (a player sees only their own value) or `hidden`
 (nobody does until the game ends); a value the player may not see is
-`HIDDEN` in the observation.
+`HIDDEN` in the observation.  Card counters (tokens on a card) are public:
+a card the player sees shows those not at their start value under
+`counters` (a list by player for a `per_player` counter).
 """
 from __future__ import annotations
 
@@ -22,10 +24,29 @@ def card_view(st, c, p):
     if not st.visible(c, p):
         return None
     view = {"iid": c, "id": g.card_field["id"][c], "name": g.card_name[c]}
+    if st.cc:
+        counters = card_counters(st, c)
+        if counters:
+            view["counters"] = counters
     under = st.under.get(c)
     if under:
         view["attached"] = [card_view(st, a, p) for a in under]
     return view
+
+
+def card_counters(st, c) -> dict:
+    """Card c's counters that are not at their start value."""
+    out = {}
+    n = st.n
+    for name, spec in st.game.counters["card"].items():
+        values, start = st.cc[name], spec["start"]
+        if spec["per_player"]:
+            mine = values[c * n:(c + 1) * n]
+            if any(v != start for v in mine):
+                out[name] = mine
+        elif values[c] != start:
+            out[name] = values[c]
+    return out
 
 
 def observe(st, p) -> dict:
