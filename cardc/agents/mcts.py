@@ -49,6 +49,9 @@ POSITION_RANGE = 0.4
 #: each decision between now and a result shrinks it towards 0.5 by this
 #: factor: a win now is worth more than the same win three moves later
 DISCOUNT = 0.98
+#: random decisions at most below the tree before a position is scored
+ROLLOUT = 10 ** 9
+
 #: iterations per guessed world: a guess costs several times a copy of one,
 #: so each guess is searched a few times (OpenSpiel's `max_world_samples`)
 ITERATIONS_PER_WORLD = 4
@@ -74,6 +77,7 @@ class MCTSAgent(Agent):
                  exploration: float = EXPLORATION):
         super().__init__(seed)
         self.iterations, self.depth, self.c = iterations, depth, exploration
+        self.rollout = ROLLOUT
         self.scale = None                       # the typical eval margin, learnt as it plays
         self._margins, self._leaves = 0.0, 0
 
@@ -82,6 +86,7 @@ class MCTSAgent(Agent):
         if n == 1:
             return 0
         depth = self.depth if view.has_eval else PLAYOUT_LIMIT
+        rollout = self.rollout if view.has_eval else PLAYOUT_LIMIT
         root = Node()
         rnd = self.rng
         if self.scale is None:
@@ -94,7 +99,7 @@ class MCTSAgent(Agent):
                 world = worlds[-1].clone()
             else:
                 world = worlds[rnd.randrange(len(worlds))].clone()
-            self._iterate(root, world, depth)
+            self._iterate(root, world, depth, rollout)
         if self._leaves:
             # follow the margins of this game as they grow
             self.scale = max(1.0, 0.5 * self.scale + 0.5 * self._margins / self._leaves)
@@ -108,7 +113,7 @@ class MCTSAgent(Agent):
         return best
 
     # ------------------------------------------------------------ one iteration
-    def _iterate(self, root: Node, world, depth: int) -> None:
+    def _iterate(self, root: Node, world, depth: int, rollout: int) -> None:
         rnd, c = self.rng, self.c
         node, path, steps = root, [], 0
         while True:
@@ -137,8 +142,9 @@ class MCTSAgent(Agent):
                 child.avail = 1
                 path.append((child, p))
                 steps += 1
-                world.apply(a, last=steps >= depth)
-                values, used = self._rollout(world, depth - steps)
+                left = min(depth - steps, rollout)
+                world.apply(a, last=left <= 0)      # scored at once: no menu needed
+                values, used = self._rollout(world, left)
                 steps += used
                 break
             best, best_u = None, -1.0
