@@ -152,12 +152,11 @@ def _cards_at(st, env, cards, cell):
 def cards_at_slot(st, slot, cell):
     """`cards_at` on a whole zone, answered from an index of the zone by cell
     (cell -> [(position in the zone, card)]) rebuilt only when the zone changes."""
-    game = st.game
-    stamp = st.pv.get(game.slot_tables(st.n)[0][slot], 0)
+    stamp = st.pv.get(st.slot_parts[slot], 0)
     key = ("cells", slot)
     hit = st.cache.get(key)
     if hit is None or hit[0] != stamp:
-        cells = game.card_field["cell"]
+        cells = st.game.card_field["cell"]
         index = {}
         for i, c in enumerate(st.zones[slot]):
             index.setdefault(cells[c], []).append((i, c))

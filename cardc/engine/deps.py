@@ -91,8 +91,8 @@ def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, di
 
 
 _SIMPLE = {"lit", "var", "pctr", "gctr", "cctr", "cpp", "field", "gattr", "bin", "cmp", "and",
-           "or", "not", "neg", "if", "pattr", "str", "fmt", "eattr"}
-_CHEAP_CALLS = {"abs", "round_up", "max", "min", "column", "row", "cell", "has_effect",
+           "or", "not", "neg", "if", "pattr", "str", "fmt", "eattr", "cards", "zone", "pzone"}
+_CHEAP_CALLS = {"abs", "count", "round_up", "max", "min", "column", "row", "cell", "has_effect",
                 "has_reaction", "next_player", "owner_of", "host", "modified"}
 
 
@@ -112,7 +112,10 @@ def simple_functions(code: dict) -> dict:
         if op == "fn":                      # the callee caches itself if it is worth it
             return all(simple(a, stack) for a in ir[2])
         if op == "call":
-            return ir[1] in _CHEAP_CALLS and all(simple(a, stack) for a in ir[2])
+            # `cards_at` on a whole zone is a lookup in the zone's index
+            indexed = ir[1] == "cards_at" and ir[2] and isinstance(ir[2][0], list) \
+                and ir[2][0][:1] == ["cards"]
+            return (ir[1] in _CHEAP_CALLS or indexed) and all(simple(a, stack) for a in ir[2])
         if op not in _SIMPLE:
             return False
         return all(simple(part, stack) for part in ir[1:] if isinstance(part, list))

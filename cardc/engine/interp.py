@@ -89,11 +89,10 @@ class Interpreter:
 
     def touch_slot(self, slot):
         if slot >= 0:
-            parts, active = self.game.slot_tables(self.n)
             pv = self.pv
-            part = parts[slot]
+            part = self.slot_parts[slot]
             pv[part] = pv.get(part, 0) + 1
-            if active[slot]:            # one version for every zone whose cards are in force
+            if self.slot_active[slot]:      # one version for every zone whose cards are in force
                 pv["active"] = pv.get("active", 0) + 1
 
     def _flow_next(self):

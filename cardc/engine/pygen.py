@@ -164,11 +164,13 @@ class PyGen:
         scope = {p: f"_a{i}" for i, p in enumerate(params)}
         args = "".join(f", {scope[p]}" for p in params)
         name = self.fresh("_body")
-        with self.memo_of(None):
+        memo = Memo()
+        with self.memo_of(memo):
             text = self.expr(ir, scope)
-        return self.exec_source(name, f"def {name}(st{args}):\n    env = None\n"
-                                      f"{self.budget_lines(fn, '    ')}"
-                                      f"    return {text}\n")
+        lines = memo.finish([f"def {name}(st{args}):", "    env = None",
+                             *self.budget_lines(fn, "    ").rstrip("\n").split("\n"),
+                             "    " + Memo.reset(0), f"    return {text}"])
+        return self.exec_source(name, "\n".join(x for x in lines if x) + "\n")
 
     def budget_lines(self, fn, pad):
         """A recursive function's call counts against the step budget."""
@@ -309,7 +311,8 @@ class PyGen:
         everything = "*" in deps
         stamp = "None" if everything else (" + ".join(f"pv[{d!r}]" for d in deps) or "0")
         fname = self.fresh("_fn")
-        with self.memo_of(None):
+        memo = Memo()          # a value the body needs twice is computed once
+        with self.memo_of(memo):
             result = self.expr(body, scope)
         lines = [
             f"def {fname}(st{sig}):",
@@ -332,6 +335,7 @@ class PyGen:
             "            return hit[2]",
             "    else:",
             f"        stamp = {stamp}",
+            "    " + Memo.reset(0),
             f"    result = {result}",
             "    if key is not None:",
             "        cache[key] = (version, stamp, result)",
@@ -339,7 +343,7 @@ class PyGen:
         ]
         if name in self.game.fn_recursive:
             lines[3:3] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
-        return self.exec_source(fname, "\n".join(lines) + "\n")
+        return self.exec_source(fname, "\n".join(memo.finish(lines)) + "\n")
 
     @contextmanager
     def memo_of(self, memo):
@@ -349,6 +353,21 @@ class PyGen:
             yield
         finally:
             self.memo = saved
+
+    @contextmanager
+    def comprehension(self, local):
+        """Inside a comprehension over `local`: a value that depends on
+        `local` cannot be kept (it changes every element), but one that does
+        not is loop-invariant, and is computed once for the whole loop."""
+        memo = self.memo
+        if memo is None or not memo.on:
+            yield
+            return
+        memo.enter(local, opaque=True)
+        try:
+            yield
+        finally:
+            memo.leave()
 
     @contextmanager
     def no_memo(self):
@@ -485,9 +504,10 @@ class PyGen:
             raise BadBundle(f"unknown builtin {str(name)[:40]!r}")
         if name in ("any", "all") and args[0][0] == "comp":
             _, elt, var, it, cond = args[0]
+            inner = {**scope, var: self.local()}
             with self.no_memo():
-                inner = {**scope, var: self.local()}
                 loop = f"for {inner[var]} in {self.expr(it, scope)}"
+            with self.comprehension(inner[var]):
                 test = f" if {self.expr(cond, inner)}" if cond else ""
                 return f"{name}({self.expr(elt, inner)} {loop}{test})"
         if name == "count":
@@ -592,10 +612,12 @@ class PyGen:
 
     def e_comp(self, ir, scope):
         _, elt, var, it, cond = ir
-        with self.no_memo():
-            inner = {**scope, str(var): self.local()}
+        inner = {**scope, str(var): self.local()}
+        with self.no_memo():        # Python allows no `:=` in a comprehension's iterable
+            source = self.expr(it, scope)
+        with self.comprehension(inner[str(var)]):
             test = f" if {self.expr(cond, inner)}" if cond else ""
-            return f"[{self.expr(elt, inner)} for {inner[str(var)]} in {self.expr(it, scope)}{test}]"
+            return f"[{self.expr(elt, inner)} for {inner[str(var)]} in {source}{test}]"
 
     def e_index(self, ir, scope):
         return f"_index({self.expr(ir[1], scope)}, {self.expr(ir[2], scope)})"
@@ -644,14 +666,17 @@ class Memo:
         self.regions = 0
         self.slots = {}            # text -> [name, region, uses, hoisted]
         self.by_name = {}          # name -> the same slot
+        self.opaque = set()        # regions of comprehensions: nothing in them is kept
 
     @staticmethod
     def reset(region):
         return f"\x00R{region}\x00"
 
-    def enter(self, local):
+    def enter(self, local, opaque=False):
         self.regions += 1
         self.loops.append((self.regions, local))
+        if opaque:
+            self.opaque.add(self.regions)
         return self.regions
 
     def leave(self):
@@ -671,6 +696,8 @@ class Memo:
                     region = r
             for inner in _PLACEHOLDER.findall(text):   # it depends on what its parts depend on
                 region = max(region, self.by_name[inner][1])
+            if region in self.opaque:
+                return text             # it changes with each element of a comprehension
             slot = self.slots[text] = [f"_m{len(self.slots)}", region, 0, False]
             self.by_name[slot[0]] = slot
         slot[2] += 1

@@ -32,6 +32,8 @@ class State(Interpreter, Asking, Table):
         self.game = game
         self.n = n
         self.budget = game.limits.steps       # steps left before the next decision (see run)
+        # the version part of each zone slot, and whether its cards are in force
+        self.slot_parts, self.slot_active = game.slot_tables(n)
 
     @classmethod
     def initial(cls, game, n, seed=0, log=False, run=True):

@@ -53,9 +53,22 @@ class Table:
         if self.track is not None:
             key = self.game.card_field["id"][c] + ">" + self.game.slot_decl(self, slot)["id"]
             self.track["enter"][key] = self.track["enter"].get(key, 0) + 1
-        self._take(c)
+        # take it from where it is (as `_take`, written in: the hottest path)
+        pv = self.pv
+        here = self.loc[c]
+        if here >= 0:
+            self.zones[here].remove(c)
+            part = self.slot_parts[here]
+            pv[part] = pv.get(part, 0) + 1
+            if self.slot_active[here]:
+                pv["active"] = pv.get("active", 0) + 1
+        else:
+            self._take(c)
         dest = self.zones[slot]
-        self.touch_slot(slot)
+        part = self.slot_parts[slot]
+        pv[part] = pv.get(part, 0) + 1
+        if self.slot_active[slot]:
+            pv["active"] = pv.get("active", 0) + 1
         if place == "top":
             dest.insert(0, c)
         else:
