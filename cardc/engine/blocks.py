@@ -55,7 +55,7 @@ WAITS = {"choose", "ask", "menu", "window"}
 OPS = {"let", "set", "jump", "jf", "iter", "next", "repeat", "countdown", "guard", "return",
        "phase", "call", "resolve", "trigger", "end", "assert", "log", "move", "shuffle",
        "attach", "detach", "reveal", "cancel", "choose", "random", "ask", "menu", "window"}
-SET_KINDS = {"gctr": "g:", "gattr": "flow", "pctr": "p:", "cctr": "c:", "cpp": "c:"}
+SET_KINDS = {"gctr": "g:", "gattr": "flow:", "pctr": "p:", "cctr": "c:", "cpp": "c:"}
 SETTABLE_GATTRS = {"turn_player", "first_player"}
 
 
@@ -274,7 +274,7 @@ class BlockGen:
         else:
             lines.append(f"_v = {ref} {op[0]} {value}")
         lines += [self._int_check("_v"), f"{ref} = _v"]
-        part = "flow" if kind == "gattr" else SET_KINDS[kind] + name
+        part = SET_KINDS[kind] + name
         lines += ["_pv = st.pv", f"_pv[{part!r}] = _pv.get({part!r}, 0) + 1"]
         return lines, False
 

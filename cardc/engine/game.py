@@ -7,7 +7,7 @@ procedures, functions, hooks, card effects and the game flow.
 """
 from __future__ import annotations
 
-from cardc.engine.deps import (function_deps, impure_functions, recursive_functions,
+from cardc.engine.deps import (FLOW_PARTS, function_deps, impure_functions, recursive_functions,
                                simple_functions)
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
@@ -196,7 +196,7 @@ class Game:
         # every part of the state a function can depend on, at version 0
         self.parts = dict.fromkeys(
             {d for deps in list(self.fn_deps.values()) + list(self.mod_deps.values())
-             for d in deps if d != "*"} | {"active", "flow", "events"}, 0)
+             for d in deps if d != "*"} | {"active", "events"} | set(FLOW_PARTS), 0)
         self.fn_simple = simple_functions(code)
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_impure = impure_functions(self.fn_bodies)

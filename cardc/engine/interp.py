@@ -98,7 +98,6 @@ class Interpreter:
     def _flow_next(self):
         """Advance the game's outer structure: setup, rounds, turns."""
         self.version += 1
-        self.touch("flow")
         g = self.game
         stage = self.stage
         if stage == "init":
@@ -107,6 +106,8 @@ class Interpreter:
         elif stage == "setup":
             self.first_player = self.turn_player
             self.round = 1
+            self.touch("flow:first_player")
+            self.touch("flow:round")
             self.stage = "round"
             self._auto_trigger("game_start")
         elif stage == "round":
@@ -120,6 +121,7 @@ class Interpreter:
                 self.winners = []
                 return
             self.turn += 1
+            self.touch("flow:turn")
             self.stage = "after_turn"
             self.phase = None
             if self.log is not None:
@@ -132,6 +134,7 @@ class Interpreter:
             self._auto_trigger("turn_end")
         elif stage == "next_turn":
             self.turn_player, round_over = self._next_in_turn()
+            self.touch("flow:turn_player")
             if round_over:
                 self.stage = "round_over"
                 self._push_flow("flow:round_end", self.first_player)
@@ -140,6 +143,7 @@ class Interpreter:
                 self.stage = "turn"
         elif stage == "round_over":
             self.round += 1
+            self.touch("flow:round")
             self.stage = "round"
         elif stage == "ending":             # the game_end hooks have run
             self.end_game(self.ending)

@@ -23,7 +23,7 @@ import re
 from contextlib import contextmanager
 import linecache
 
-from cardc.engine.builtins import IMPL, cards_at_slot
+from cardc.engine.builtins import IMPL, cards_in, zone_index
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.total import harmless, risky_parts
 
@@ -513,8 +513,12 @@ class PyGen:
         if name == "count":
             return f"len({self.expr(args[0], scope)})"
         if name == "cards_at" and args[0][0] == "cards":      # a whole zone: use its index
-            at = self.bind(cards_at_slot, "_b")
-            return f"{at}(st, {self.expr(args[0][1], scope)}, {self.expr(args[1], scope)})"
+            # the index is found once per expression (hoisted out of loops
+            # over cells when the zone does not change with the element)
+            index = f"{self.bind(zone_index, '_b')}(st, {self.expr(args[0][1], scope)})"
+            if self.memo is not None and self.memo.on:
+                index = self.memo.use(index)
+            return f"{self.bind(cards_in, '_b')}({index}, {self.expr(args[1], scope)})"
         if name in ("max", "min"):
             return f"{name}({', '.join(self.expr(a, scope) for a in args)})"
         if name == "modified":
