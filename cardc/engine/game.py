@@ -311,16 +311,22 @@ class Game:
         return hit[1].get(name, ())
 
     def _scan_modifiers(self, st):
-        """Which cards modify what changes only when an active zone changes
-        (the version `active`), so one scan serves every modifier until then."""
-        found = {}
+        """Which cards modify what, and which cards hook which event, changes
+        only when an active zone changes (the version `active`), so one scan
+        serves every modifier and every trigger until then:
+        (version, {modifier: [(card, function, owner)]},
+        {event: [(card, hook code, owner)]}), in zone order."""
+        found, hooks = {}, {}
         for c in self.active_cards(st):
-            mods = self.modifiers_of[self.card_def[c]]
-            if mods:
+            d = self.card_def[c]
+            mods, hooked = self.modifiers_of[d], self.hooks_of[d]
+            if mods or hooked:
                 owner = self.slot_owner(st, st.zone_of(c))
                 for mname, f in mods.items():
                     found.setdefault(mname, []).append((c, f, owner))
-        st.mods = hit = (st.pv["active"], found)
+                for event, key in hooked.items():
+                    hooks.setdefault(event, []).append((c, self.codes[key], owner))
+        st.mods = hit = (st.pv["active"], found, hooks)
         return hit
 
     def modify(self, st, name, value, args_fn):

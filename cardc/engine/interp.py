@@ -192,12 +192,12 @@ class Interpreter:
         key = g.game_hooks.get(event)
         if key:
             frames.append((g.codes[key], {**args, "me": me}))
-        for c in g.active_cards(self):
-            hook = g.hooks_of[g.card_def[c]].get(event)
-            if hook:
-                owner = g.slot_owner(self, self.zone_of(c))
-                who = owner if owner is not None else args.get("player", me)
-                frames.append((g.codes[hook], {**args, "me": who, "this": c}))
+        hit = self.mods
+        if hit is None or hit[0] != self.pv["active"]:
+            hit = g._scan_modifiers(self)       # the active cards' hooks, by event
+        for c, code, owner in hit[2].get(event, ()):
+            who = owner if owner is not None else args.get("player", me)
+            frames.append((code, {**args, "me": who, "this": c}))
         for code, env in reversed(frames):
             self.push(code, env)
 

@@ -85,6 +85,14 @@ def _fold(values, ops):
     return out
 
 
+def _mods_of(st):
+    """{modifier: [(card, function, owner)]} of the cards in force now."""
+    hit = st.mods
+    if hit is None or hit[0] != st.pv["active"]:
+        hit = st.game._scan_modifiers(st)
+    return hit[1]
+
+
 def _read(table, index):
     return None if index is None else table[index]
 
@@ -140,7 +148,7 @@ class PyGen:
         self.ns = {"__builtins__": dict(SAFE_BUILTINS), "EngineFault": EngineFault,
                    "_div": _div, "_mod": _mod, "_index": _index, "_fmt": fmt,
                    "_modified": game.modify, "_pzone": _pzone, "_game": game, "_read": _read,
-                   "_fold": _fold}
+                   "_fold": _fold, "_mods_of": _mods_of}
         self.names = {}             # python name of each bound object, by id
         self.sources = []           # (name, source) of every generated function, in order
         self._inlining = []         # functions being written in place (no endless recursion)
@@ -530,7 +538,14 @@ class PyGen:
                 # whether any card modifies this (so no dict, no lambda)
                 values = [self.expr(kwargs.get(a, ["lit", None]), scope) for a in declared]
                 call = self.modifier_call(mod)
-                return f"{call}(st, {self.expr(args[1], scope)}{''.join(', ' + v for v in values)})"
+                base = self.expr(args[1], scope)
+                # most of the time no card in force modifies this: then it is
+                # the value itself, found with one lookup (hoisted in loops)
+                active = "_mods_of(st)"
+                if self.memo is not None and self.memo.on:
+                    active = self.memo.use(active)
+                return (f"({base} if not {active}.get({mod!r}) else "
+                        f"{call}(st, {base}{''.join(', ' + v for v in values)}))")
             with self.no_memo():
                 kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
             return (f"_modified(st, {str(args[0][1])!r}, {self.expr(args[1], scope)}, "
