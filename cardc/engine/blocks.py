@@ -263,12 +263,14 @@ class BlockGen:
             lines += [f"_p = {self.x(target[2])}", f"if _p is None: raise EngineFault({none})"]
             ref = f"st.pc[{name!r}][_p]"
         elif kind == "cctr":
-            lines += [f"_c = {self.x(target[2])}", f"if _c is None: raise EngineFault({none})"]
-            ref = f"st.cc[{name!r}][_c]"
+            lines += [f"_c = {self.x(target[2])}", f"if _c is None: raise EngineFault({none})",
+                      self._own_cc(name)]
+            ref = "_t[_c]"
         else:
             lines += [f"_c = {self.x(target[2])}", f"_p = {self.x(target[3])}",
-                      f"if _c is None or _p is None: raise EngineFault({none})"]
-            ref = f"st.cc[{name!r}][_c * st.n + _p]"
+                      f"if _c is None or _p is None: raise EngineFault({none})",
+                      self._own_cc(name)]
+            ref = "_t[_c * st.n + _p]"
         if op == "=":
             lines.append(f"_v = {value}")
         else:
@@ -277,6 +279,11 @@ class BlockGen:
         part = SET_KINDS[kind] + name
         lines += ["_pv = st.pv", f"_pv[{part!r}] = _pv.get({part!r}, 0) + 1"]
         return lines, False
+
+    @staticmethod
+    def _own_cc(name):
+        """`_t` = the state's own list of card counter `name` (see State.own_cc)."""
+        return f"_t = st.cc[{name!r}] if {name!r} in st.cc_own else st.own_cc({name!r})"
 
     def _jump(self, o, i):
         return self._goto(o[1], i), True
