@@ -203,6 +203,11 @@ class Game:
         self.fn_recursive = recursive_functions(self.fn_bodies)
         # the declared arguments of each modifier, in order: its cards' functions take them so
         self.modifier_args = {name: list(args) for name, args in (bundle.get("modifiers") or {}).items()}
+        # the bodies of every card's modifier of each name (total.py reads them)
+        self.modifier_bodies: dict = {}
+        for c in self.cards:
+            for m, ir in (c.get("modifiers") or {}).items():
+                self.modifier_bodies.setdefault(m, []).append(ir)
         self.cache_functions = True       # off only to test that caching changes nothing
         self._cached = {}
         self.pygen = px = PyGen(self)

@@ -103,17 +103,20 @@ def _pzone(st, base, index, p, name):
     return base + index * st.n + p
 
 
-def _menu_texts(items):
-    """The label and reason expressions of a menu's options."""
+def _menu_texts(items, safe=frozenset()):
+    """(text, the loop locals never none there) for the label and reason
+    expressions of a menu's options: a loop over a zone's cards never
+    gives none."""
     for it in items:
         if it[0] == "opt":
-            yield it[1]
+            yield it[1], safe
             if it[3] is not None:
-                yield it[3]
+                yield it[3], safe
         elif it[0] == "for":
-            yield from _menu_texts(it[3])
+            over_cards = isinstance(it[2], list) and it[2][:1] == ["cards"]
+            yield from _menu_texts(it[3], safe | {it[1]} if over_cards else safe - {it[1]})
         elif it[0] == "if":
-            yield from _menu_texts(it[2])
+            yield from _menu_texts(it[2], safe)
 
 
 def _plain(v) -> bool:
@@ -197,14 +200,14 @@ class PyGen:
         finally:
             self.text = saved
 
-    def build_text(self, ir):
+    def build_text(self, ir, safe=frozenset()):
         """f(st, env) for a text expression (see `text_of`).  Its `risk`
         attribute evaluates only the parts of it that could fail (None if
         none can): what a bot's menu runs instead of building the text."""
         name = self.fresh("_t")
         with self.memo_of(None):
             text = self.text_of(ir, {})
-            parts = [self.text_of(x, {}) for x in risky_parts(ir, self.game)]
+            parts = [self.text_of(x, {}) for x in risky_parts(ir, self.game, safe=safe)]
         fn = self.exec_source(name, f"def {name}(st, env):\n    return {text}\n")
         fn.risk = None
         if parts:
@@ -264,16 +267,17 @@ class PyGen:
         fn = self.exec_source(name, "\n".join(body) + "\n")
         # labels and reasons that could fail are built at once, even for a bot
         # (see total.py), so that simulation fails exactly where play does
-        fn.eager_text = not all(harmless(x, self.game, text=True) for x in _menu_texts(items))
+        fn.eager_text = not all(harmless(x, self.game, text=True, safe=safe)
+                                for x, safe in _menu_texts(items))
         return fn
 
-    def _menu_lines(self, items, scope, out, depth):
+    def _menu_lines(self, items, scope, out, depth, safe=frozenset()):
         pad = "    " * depth
         bindings = "{" + ", ".join(f"{k!r}: {v}" for k, v in scope.items()) + "}"
         for item in items:
             if item[0] == "opt":
                 _, label, cond, reason, pc = item
-                lab = self.bind(self.build_text(label), "_lab")
+                lab = self.bind(self.build_text(label, safe), "_lab")
                 add = [f"{pad}    _b = {bindings}", f"{pad}    labels.append(({lab}, _b))",
                        f"{pad}    values.append([{int(pc)}, _b])"]
                 if cond is None:
@@ -281,7 +285,7 @@ class PyGen:
                     continue
                 out += [f"{pad}if {self.expr(cond, scope)}:"] + add
                 if reason is not None:
-                    why = self.bind(self.build_text(reason), "_why")
+                    why = self.bind(self.build_text(reason, safe), "_why")
                     out += [f"{pad}else:", f"{pad}    unavailable.append(({lab}, {why}, {bindings}))"]
             elif item[0] == "for":
                 _, var, lst, sub = item
@@ -290,7 +294,9 @@ class PyGen:
                 region = self.memo.enter(local)
                 out.append(f"{pad}    {Memo.reset(region)}")
                 before = len(out)
-                self._menu_lines(sub, {**scope, var: local}, out, depth + 1)
+                over_cards = isinstance(lst, list) and lst[:1] == ["cards"]
+                self._menu_lines(sub, {**scope, var: local}, out, depth + 1,
+                                 safe | {var} if over_cards else safe - {var})
                 self.memo.leave()
                 if len(out) == before:
                     out.append(f"{pad}    pass")
@@ -298,7 +304,7 @@ class PyGen:
                 _, cond, sub = item
                 out.append(f"{pad}if {self.expr(cond, scope)}:")
                 before = len(out)
-                self._menu_lines(sub, scope, out, depth + 1)
+                self._menu_lines(sub, scope, out, depth + 1, safe)
                 if len(out) == before:
                     out.append(f"{pad}    pass")
             else:
