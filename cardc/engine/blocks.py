@@ -242,7 +242,19 @@ class BlockGen:
         m = self.game.limits.max_int
         return f"if type({var}) is int and not -{m} <= {var} <= {m}: raise EngineFault(_game.over_digits)"
 
+    def _plain_literal(self, ir) -> bool:
+        """A literal that needs no check when kept: none, true/false, text,
+        or a number within the digits budget."""
+        if not (isinstance(ir, list) and len(ir) == 2 and ir[0] == "lit"):
+            return False
+        v = ir[1]
+        if v is None or type(v) in (bool, str):
+            return True
+        return type(v) is int and abs(v) <= self.game.limits.max_int
+
     def _let(self, o, i):
+        if self._plain_literal(o[2]):
+            return [f"env[{o[1]!r}] = {self.x(o[2])}"], False
         return [f"_v = {self.x(o[2])}", self._int_check("_v"),
                 f"env[{o[1]!r}] = _v[:] if type(_v) is list else _v"], False
 
@@ -275,9 +287,12 @@ class BlockGen:
             lines.append(f"_v = {value}")
         else:
             lines.append(f"_v = {ref} {op[0]} {value}")
-        lines += [self._int_check("_v"), f"{ref} = _v"]
+        if not (op == "=" and self._plain_literal(o[3])):
+            lines.append(self._int_check("_v"))
+        lines.append(f"{ref} = _v")
         part = SET_KINDS[kind] + name
-        lines += ["_pv = st.pv", f"_pv[{part!r}] = _pv.get({part!r}, 0) + 1"]
+        if part in self.game.parts:     # else no cached value reads it
+            lines += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
         return lines, False
 
     @staticmethod

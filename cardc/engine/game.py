@@ -261,6 +261,14 @@ class Game:
         self.has_hooks = {e for e in self.events
                           if e in self.game_hooks or any(e in h for h in self.hooks_of)}
         self.has_modifiers = {m for mods in self.modifiers_of for m in mods}
+        # per card instance: None, or (its modifiers, its hooks' code) for scans
+        self._active_slots = {}
+        self.card_special = []
+        for d in self.card_def:
+            mods, hooked = self.modifiers_of[d], self.hooks_of[d]
+            self.card_special.append(
+                (tuple(mods.items()), tuple((e, self.codes[k]) for e, k in hooked.items()))
+                if mods or hooked else None)
 
     def compile_block(self, name, spec):
         """A block compiled after load (a scenario's `run:` step), with the
@@ -322,16 +330,32 @@ class Game:
         (version, {modifier: [(card, function, owner)]},
         {event: [(card, hook code, owner)]}), in zone order."""
         found, hooks = {}, {}
-        for c in self.active_cards(st):
-            d = self.card_def[c]
-            mods, hooked = self.modifiers_of[d], self.hooks_of[d]
-            if mods or hooked:
-                owner = self.slot_owner(st, st.zone_of(c))
-                for mname, f in mods.items():
+        special = self.card_special
+        for slot, owner in self.active_slots(st.n):
+            for c in st.zones[slot]:
+                sp = special[c]
+                if sp is None:
+                    continue
+                for mname, f in sp[0]:
                     found.setdefault(mname, []).append((c, f, owner))
-                for event, key in hooked.items():
-                    hooks.setdefault(event, []).append((c, self.codes[key], owner))
+                for event, code in sp[1]:
+                    hooks.setdefault(event, []).append((c, code, owner))
         st.mods = hit = (st.pv["active"], found, hooks)
+        return hit
+
+    def active_slots(self, n):
+        """[(slot, owner)] of the active zones for `n` players, in the order
+        of `active_cards`."""
+        hit = self._active_slots.get(n)
+        if hit is None:
+            hit = []
+            for zid in self.active_zone_ids:
+                if zid in self.shared_slot:
+                    hit.append((self.shared_slot[zid], None))
+                else:
+                    base, index = self.player_zone_base(zid)
+                    hit += [(base + index * n + p, p) for p in range(n)]
+            self._active_slots[n] = hit
         return hit
 
     def modify(self, st, name, value, args_fn):
