@@ -469,7 +469,11 @@ class PyGen:
         if ir[1] not in self.game.player_index:
             raise BadBundle(f"unknown player zone {str(ir[1])[:40]!r}")
         base, index = self.game.player_zone_base(ir[1])
-        return f"_pzone(st, {base}, {index}, {self.expr(ir[2], scope)}, {ir[1]!r})"
+        who = self.expr(ir[2], scope)
+        if trivial(ir[2]):          # cheap to read twice: the slot written in place
+            return (f"({base} + {index} * st.n + {who} if {who} is not None "
+                    f"else _pzone(st, {base}, {index}, {who}, {ir[1]!r}))")
+        return f"_pzone(st, {base}, {index}, {who}, {ir[1]!r})"
 
     def e_cards(self, ir, scope):
         return f"st.zones[{self.expr(ir[1], scope)}]"
