@@ -300,9 +300,9 @@ class Runner:
         elif kind == "pctr":
             st.pc[ir[1]][b.build(ir[2])(st, env)] = v
         elif kind == "cctr":
-            st.cc[ir[1]][b.build(ir[2])(st, env)] = v
+            st.own_cc(ir[1])[b.build(ir[2])(st, env)] = v
         else:
-            st.cc[ir[1]][b.build(ir[2])(st, env) * st.n + b.build(ir[3])(st, env)] = v
+            st.own_cc(ir[1])[b.build(ir[2])(st, env) * st.n + b.build(ir[3])(st, env)] = v
 
     # ------------------------------------------------------------ steps
     MAX_STEPS = 10_000          # steps taken, repeats counted: a scenario always ends

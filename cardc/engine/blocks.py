@@ -55,7 +55,7 @@ WAITS = {"choose", "ask", "menu", "window"}
 OPS = {"let", "set", "jump", "jf", "iter", "next", "repeat", "countdown", "guard", "return",
        "phase", "call", "resolve", "trigger", "end", "assert", "log", "move", "shuffle",
        "attach", "detach", "reveal", "cancel", "choose", "random", "ask", "menu", "window"}
-SET_KINDS = {"gctr": "g:", "gattr": "flow", "pctr": "p:", "cctr": "c:", "cpp": "c:"}
+SET_KINDS = {"gctr": "g:", "gattr": "flow:", "pctr": "p:", "cctr": "c:", "cpp": "c:"}
 SETTABLE_GATTRS = {"turn_player", "first_player"}
 
 
@@ -243,7 +243,19 @@ class BlockGen:
         m = self.game.limits.max_int
         return f"if type({var}) is int and not -{m} <= {var} <= {m}: raise EngineFault(_game.over_digits)"
 
+    def _plain_literal(self, ir) -> bool:
+        """A literal that needs no check when kept: none, true/false, text,
+        or a number within the digits budget."""
+        if not (isinstance(ir, list) and len(ir) == 2 and ir[0] == "lit"):
+            return False
+        v = ir[1]
+        if v is None or type(v) in (bool, str):
+            return True
+        return type(v) is int and abs(v) <= self.game.limits.max_int
+
     def _let(self, o, i):
+        if self._plain_literal(o[2]):
+            return [f"env[{o[1]!r}] = {self.x(o[2])}"], False
         return [f"_v = {self.x(o[2])}", self._int_check("_v"),
                 f"env[{o[1]!r}] = _v[:] if type(_v) is list else _v"], False
 
@@ -264,20 +276,30 @@ class BlockGen:
             lines += [f"_p = {self.x(target[2])}", f"if _p is None: raise EngineFault({none})"]
             ref = f"st.pc[{name!r}][_p]"
         elif kind == "cctr":
-            lines += [f"_c = {self.x(target[2])}", f"if _c is None: raise EngineFault({none})"]
-            ref = f"st.cc[{name!r}][_c]"
+            lines += [f"_c = {self.x(target[2])}", f"if _c is None: raise EngineFault({none})",
+                      self._own_cc(name)]
+            ref = "_t[_c]"
         else:
             lines += [f"_c = {self.x(target[2])}", f"_p = {self.x(target[3])}",
-                      f"if _c is None or _p is None: raise EngineFault({none})"]
-            ref = f"st.cc[{name!r}][_c * st.n + _p]"
+                      f"if _c is None or _p is None: raise EngineFault({none})",
+                      self._own_cc(name)]
+            ref = "_t[_c * st.n + _p]"
         if op == "=":
             lines.append(f"_v = {value}")
         else:
             lines.append(f"_v = {ref} {op[0]} {value}")
-        lines += [self._int_check("_v"), f"{ref} = _v"]
-        part = "flow" if kind == "gattr" else SET_KINDS[kind] + name
-        lines += ["_pv = st.pv", f"_pv[{part!r}] = _pv.get({part!r}, 0) + 1"]
+        if not (op == "=" and self._plain_literal(o[3])):
+            lines.append(self._int_check("_v"))
+        lines.append(f"{ref} = _v")
+        part = SET_KINDS[kind] + name
+        if part in self.game.parts:     # else no cached value reads it
+            lines += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
         return lines, False
+
+    @staticmethod
+    def _own_cc(name):
+        """`_t` = the state's own list of card counter `name` (see State.own_cc)."""
+        return f"_t = st.cc[{name!r}] if {name!r} in st.cc_own else st.own_cc({name!r})"
 
     def _jump(self, o, i):
         return self._goto(o[1], i), True

@@ -149,26 +149,43 @@ def _cards_at(st, env, cards, cell):
     return [c for c in cards if cells[c] == cell]
 
 
-def cards_at_slot(st, slot, cell):
-    """`cards_at` on a whole zone, answered from an index of the zone by cell
-    (cell -> [(position in the zone, card)]) rebuilt only when the zone changes."""
-    game = st.game
-    stamp = st.pv.get(game.slot_tables(st.n)[0][slot], 0)
+def zone_index(st, slot):
+    """The zone at `slot` indexed by cell: (version, cell -> its cards in
+    zone order, card -> position), rebuilt only when the zone changes.  Pure
+    for a given state, so generated code finds it once per expression."""
+    stamp = st.pv.get(st.slot_parts[slot], 0)
     key = ("cells", slot)
     hit = st.cache.get(key)
     if hit is None or hit[0] != stamp:
-        cells = game.card_field["cell"]
-        index = {}
+        cells = st.game.card_field["cell"]
+        index, position = {}, {}
         for i, c in enumerate(st.zones[slot]):
-            index.setdefault(cells[c], []).append((i, c))
-        hit = st.cache[key] = (stamp, index)
+            index.setdefault(cells[c], []).append(c)
+            position[c] = i
+        hit = st.cache[key] = (stamp, index, position)
+    return hit
+
+
+def cards_in(hit, cell):
+    """The cards of an indexed zone (`zone_index`) on `cell`, or on any of a
+    list of cells, in the zone's order (as a scan would find them)."""
     index = hit[1]
     if not isinstance(cell, list):
         found = index.get(cell)
-        return [c for _, c in found] if found else []
-    found = [ic for x in set(cell) for ic in index.get(x, ())]
-    found.sort()                        # in the zone's order, like a scan
-    return [c for _, c in found]
+        return found[:] if found else []
+    found = []
+    for x in dict.fromkeys(cell):
+        here = index.get(x)
+        if here:
+            found += here
+    if len(found) > 1:
+        found.sort(key=hit[2].__getitem__)
+    return found
+
+
+def cards_at_slot(st, slot, cell):
+    """`cards_at` on a whole zone, from its index."""
+    return cards_in(zone_index(st, slot), cell)
 
 
 def _connected(st, env, cards, start):

@@ -3,7 +3,9 @@
 Function results are cached; an entry stays valid while every part the
 function depends on is unchanged.  Parts are named "z:<zone>" (the cards of
 every zone of that name), "g:<counter>", "p:<counter>", "c:<counter>",
-"flow" (turn, round, whose turn), "events" (reaction windows).  A function
+"flow:<attribute>" (turn, round, turn_player, first_player: each its own, so
+a function that reads whose turn it is stays valid when only the turn
+number moves on), "events" (reaction windows).  A function
 that reads something harder to track (where a card is, what is revealed,
 randomness) depends on "*": any change at all.
 
@@ -14,6 +16,8 @@ from nothing and add what each body reads until nothing changes.
 from __future__ import annotations
 
 EVERYTHING = "*"
+#: the parts of the game's outer structure content can read (`game.turn` …)
+FLOW_PARTS = ("flow:turn", "flow:round", "flow:turn_player", "flow:first_player")
 _STATIC_CALLS = {"count", "sum", "any", "all", "max", "min", "max_list", "min_list", "top",
                  "bottom", "first", "last", "reversed", "unique", "index_of", "rivals",
                  "next_player", "players_from", "round_up", "abs", "cell", "cells",
@@ -35,7 +39,8 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set) -> None:
     elif op in ("cctr", "cpp"):
         out.add("c:" + ir[1])
     elif op == "gattr":
-        out.add("flow")
+        if ir[1] != "player_count":         # fixed for the whole game
+            out.add("flow:" + ir[1])
     elif op == "eattr":
         out.add("events")
     elif op == "call":
@@ -69,7 +74,9 @@ def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, di
     for card in cards:
         for name, ir in (card.get("modifiers") or {}).items():
             modifiers.setdefault(name, []).append(ir)
-    base = {"flow"} | {"z:" + z for z in active_zones}
+    # a modifier reads which cards are in force, and whose turn it is (the
+    # owner of a card in a shared zone)
+    base = {"flow:turn_player"} | {"z:" + z for z in active_zones}
     fn_deps = {name: set() for name in bodies}
     mod_deps = {name: set(base) for name in modifiers}
     changed = True
@@ -91,8 +98,8 @@ def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, di
 
 
 _SIMPLE = {"lit", "var", "pctr", "gctr", "cctr", "cpp", "field", "gattr", "bin", "cmp", "and",
-           "or", "not", "neg", "if", "pattr", "str", "fmt", "eattr"}
-_CHEAP_CALLS = {"abs", "round_up", "max", "min", "column", "row", "cell", "has_effect",
+           "or", "not", "neg", "if", "pattr", "str", "fmt", "eattr", "cards", "zone", "pzone"}
+_CHEAP_CALLS = {"abs", "count", "round_up", "max", "min", "column", "row", "cell", "has_effect",
                 "has_reaction", "next_player", "owner_of", "host", "modified"}
 
 
@@ -112,7 +119,10 @@ def simple_functions(code: dict) -> dict:
         if op == "fn":                      # the callee caches itself if it is worth it
             return all(simple(a, stack) for a in ir[2])
         if op == "call":
-            return ir[1] in _CHEAP_CALLS and all(simple(a, stack) for a in ir[2])
+            # `cards_at` on a whole zone is a lookup in the zone's index
+            indexed = ir[1] == "cards_at" and ir[2] and isinstance(ir[2][0], list) \
+                and ir[2][0][:1] == ["cards"]
+            return (ir[1] in _CHEAP_CALLS or indexed) and all(simple(a, stack) for a in ir[2])
         if op not in _SIMPLE:
             return False
         return all(simple(part, stack) for part in ir[1:] if isinstance(part, list))

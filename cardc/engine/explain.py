@@ -54,8 +54,9 @@ def _describe(game, obj) -> str:
             if values is obj:
                 return f"the printed field {field!r} of every card"
         return "a list"
-    from cardc.engine.builtins import IMPL, cards_at_slot
-    for builtin, impl in list(IMPL.items()) + [("cards_at (a whole zone, indexed)", cards_at_slot)]:
+    from cardc.engine.builtins import IMPL, cards_in, zone_index
+    for builtin, impl in list(IMPL.items()) + [("zone_index (a whole zone by cell)", zone_index),
+                                               ("cards_in (cards_at on a zone index)", cards_in)]:
         if impl is obj:
             return f"the builtin {builtin} (cardc/engine/builtins.py)"
     name = getattr(obj, "__name__", type(obj).__name__)

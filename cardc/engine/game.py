@@ -7,7 +7,7 @@ procedures, functions, hooks, card effects and the game flow.
 """
 from __future__ import annotations
 
-from cardc.engine.deps import (function_deps, impure_functions, recursive_functions,
+from cardc.engine.deps import (FLOW_PARTS, function_deps, impure_functions, recursive_functions,
                                simple_functions)
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
@@ -196,13 +196,18 @@ class Game:
         # every part of the state a function can depend on, at version 0
         self.parts = dict.fromkeys(
             {d for deps in list(self.fn_deps.values()) + list(self.mod_deps.values())
-             for d in deps if d != "*"} | {"active", "flow", "events"}, 0)
+             for d in deps if d != "*"} | {"active", "events"} | set(FLOW_PARTS), 0)
         self.fn_simple = simple_functions(code)
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_impure = impure_functions(self.fn_bodies)
         self.fn_recursive = recursive_functions(self.fn_bodies)
         # the declared arguments of each modifier, in order: its cards' functions take them so
         self.modifier_args = {name: list(args) for name, args in (bundle.get("modifiers") or {}).items()}
+        # the bodies of every card's modifier of each name (total.py reads them)
+        self.modifier_bodies: dict = {}
+        for c in self.cards:
+            for m, ir in (c.get("modifiers") or {}).items():
+                self.modifier_bodies.setdefault(m, []).append(ir)
         self.cache_functions = True       # off only to test that caching changes nothing
         self._cached = {}
         self.pygen = px = PyGen(self)
@@ -256,6 +261,14 @@ class Game:
         self.has_hooks = {e for e in self.events
                           if e in self.game_hooks or any(e in h for h in self.hooks_of)}
         self.has_modifiers = {m for mods in self.modifiers_of for m in mods}
+        # per card instance: None, or (its modifiers, its hooks' code) for scans
+        self._active_slots = {}
+        self.card_special = []
+        for d in self.card_def:
+            mods, hooked = self.modifiers_of[d], self.hooks_of[d]
+            self.card_special.append(
+                (tuple(mods.items()), tuple((e, self.codes[k]) for e, k in hooked.items()))
+                if mods or hooked else None)
 
     def compile_block(self, name, spec):
         """A block compiled after load (a scenario's `run:` step), with the
@@ -311,16 +324,38 @@ class Game:
         return hit[1].get(name, ())
 
     def _scan_modifiers(self, st):
-        """Which cards modify what changes only when an active zone changes
-        (the version `active`), so one scan serves every modifier until then."""
-        found = {}
-        for c in self.active_cards(st):
-            mods = self.modifiers_of[self.card_def[c]]
-            if mods:
-                owner = self.slot_owner(st, st.zone_of(c))
-                for mname, f in mods.items():
+        """Which cards modify what, and which cards hook which event, changes
+        only when an active zone changes (the version `active`), so one scan
+        serves every modifier and every trigger until then:
+        (version, {modifier: [(card, function, owner)]},
+        {event: [(card, hook code, owner)]}), in zone order."""
+        found, hooks = {}, {}
+        special = self.card_special
+        for slot, owner in self.active_slots(st.n):
+            for c in st.zones[slot]:
+                sp = special[c]
+                if sp is None:
+                    continue
+                for mname, f in sp[0]:
                     found.setdefault(mname, []).append((c, f, owner))
-        st.mods = hit = (st.pv["active"], found)
+                for event, code in sp[1]:
+                    hooks.setdefault(event, []).append((c, code, owner))
+        st.mods = hit = (st.pv["active"], found, hooks)
+        return hit
+
+    def active_slots(self, n):
+        """[(slot, owner)] of the active zones for `n` players, in the order
+        of `active_cards`."""
+        hit = self._active_slots.get(n)
+        if hit is None:
+            hit = []
+            for zid in self.active_zone_ids:
+                if zid in self.shared_slot:
+                    hit.append((self.shared_slot[zid], None))
+                else:
+                    base, index = self.player_zone_base(zid)
+                    hit += [(base + index * n + p, p) for p in range(n)]
+            self._active_slots[n] = hit
         return hit
 
     def modify(self, st, name, value, args_fn):

@@ -89,17 +89,15 @@ class Interpreter:
 
     def touch_slot(self, slot):
         if slot >= 0:
-            parts, active = self.game.slot_tables(self.n)
             pv = self.pv
-            part = parts[slot]
+            part = self.slot_parts[slot]
             pv[part] = pv.get(part, 0) + 1
-            if active[slot]:            # one version for every zone whose cards are in force
+            if self.slot_active[slot]:      # one version for every zone whose cards are in force
                 pv["active"] = pv.get("active", 0) + 1
 
     def _flow_next(self):
         """Advance the game's outer structure: setup, rounds, turns."""
         self.version += 1
-        self.touch("flow")
         g = self.game
         stage = self.stage
         if stage == "init":
@@ -108,6 +106,8 @@ class Interpreter:
         elif stage == "setup":
             self.first_player = self.turn_player
             self.round = 1
+            self.touch("flow:first_player")
+            self.touch("flow:round")
             self.stage = "round"
             self._auto_trigger("game_start")
         elif stage == "round":
@@ -121,6 +121,7 @@ class Interpreter:
                 self.winners = []
                 return
             self.turn += 1
+            self.touch("flow:turn")
             self.stage = "after_turn"
             self.phase = None
             if self.log is not None:
@@ -133,6 +134,7 @@ class Interpreter:
             self._auto_trigger("turn_end")
         elif stage == "next_turn":
             self.turn_player, round_over = self._next_in_turn()
+            self.touch("flow:turn_player")
             if round_over:
                 self.stage = "round_over"
                 self._push_flow("flow:round_end", self.first_player)
@@ -141,6 +143,7 @@ class Interpreter:
                 self.stage = "turn"
         elif stage == "round_over":
             self.round += 1
+            self.touch("flow:round")
             self.stage = "round"
         elif stage == "ending":             # the game_end hooks have run
             self.end_game(self.ending)
@@ -189,12 +192,12 @@ class Interpreter:
         key = g.game_hooks.get(event)
         if key:
             frames.append((g.codes[key], {**args, "me": me}))
-        for c in g.active_cards(self):
-            hook = g.hooks_of[g.card_def[c]].get(event)
-            if hook:
-                owner = g.slot_owner(self, self.zone_of(c))
-                who = owner if owner is not None else args.get("player", me)
-                frames.append((g.codes[hook], {**args, "me": who, "this": c}))
+        hit = self.mods
+        if hit is None or hit[0] != self.pv["active"]:
+            hit = g._scan_modifiers(self)       # the active cards' hooks, by event
+        for c, code, owner in hit[2].get(event, ()):
+            who = owner if owner is not None else args.get("player", me)
+            frames.append((code, {**args, "me": who, "this": c}))
         for code, env in reversed(frames):
             self.push(code, env)
 

@@ -23,7 +23,7 @@ import re
 from contextlib import contextmanager
 import linecache
 
-from cardc.engine.builtins import IMPL, cards_at_slot
+from cardc.engine.builtins import IMPL, cards_in, zone_index
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.total import harmless, risky_parts
 
@@ -85,6 +85,14 @@ def _fold(values, ops):
     return out
 
 
+def _mods_of(st):
+    """{modifier: [(card, function, owner)]} of the cards in force now."""
+    hit = st.mods
+    if hit is None or hit[0] != st.pv["active"]:
+        hit = st.game._scan_modifiers(st)
+    return hit[1]
+
+
 def _read(table, index):
     return None if index is None else table[index]
 
@@ -95,17 +103,20 @@ def _pzone(st, base, index, p, name):
     return base + index * st.n + p
 
 
-def _menu_texts(items):
-    """The label and reason expressions of a menu's options."""
+def _menu_texts(items, safe=frozenset()):
+    """(text, the loop locals never none there) for the label and reason
+    expressions of a menu's options: a loop over a zone's cards never
+    gives none."""
     for it in items:
         if it[0] == "opt":
-            yield it[1]
+            yield it[1], safe
             if it[3] is not None:
-                yield it[3]
+                yield it[3], safe
         elif it[0] == "for":
-            yield from _menu_texts(it[3])
+            over_cards = isinstance(it[2], list) and it[2][:1] == ["cards"]
+            yield from _menu_texts(it[3], safe | {it[1]} if over_cards else safe - {it[1]})
         elif it[0] == "if":
-            yield from _menu_texts(it[2])
+            yield from _menu_texts(it[2], safe)
 
 
 def _plain(v) -> bool:
@@ -140,7 +151,7 @@ class PyGen:
         self.ns = {"__builtins__": dict(SAFE_BUILTINS), "EngineFault": EngineFault,
                    "_div": _div, "_mod": _mod, "_index": _index, "_fmt": fmt,
                    "_modified": game.modify, "_pzone": _pzone, "_game": game, "_read": _read,
-                   "_fold": _fold}
+                   "_fold": _fold, "_mods_of": _mods_of}
         self.names = {}             # python name of each bound object, by id
         self.sources = []           # (name, source) of every generated function, in order
         self._inlining = []         # functions being written in place (no endless recursion)
@@ -164,11 +175,13 @@ class PyGen:
         scope = {p: f"_a{i}" for i, p in enumerate(params)}
         args = "".join(f", {scope[p]}" for p in params)
         name = self.fresh("_body")
-        with self.memo_of(None):
+        memo = Memo()
+        with self.memo_of(memo):
             text = self.expr(ir, scope)
-        return self.exec_source(name, f"def {name}(st{args}):\n    env = None\n"
-                                      f"{self.budget_lines(fn, '    ')}"
-                                      f"    return {text}\n")
+        lines = memo.finish([f"def {name}(st{args}):", "    env = None",
+                             *self.budget_lines(fn, "    ").rstrip("\n").split("\n"),
+                             "    " + Memo.reset(0), f"    return {text}"])
+        return self.exec_source(name, "\n".join(x for x in lines if x) + "\n")
 
     def budget_lines(self, fn, pad):
         """A recursive function's call counts against the step budget."""
@@ -187,14 +200,14 @@ class PyGen:
         finally:
             self.text = saved
 
-    def build_text(self, ir):
+    def build_text(self, ir, safe=frozenset()):
         """f(st, env) for a text expression (see `text_of`).  Its `risk`
         attribute evaluates only the parts of it that could fail (None if
         none can): what a bot's menu runs instead of building the text."""
         name = self.fresh("_t")
         with self.memo_of(None):
             text = self.text_of(ir, {})
-            parts = [self.text_of(x, {}) for x in risky_parts(ir, self.game)]
+            parts = [self.text_of(x, {}) for x in risky_parts(ir, self.game, safe=safe)]
         fn = self.exec_source(name, f"def {name}(st, env):\n    return {text}\n")
         fn.risk = None
         if parts:
@@ -254,16 +267,17 @@ class PyGen:
         fn = self.exec_source(name, "\n".join(body) + "\n")
         # labels and reasons that could fail are built at once, even for a bot
         # (see total.py), so that simulation fails exactly where play does
-        fn.eager_text = not all(harmless(x, self.game, text=True) for x in _menu_texts(items))
+        fn.eager_text = not all(harmless(x, self.game, text=True, safe=safe)
+                                for x, safe in _menu_texts(items))
         return fn
 
-    def _menu_lines(self, items, scope, out, depth):
+    def _menu_lines(self, items, scope, out, depth, safe=frozenset()):
         pad = "    " * depth
         bindings = "{" + ", ".join(f"{k!r}: {v}" for k, v in scope.items()) + "}"
         for item in items:
             if item[0] == "opt":
                 _, label, cond, reason, pc = item
-                lab = self.bind(self.build_text(label), "_lab")
+                lab = self.bind(self.build_text(label, safe), "_lab")
                 add = [f"{pad}    _b = {bindings}", f"{pad}    labels.append(({lab}, _b))",
                        f"{pad}    values.append([{int(pc)}, _b])"]
                 if cond is None:
@@ -271,7 +285,7 @@ class PyGen:
                     continue
                 out += [f"{pad}if {self.expr(cond, scope)}:"] + add
                 if reason is not None:
-                    why = self.bind(self.build_text(reason), "_why")
+                    why = self.bind(self.build_text(reason, safe), "_why")
                     out += [f"{pad}else:", f"{pad}    unavailable.append(({lab}, {why}, {bindings}))"]
             elif item[0] == "for":
                 _, var, lst, sub = item
@@ -280,7 +294,9 @@ class PyGen:
                 region = self.memo.enter(local)
                 out.append(f"{pad}    {Memo.reset(region)}")
                 before = len(out)
-                self._menu_lines(sub, {**scope, var: local}, out, depth + 1)
+                over_cards = isinstance(lst, list) and lst[:1] == ["cards"]
+                self._menu_lines(sub, {**scope, var: local}, out, depth + 1,
+                                 safe | {var} if over_cards else safe - {var})
                 self.memo.leave()
                 if len(out) == before:
                     out.append(f"{pad}    pass")
@@ -288,7 +304,7 @@ class PyGen:
                 _, cond, sub = item
                 out.append(f"{pad}if {self.expr(cond, scope)}:")
                 before = len(out)
-                self._menu_lines(sub, scope, out, depth + 1)
+                self._menu_lines(sub, scope, out, depth + 1, safe)
                 if len(out) == before:
                     out.append(f"{pad}    pass")
             else:
@@ -309,7 +325,8 @@ class PyGen:
         everything = "*" in deps
         stamp = "None" if everything else (" + ".join(f"pv[{d!r}]" for d in deps) or "0")
         fname = self.fresh("_fn")
-        with self.memo_of(None):
+        memo = Memo()          # a value the body needs twice is computed once
+        with self.memo_of(memo):
             result = self.expr(body, scope)
         lines = [
             f"def {fname}(st{sig}):",
@@ -332,6 +349,7 @@ class PyGen:
             "            return hit[2]",
             "    else:",
             f"        stamp = {stamp}",
+            "    " + Memo.reset(0),
             f"    result = {result}",
             "    if key is not None:",
             "        cache[key] = (version, stamp, result)",
@@ -339,7 +357,7 @@ class PyGen:
         ]
         if name in self.game.fn_recursive:
             lines[3:3] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
-        return self.exec_source(fname, "\n".join(lines) + "\n")
+        return self.exec_source(fname, "\n".join(memo.finish(lines)) + "\n")
 
     @contextmanager
     def memo_of(self, memo):
@@ -349,6 +367,21 @@ class PyGen:
             yield
         finally:
             self.memo = saved
+
+    @contextmanager
+    def comprehension(self, local):
+        """Inside a comprehension over `local`: a value that depends on
+        `local` cannot be kept (it changes every element), but one that does
+        not is loop-invariant, and is computed once for the whole loop."""
+        memo = self.memo
+        if memo is None or not memo.on:
+            yield
+            return
+        memo.enter(local, opaque=True)
+        try:
+            yield
+        finally:
+            memo.leave()
 
     @contextmanager
     def no_memo(self):
@@ -436,7 +469,11 @@ class PyGen:
         if ir[1] not in self.game.player_index:
             raise BadBundle(f"unknown player zone {str(ir[1])[:40]!r}")
         base, index = self.game.player_zone_base(ir[1])
-        return f"_pzone(st, {base}, {index}, {self.expr(ir[2], scope)}, {ir[1]!r})"
+        who = self.expr(ir[2], scope)
+        if trivial(ir[2]):          # cheap to read twice: the slot written in place
+            return (f"({base} + {index} * st.n + {who} if {who} is not None "
+                    f"else _pzone(st, {base}, {index}, {who}, {ir[1]!r}))")
+        return f"_pzone(st, {base}, {index}, {who}, {ir[1]!r})"
 
     def e_cards(self, ir, scope):
         return f"st.zones[{self.expr(ir[1], scope)}]"
@@ -485,16 +522,21 @@ class PyGen:
             raise BadBundle(f"unknown builtin {str(name)[:40]!r}")
         if name in ("any", "all") and args[0][0] == "comp":
             _, elt, var, it, cond = args[0]
+            inner = {**scope, var: self.local()}
             with self.no_memo():
-                inner = {**scope, var: self.local()}
                 loop = f"for {inner[var]} in {self.expr(it, scope)}"
+            with self.comprehension(inner[var]):
                 test = f" if {self.expr(cond, inner)}" if cond else ""
                 return f"{name}({self.expr(elt, inner)} {loop}{test})"
         if name == "count":
             return f"len({self.expr(args[0], scope)})"
         if name == "cards_at" and args[0][0] == "cards":      # a whole zone: use its index
-            at = self.bind(cards_at_slot, "_b")
-            return f"{at}(st, {self.expr(args[0][1], scope)}, {self.expr(args[1], scope)})"
+            # the index is found once per expression (hoisted out of loops
+            # over cells when the zone does not change with the element)
+            index = f"{self.bind(zone_index, '_b')}(st, {self.expr(args[0][1], scope)})"
+            if self.memo is not None and self.memo.on:
+                index = self.memo.use(index)
+            return f"{self.bind(cards_in, '_b')}({index}, {self.expr(args[1], scope)})"
         if name in ("max", "min"):
             return f"{name}({', '.join(self.expr(a, scope) for a in args)})"
         if name == "modified":
@@ -506,7 +548,14 @@ class PyGen:
                 # whether any card modifies this (so no dict, no lambda)
                 values = [self.expr(kwargs.get(a, ["lit", None]), scope) for a in declared]
                 call = self.modifier_call(mod)
-                return f"{call}(st, {self.expr(args[1], scope)}{''.join(', ' + v for v in values)})"
+                base = self.expr(args[1], scope)
+                # most of the time no card in force modifies this: then it is
+                # the value itself, found with one lookup (hoisted in loops)
+                active = "_mods_of(st)"
+                if self.memo is not None and self.memo.on:
+                    active = self.memo.use(active)
+                return (f"({base} if not {active}.get({mod!r}) else "
+                        f"{call}(st, {base}{''.join(', ' + v for v in values)}))")
             with self.no_memo():
                 kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
             return (f"_modified(st, {str(args[0][1])!r}, {self.expr(args[1], scope)}, "
@@ -592,10 +641,12 @@ class PyGen:
 
     def e_comp(self, ir, scope):
         _, elt, var, it, cond = ir
-        with self.no_memo():
-            inner = {**scope, str(var): self.local()}
+        inner = {**scope, str(var): self.local()}
+        with self.no_memo():        # Python allows no `:=` in a comprehension's iterable
+            source = self.expr(it, scope)
+        with self.comprehension(inner[str(var)]):
             test = f" if {self.expr(cond, inner)}" if cond else ""
-            return f"[{self.expr(elt, inner)} for {inner[str(var)]} in {self.expr(it, scope)}{test}]"
+            return f"[{self.expr(elt, inner)} for {inner[str(var)]} in {source}{test}]"
 
     def e_index(self, ir, scope):
         return f"_index({self.expr(ir[1], scope)}, {self.expr(ir[2], scope)})"
@@ -644,14 +695,17 @@ class Memo:
         self.regions = 0
         self.slots = {}            # text -> [name, region, uses, hoisted]
         self.by_name = {}          # name -> the same slot
+        self.opaque = set()        # regions of comprehensions: nothing in them is kept
 
     @staticmethod
     def reset(region):
         return f"\x00R{region}\x00"
 
-    def enter(self, local):
+    def enter(self, local, opaque=False):
         self.regions += 1
         self.loops.append((self.regions, local))
+        if opaque:
+            self.opaque.add(self.regions)
         return self.regions
 
     def leave(self):
@@ -671,6 +725,8 @@ class Memo:
                     region = r
             for inner in _PLACEHOLDER.findall(text):   # it depends on what its parts depend on
                 region = max(region, self.by_name[inner][1])
+            if region in self.opaque:
+                return text             # it changes with each element of a comprehension
             slot = self.slots[text] = [f"_m{len(self.slots)}", region, 0, False]
             self.by_name[slot[0]] = slot
         slot[2] += 1

@@ -32,6 +32,8 @@ class State(Interpreter, Asking, Table):
         self.game = game
         self.n = n
         self.budget = game.limits.steps       # steps left before the next decision (see run)
+        # the version part of each zone slot, and whether its cards are in force
+        self.slot_parts, self.slot_active = game.slot_tables(n)
 
     @classmethod
     def initial(cls, game, n, seed=0, log=False, run=True):
@@ -52,6 +54,7 @@ class State(Interpreter, Asking, Table):
         ncards = len(game.instances)
         st.cc = {k: [v["start"]] * (ncards * n if v["per_player"] else ncards)
                  for k, v in game.counters["card"].items()}
+        st.cc_own = set(st.cc)
         st.rng = rng.seed_state(seed)
         st.seed = seed
         st.stack, st.pending, st.events = [], None, []
@@ -78,7 +81,10 @@ class State(Interpreter, Asking, Table):
         st.revealed = {k: v[:] for k, v in self.revealed.items()}
         st.g = dict(self.g)
         st.pc = {k: v[:] for k, v in self.pc.items()}
-        st.cc = {k: v[:] for k, v in self.cc.items()}
+        # card counters are copied on write (`own_cc`): a look-ahead changes
+        # few of them, and they are the biggest lists of a state
+        st.cc, st.cc_own = dict(self.cc), set()
+        self.cc_own = set()
         st.rng, st.seed = self.rng, self.seed
         st.stack = [Frame(f.code, f.pc, _copy_env(f.env)) for f in self.stack]
         st.pending = self.pending.copy_for(st) if self.pending is not None else None
@@ -97,6 +103,14 @@ class State(Interpreter, Asking, Table):
         st.version, st.pv, st.cache = self.version, dict(self.pv), dict(self.cache)
         st.mods = self.mods             # never changed in place: a new scan replaces it
         return st
+
+    def own_cc(self, name):
+        """The list of card counter `name`, this state's own to change in place
+        (after a clone, parent and clone share the lists until one writes)."""
+        values = self.cc[name][:]
+        self.cc[name] = values
+        self.cc_own.add(name)
+        return values
 
     def player_name(self, p):
         return "nobody" if p is None else f"P{p + 1}"
@@ -231,6 +245,7 @@ class State(Interpreter, Asking, Table):
             st.under = {int(k): v for k, v in data["under"].items()}
             st.revealed = {int(k): v for k, v in data["revealed"].items()}
             st.g, st.pc, st.cc = data["g"], data["pc"], data["cc"]
+            st.cc_own = set(st.cc)
             st.rng, st.seed = int(data["rng"]), data["seed"]
             st.stack = []
             for name, pc, env in data["stack"]:

@@ -12,6 +12,15 @@ ATTACHED = -1
 OUT = -2            # per-player cards of seats not in this game
 
 
+def _permuted(xs, rnd):
+    """`xs` in a random order drawn from `rnd`: sorted by a random float each
+    (about twice as fast as `random.shuffle`, which draws in Python; the
+    guess of a look-ahead is on every search's path).  Equal keys, about
+    2**-40 for a deck, keep the order `xs` came in."""
+    random = rnd.random
+    return sorted(xs, key=lambda _: random())
+
+
 class Table:
     def zone_of(self, c):
         slot = self.loc[c]
@@ -53,9 +62,22 @@ class Table:
         if self.track is not None:
             key = self.game.card_field["id"][c] + ">" + self.game.slot_decl(self, slot)["id"]
             self.track["enter"][key] = self.track["enter"].get(key, 0) + 1
-        self._take(c)
+        # take it from where it is (as `_take`, written in: the hottest path)
+        pv = self.pv
+        here = self.loc[c]
+        if here >= 0:
+            self.zones[here].remove(c)
+            part = self.slot_parts[here]
+            pv[part] = pv.get(part, 0) + 1
+            if self.slot_active[here]:
+                pv["active"] = pv.get("active", 0) + 1
+        else:
+            self._take(c)
         dest = self.zones[slot]
-        self.touch_slot(slot)
+        part = self.slot_parts[slot]
+        pv[part] = pv.get(part, 0) + 1
+        if self.slot_active[slot]:
+            pv["active"] = pv.get("active", 0) + 1
         if place == "top":
             dest.insert(0, c)
         else:
@@ -150,29 +172,46 @@ class Table:
         see the real future."""
         d = self.clone()
         game = self.game
+        start = game.card_start
+        shown = {c for c, seen in d.revealed.items() if p in seen}     # revealed to p
+        # back -> (places: [(slot, [positions])], cards), in slot order
         groups: dict = {}
-        revealed = d.revealed
         for slot in game.hidden_slots(d.n, p):
             zone = d.zones[slot]
+            if not zone:
+                continue
+            backs = [start[c] for c in zone]
+            if backs.count(backs[0]) == len(backs) and shown.isdisjoint(zone):
+                # the usual case: a deck or a hand of one back, nothing shown
+                places, cards = groups.setdefault(backs[0], ([], []))
+                places.append((slot, range(len(zone))))
+                cards.extend(zone)
+                continue
             for i, c in enumerate(zone):
-                if c not in revealed or p not in revealed[c]:
-                    back = game.card_start[c]
-                    places, cards = groups.setdefault(back, ([], []))
-                    places.append((slot, i))
+                if c not in shown:
+                    places, cards = groups.setdefault(backs[i], ([], []))
+                    places.append((slot, (i,)))
                     cards.append(c)
         touched = set()
+        loc = d.loc
         moved = {}                      # real card -> the imagined card in its place
         for back in sorted(groups):
-            places, cards = groups[back]
-            real = cards[:]
-            cards.sort()
-            rnd.shuffle(cards)
-            for (slot, i), c, was in zip(places, cards, real):
-                d.zones[slot][i] = c
-                d.loc[c] = slot
-                touched.add(slot)
+            places, real = groups[back]          # the real cards, in place order
+            cards = _permuted(sorted(real), rnd)
+            for was, c in zip(real, cards):
                 if c != was:
                     moved[was] = c
+            k = 0
+            for slot, positions in places:
+                if type(positions) is range:        # the whole zone
+                    chunk = d.zones[slot] = cards[k:k + len(positions)]
+                    for c in chunk:
+                        loc[c] = slot
+                else:
+                    c = d.zones[slot][positions[0]] = cards[k]
+                    loc[c] = slot
+                k += len(positions)
+                touched.add(slot)
         if moved:
             _remap_locals(d.stack, moved)
         d.rng = rng.seed_state(rnd.getrandbits(64))

@@ -12,9 +12,10 @@ The proof is conservative: reads of locals, literals, counters and printed
 fields of the acting player or the card itself (`me`, `this`, always set),
 in text any printed field or counter (there, one of none reads as none),
 formatting, `+ - *`, `==` and `!=`, `and`/`or`/`not`, conditionals, lists,
-counting a zone, and calls of functions whose bodies are harmless.  Anything
-else (division, indexing, ordering comparisons that may meet none, most
-builtins, modifiers) is assumed to be able to fail.
+counting a zone, `max`/`min` and `owner_of`, and calls of functions and
+modifiers whose bodies are harmless (in a modifier, `value` and `this` are
+always set).  Anything else (division, indexing, ordering comparisons that
+may meet none, most builtins) is assumed to be able to fail.
 """
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ _ALWAYS_SET = {"me", "this"}
 _OPEN = {"str", "fmt", "and", "or", "not", "if", "list", "neg", "pattr"}
 
 
-def harmless(ir, game, _stack=(), text=False) -> bool:
+def harmless(ir, game, _stack=(), text=False, safe=frozenset()) -> bool:
     """Can `ir` never fail?  With `text`, as written in text for people,
-    where a printed field or counter of none reads as none."""
+    where a printed field or counter of none reads as none.  `safe` names
+    locals that are never none where `ir` stands (a loop over a zone's cards)."""
     if ir is None:
         return True
     if not isinstance(ir, list) or not ir or not isinstance(ir[0], str):
@@ -34,57 +36,85 @@ def harmless(ir, game, _stack=(), text=False) -> bool:
     if kind in _LEAVES:
         return True
     if kind == "str":
-        return all(isinstance(p, str) or harmless(p[1], game, _stack, text) for p in ir[1])
+        return all(isinstance(p, str) or harmless(p[1], game, _stack, text, safe) for p in ir[1])
     if kind in ("fmt", "not", "neg"):
-        return harmless(ir[1], game, _stack, text)
+        return harmless(ir[1], game, _stack, text, safe)
     if kind == "pattr":
-        return harmless(ir[2], game, _stack, text)
+        return harmless(ir[2], game, _stack, text, safe)
     if kind in ("and", "or", "list"):
-        return all(harmless(x, game, _stack, text) for x in ir[1])
+        return all(harmless(x, game, _stack, text, safe) for x in ir[1])
     if kind == "if":
-        return all(harmless(x, game, _stack, text) for x in ir[1:4])
+        return all(harmless(x, game, _stack, text, safe) for x in ir[1:4])
     if kind in ("field", "pctr", "cctr"):
-        return _never_none(ir[2]) or (text and harmless(ir[2], game, _stack, text))
+        return _never_none(ir[2], safe) or (text and harmless(ir[2], game, _stack, text, safe))
     if kind == "pzone":
-        return _never_none(ir[2])
+        return _never_none(ir[2], safe)
     if kind == "cards":
-        return harmless(ir[1], game, _stack, text)
+        return harmless(ir[1], game, _stack, text, safe)
     if kind == "bin":
-        return ir[1] in ("+", "-", "*") and harmless(ir[2], game, _stack) and harmless(ir[3], game, _stack)
+        return ir[1] in ("+", "-", "*") and harmless(ir[2], game, _stack, safe=safe) and \
+            harmless(ir[3], game, _stack, safe=safe)
     if kind == "cmp":
-        return ir[1] in ("==", "!=") and harmless(ir[2], game, _stack, text) and \
-            harmless(ir[3], game, _stack, text)
+        return ir[1] in ("==", "!=") and harmless(ir[2], game, _stack, text, safe) and \
+            harmless(ir[3], game, _stack, text, safe)
     if kind == "call":
-        return ir[1] == "count" and ir[2] and ir[2][0][0] in ("cards",) and \
-            harmless(ir[2][0], game, _stack)
+        name, args = ir[1], ir[2]
+        if name == "count":
+            return bool(args) and args[0][0] in ("cards",) and harmless(args[0], game, _stack, safe=safe)
+        if name in ("max", "min", "owner_of"):
+            return bool(args) and all(harmless(a, game, _stack, safe=safe) for a in args)
+        if name == "modified":
+            return _harmless_modifier(ir, game, _stack, safe)
+        return False
     if kind == "fn":
         name = ir[1]
         if name in _stack or name not in game.fn_bodies:
             return False
-        return all(harmless(a, game, _stack, text) for a in ir[2]) and \
-            harmless(game.fn_bodies[name], game, _stack + (name,))
+        # a parameter passed something never none is never none in the body
+        inner = frozenset(p for p, a in zip(game.fn_params[name], ir[2]) if _never_none(a, safe))
+        return all(harmless(a, game, _stack, text, safe) for a in ir[2]) and \
+            harmless(game.fn_bodies[name], game, _stack + (name,), safe=inner)
     return False
 
 
-def _never_none(ir) -> bool:
-    """An index the engine always sets: the acting player, the card itself."""
-    return isinstance(ir, list) and len(ir) == 2 and ir[0] == "var" and ir[1] in _ALWAYS_SET
+def _harmless_modifier(ir, game, _stack, safe) -> bool:
+    """`modified("name", value, k: v …)`: its arguments, and the body of every
+    card's modifier of that name (with `value` as it is passed)."""
+    args, kwargs = ir[2], ir[3]
+    if len(args) != 2 or args[0][0] != "lit" or not isinstance(args[0][1], str):
+        return False
+    key = "modifier:" + args[0][1]
+    if key in _stack:
+        return False
+    if not harmless(args[1], game, _stack, safe=safe) or \
+            not all(harmless(v, game, _stack, safe=safe) for v in kwargs.values()):
+        return False
+    bodies = getattr(game, "modifier_bodies", {}).get(args[0][1], ())
+    inner = frozenset(k for k, v in kwargs.items() if _never_none(v, safe))
+    return all(harmless(body, game, _stack + (key,), safe=inner) for body in bodies)
+
+
+def _never_none(ir, safe=frozenset()) -> bool:
+    """An index the engine always sets: the acting player, the card itself,
+    a loop's card from a zone."""
+    return isinstance(ir, list) and len(ir) == 2 and ir[0] == "var" and \
+        (ir[1] in _ALWAYS_SET or ir[1] in safe)
 
 
 _EVERY_PART = {"str", "fmt", "list", "not", "neg", "pattr", "cards", "field", "pctr", "cctr", "pzone"}
 
 
-def risky_parts(ir, game, text=True) -> list:
+def risky_parts(ir, game, text=True, safe=frozenset()) -> list:
     """The smallest parts of `ir` that could fail, each evaluated exactly when
     `ir` is (so evaluating just these fails exactly when `ir` would): a node
     that evaluates all its parts is opened up; anything else is taken whole."""
-    if ir is None or harmless(ir, game, text=text):
+    if ir is None or harmless(ir, game, text=text, safe=safe):
         return []
     kind = ir[0] if isinstance(ir, list) and ir and isinstance(ir[0], str) else None
     if kind == "str":
-        return [x for p in ir[1] if not isinstance(p, str) for x in risky_parts(p[1], game, text)]
+        return [x for p in ir[1] if not isinstance(p, str) for x in risky_parts(p[1], game, text, safe)]
     if kind in ("fmt", "not", "neg", "cards"):
-        return risky_parts(ir[1], game, text)
+        return risky_parts(ir[1], game, text, safe)
     if kind == "list":
-        return [x for v in ir[1] for x in risky_parts(v, game, text)]
+        return [x for v in ir[1] for x in risky_parts(v, game, text, safe)]
     return [ir]
