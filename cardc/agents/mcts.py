@@ -12,10 +12,13 @@ cannot tell apart and never acts on a card it cannot see.
   how often its parent was visited (Cowling's availability count).
 * Each player picks, inside the tree, what is best for itself (UCB1 on its
   own values): opponents are searched as players, not as chance.
-* Below the tree a rollout plays random actions; it stops after `depth`
-  decisions in all (tree and rollout, forced moves not counted) and scores
-  the position with the content's `eval`, or at the end of the game with the
-  result.  A game without an `eval` is played out to its end.
+* When the game has an `eval`, the position a new leaf reaches is scored at
+  once with it (ROLLOUT = 0: no random moves below the tree), and the tree
+  itself stops growing after `depth` decisions (forced moves not counted).
+  Random moves before the score only add noise: on startup, mcts:200 against
+  greedy won 65/100 with random rollouts to depth 6 and 28/40 without, and
+  the saved work buys more iterations (mcts:400 without rollouts: 36/40).
+  A game without an `eval` is played out to its end by random moves.
 * A position's value for seat p is 1 for a win, 0 for a loss (1/k each for
   a win shared by k), and otherwise 0.5 + 0.4 tanh(margin / scale), where
   margin is p's eval minus the best rival's and scale is the typical margin
@@ -36,8 +39,9 @@ import math
 
 from cardc.agents.basic import Agent
 
-#: iterations per decision and decisions before a rollout is scored, by default
-DEFAULT_ITERATIONS = 200
+#: iterations per decision and the depth of the tree, by default (300: the
+#: most that stays under 0.25 CPU s a decision on every shipped game)
+DEFAULT_ITERATIONS = 300
 DEFAULT_DEPTH = 6
 #: exploration constant of UCB1 on values in [0, 1]
 EXPLORATION = 0.5
@@ -49,8 +53,9 @@ POSITION_RANGE = 0.4
 #: each decision between now and a result shrinks it towards 0.5 by this
 #: factor: a win now is worth more than the same win three moves later
 DISCOUNT = 0.98
-#: random decisions at most below the tree before a position is scored
-ROLLOUT = 10 ** 9
+#: random decisions at most below the tree before a position is scored by
+#: `eval` (a game without `eval` is always played out)
+ROLLOUT = 0
 
 #: iterations per guessed world: a guess costs several times a copy of one,
 #: so each guess is searched a few times (OpenSpiel's `max_world_samples`)
