@@ -94,3 +94,17 @@ def test_mcts_takes_an_immediate_win():
     assert len(positions) == 8
     for i, (st, wins) in enumerate(positions):
         assert make_agent("mcts:40", i).act(SeatView(st, st.pending.player)) in wins
+
+
+def test_mcts_without_an_eval_plays_out_and_still_takes_the_win(game_copy):
+    """A game with no `eval` (nor a score) has nothing to score a leaf with: mcts plays
+    random moves to the end instead, and still finds the immediate win."""
+    built = build_folder(game_copy(edits={"game.yaml": [("eval: worth(p)\n", ""), ("score: worth(p)\n", "")]}))
+    game = Game(built.bundle)
+    assert game.eval is None
+    positions = winning_positions(game, 4)
+    assert len(positions) == 4
+    for i, (st, wins) in enumerate(positions):
+        view = SeatView(st, st.pending.player)
+        assert not view.has_eval
+        assert make_agent("mcts:40", i).act(view) in wins
