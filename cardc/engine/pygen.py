@@ -560,6 +560,11 @@ class PyGen:
                 kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
             return (f"_modified(st, {str(args[0][1])!r}, {self.expr(args[1], scope)}, "
                     f"lambda: {{{kw}}})")
+        if name == "cell" and len(args) == 1 and "cell" in self.game.card_field:
+            # a read of the printed field, as the builtin does (the same error on none)
+            return f"{self.bind(self.game.card_field['cell'], '_F')}[{self.expr(args[0], scope)}]"
+        if name == "neighbors" and len(args) == 1:
+            return f"{self.bind(self.game.grid_neighbors, '_G')}[{self.expr(args[0], scope)}]"
         impl = self.bind(IMPL[name], "_b")
         env = "env" if name in ("playable",) else "None"
         parts = [self.expr(a, scope) for a in args]
