@@ -151,7 +151,7 @@ class PyGen:
         self.ns = {"__builtins__": dict(SAFE_BUILTINS), "EngineFault": EngineFault,
                    "_div": _div, "_mod": _mod, "_index": _index, "_fmt": fmt,
                    "_modified": game.modify, "_pzone": _pzone, "_game": game, "_read": _read,
-                   "_fold": _fold, "_mods_of": _mods_of}
+                   "_fold": _fold, "_mods_of": _mods_of, "_str": str}
         self.names = {}             # python name of each bound object, by id
         self.sources = []           # (name, source) of every generated function, in order
         self._inlining = []         # functions being written in place (no endless recursion)
@@ -529,13 +529,18 @@ class PyGen:
                 test = f" if {self.expr(cond, inner)}" if cond else ""
                 return f"{name}({self.expr(elt, inner)} {loop}{test})"
         if name == "count":
+            inner = args[0]
+            if isinstance(inner, list) and inner[:2] == ["call", "cards_at"] and \
+                    inner[2][0][0] == "cards" and trivial(inner[2][1]):
+                # how many cards of an indexed zone on one cell: no list made
+                index, x = self._zone_index(inner[2][0], scope), self.expr(inner[2][1], scope)
+                return (f"(len({index}[1].get({x}, ())) if type({x}) is _str "
+                        f"else len({self.bind(cards_in, '_b')}({index}, {x})))")
             return f"len({self.expr(args[0], scope)})"
         if name == "cards_at" and args[0][0] == "cards":      # a whole zone: use its index
             # the index is found once per expression (hoisted out of loops
             # over cells when the zone does not change with the element)
-            index = f"{self.bind(zone_index, '_b')}(st, {self.expr(args[0][1], scope)})"
-            if self.memo is not None and self.memo.on:
-                index = self.memo.use(index)
+            index = self._zone_index(args[0], scope)
             return f"{self.bind(cards_in, '_b')}({index}, {self.expr(args[1], scope)})"
         if name in ("max", "min"):
             return f"{name}({', '.join(self.expr(a, scope) for a in args)})"
@@ -569,6 +574,14 @@ class PyGen:
         env = "env" if name in ("playable",) else "None"
         parts = [self.expr(a, scope) for a in args]
         return f"{impl}(st, {env}{''.join(', ' + p for p in parts)})"
+
+    def _zone_index(self, cards, scope):
+        """The cell index of a whole zone (`["cards", zone]`), found once per
+        expression (hoisted out of loops when the zone does not change)."""
+        index = f"{self.bind(zone_index, '_b')}(st, {self.expr(cards[1], scope)})"
+        if self.memo is not None and self.memo.on:
+            index = self.memo.use(index)
+        return index
 
     def e_fn(self, ir, scope):
         name, args = ir[1], ir[2]
