@@ -345,7 +345,6 @@ class PyGen:
             "            return hit[2]",
             f"        stamp = {stamp}",
             "        if stamp is not None and hit[1] == stamp:",
-            "            cache[key] = (version, stamp, hit[2])",
             "            return hit[2]",
             "    else:",
             f"        stamp = {stamp}",
