@@ -321,7 +321,7 @@ class PyGen:
         args = [f"_a{i}" for i in range(len(params))]
         scope = dict(zip(params, args))
         sig = "".join(", " + a for a in args)
-        key = f"({name!r}, ({''.join(a + ', ' for a in args)}))"
+        key = f"({name!r}, {''.join(a + ', ' for a in args)})"     # one flat tuple
         everything = "*" in deps
         stamp = "None" if everything else (" + ".join(f"pv[{d!r}]" for d in deps) or "0")
         fname = self.fresh("_fn")
