@@ -340,7 +340,7 @@ class PyGen:
             "        key = hit = None",
             "    version = st.version",
             "    pv = st.pv",
-            "    if hit is not None and _game.cache_functions:",
+            "    if hit is not None:",
             "        if hit[0] == version:",
             "            return hit[2]",
             f"        stamp = {stamp}",

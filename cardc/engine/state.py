@@ -67,7 +67,7 @@ class State(Interpreter, Asking, Table):
         st.history = []
         st.track = None
         st.lookahead = False
-        st.version, st.pv, st.cache = 0, dict(game.parts), {}
+        st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
         st.mods = None
         if run:
             st.run()
@@ -104,7 +104,8 @@ class State(Interpreter, Asking, Table):
         st.lookahead = False
         # the clone starts with the same versions, so the cached function
         # values stay valid for it (a copy: the two states diverge from here)
-        st.version, st.pv, st.cache = self.version, dict(self.pv), dict(self.cache)
+        st.version, st.pv = self.version, dict(self.pv)
+        st.cache = dict(self.cache) if type(self.cache) is dict else new_cache(self.game)
         st.mods = self.mods             # never changed in place: a new scan replaces it
         return st
 
@@ -268,7 +269,7 @@ class State(Interpreter, Asking, Table):
             st.decisions, st.history, st.log = data["decisions"], data["history"], data["log"]
             st.track = None
             st.lookahead = False
-            st.version, st.pv, st.cache = 0, dict(game.parts), {}
+            st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
             st.mods = None
             _check_cards(st)
             return st
@@ -304,3 +305,18 @@ def _check_cards(st):
             if c in seen or st.loc[c] != ATTACHED or st.host.get(c) != h:
                 raise CorruptState(f"attached card {c} is misfiled in the save")
             seen[c] = ATTACHED
+
+
+class NoCache(dict):
+    """The cache of a state whose game has `cache_functions` off (only to test
+    that caching changes nothing): it never holds anything."""
+
+    def get(self, key, default=None):
+        return default
+
+    def __setitem__(self, key, value):
+        pass
+
+
+def new_cache(game):
+    return {} if game.cache_functions else NoCache()
