@@ -554,12 +554,13 @@ class PyGen:
                 call = self.modifier_call(mod)
                 base = self.expr(args[1], scope)
                 # most of the time no card in force modifies this: then it is
-                # the value itself, found with one lookup (hoisted in loops)
-                active = "_mods_of(st)"
-                if self.memo is not None and self.memo.on:
-                    active = self.memo.use(active)
-                return (f"({base} if not {active}.get({mod!r}) else "
-                        f"{call}(st, {base}{''.join(', ' + v for v in values)}))")
+                # the value itself, found with one lookup hoisted out of loops
+                # (where nothing is kept, the call checks for itself)
+                direct = f"{call}(st, {base}{''.join(', ' + v for v in values)})"
+                if self.memo is None or not self.memo.on:
+                    return direct
+                active = self.memo.use("_mods_of(st)")
+                return f"({base} if not {active}.get({mod!r}) else {direct})"
             with self.no_memo():
                 kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
             return (f"_modified(st, {str(args[0][1])!r}, {self.expr(args[1], scope)}, "
