@@ -89,19 +89,24 @@ def _worker(args):
 
 
 def bench(names, games_per, players, seconds, profile=False, jobs=1, anchor=None,
-          anchor_script=None) -> int:
+          anchor_script=None, agent="random") -> int:
     """With `anchor` (a Python that has the reference engine installed), the
     reference runs right before and after each game's measurement, and each
     game's ratio is to the mean of the two runs beside it: one command, one
-    stretch of time, so the machine's drift cancels."""
+    stretch of time, so the machine's drift cancels.  With another `agent`
+    (greedy, mcts:…) in every seat, its decisions/s and its cost per
+    decision against random's are shown too (CPU time, same run)."""
     from rich.console import Console
     from rich.table import Table
     console = Console(width=140)
-    table = Table(title=f"cardc bench: random agents, {players} players (or the nearest allowed)")
+    table = Table(title=f"cardc bench: random agents, {players} players (or the nearest allowed)"
+                        + (f"; then {agent} in every seat" if agent != "random" else ""))
     cols = ["game", "players", "games", "games/s", "decisions/s", "decisions/game", "turns/game",
             "capped"]
     if anchor:
         cols += [f"x {ANCHOR}", "x (CPU time)"]
+    if agent != "random":
+        cols += [f"{agent} decisions/s", f"{agent} cost x random"]
     for col in cols:
         table.add_column(col, justify="right")
     script = anchor_script or default_anchor_script()
@@ -123,6 +128,10 @@ def bench(names, games_per, players, seconds, profile=False, jobs=1, anchor=None
             wall = (anchors[-2]["decisions_per_s"] + anchors[-1]["decisions_per_s"]) / 2
             cpu = (anchors[-2]["decisions_per_cpu_s"] + anchors[-1]["decisions_per_cpu_s"]) / 2
             row += [f"{r['decisions_per_s'] / wall:.2f}", f"{r['decisions_per_cpu_s'] / cpu:.2f}"]
+        if agent != "random":
+            a = measure(game, n, seconds, games_per and max(1, games_per // 10), agent=agent)
+            row += [f"{a['decisions_per_s']:,.0f}",
+                    f"{r['decisions_per_cpu_s'] / a['decisions_per_cpu_s']:.1f}"]
         table.add_row(*row)
     if anchors:
         console.print(f"{ANCHOR} decisions/s, before and after each game: "

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from cardc import __version__
-from cardc.cliargs import not_negative, positive
+from cardc.cliargs import agent_spec, not_negative, positive
 from cardc.diagnostics import SourceCache
 from cardc.paths import project_of
 from cardc.project import (UsageError, build_folder, bundle_bytes, bundle_path, game_folders,
@@ -235,7 +235,7 @@ def cmd_bench(args) -> int:
     if args.compile:
         return bench_compile(args.games or None, args.scale)
     return bench(args.games or None, args.games_per, args.players, args.seconds, args.profile,
-                 args.jobs, args.anchor, args.anchor_script)
+                 args.jobs, args.anchor, args.anchor_script, args.agent)
 
 
 # ---------------------------------------------------------------- wiring
@@ -367,6 +367,9 @@ def parser() -> argparse.ArgumentParser:
                         "after each game and report cardc's ratio to it")
     s.add_argument("--anchor-script", metavar="PATH",
                    help="the anchors script (default: ../shared/bench/anchors/anchors.py)")
+    s.add_argument("--agent", default="random", type=agent_spec,
+                   help="also time this agent in every seat (greedy, mcts:ITER) and its cost "
+                        "per decision against random's")
     s.set_defaults(func=cmd_bench)
 
     _add_parts(sub)

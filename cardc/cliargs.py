@@ -25,3 +25,16 @@ def at_least(low: int):
 
 positive = at_least(1)
 not_negative = at_least(0)
+
+
+def agent_spec(text: str) -> str:
+    """An agent's name with its settings (`greedy`, `mcts:400`); not `human`,
+    which would wait for a person."""
+    from cardc.agents import parse_agent
+    try:
+        cls, _ = parse_agent(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if text.strip().split(":")[0] == "human":
+        raise argparse.ArgumentTypeError("`human` waits for a person: time a bot")
+    return text.strip()

@@ -190,8 +190,9 @@ class Runner:
             plain(slot)
             for iid in reversed(kept.get(slot, [])):
                 if st.loc[iid] == slot:
-                    st.zones[slot].remove(iid)
-                    st.zones[slot].insert(0, iid)
+                    zone = st.own_zone(slot)
+                    zone.remove(iid)
+                    zone.insert(0, iid)
         st.shuffle_zone = shuffle_zone
         return lambda: st.__dict__.pop("shuffle_zone", None)
 

@@ -80,11 +80,14 @@ class Asking:
     def ask_yes_no(self, who, var, prompt):
         self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var)
 
+    def stop_here(self, who, kind, prompt=None):
+        """A throwaway clone that a bot only wants to score (`lookahead`)
+        stops at its next question without working out the options."""
+        self.pending = Decision(kind, who, prompt, [], [], None)
+
     def ask_menu(self, who, prompt, items):
         if self.lookahead:
-            # a throwaway clone that a bot only wants to score: stop here
-            # without working out which options the menu would offer
-            self.pending = Decision("menu", who, prompt, [], [], None)
+            self.stop_here(who, "menu", prompt)
             return
         label_fns, values, unavailable = [], [], []
         env = self.stack[-1].env

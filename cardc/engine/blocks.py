@@ -435,7 +435,10 @@ class BlockGen:
     def _choose(self, o, i):
         var, items, itvar, cond, by, optional, prompt, typ = o[1:9]
         p = self.x(prompt) if prompt else None
-        lines = self._values(items, itvar, cond)
+        # a clone a bot only scores stops here without listing the choices
+        lines = ["if st.lookahead:", f"    fr.pc = {i}", f"    st.stop_here({self.x(by)}, 'choose')",
+                 "    return"]
+        lines += self._values(items, itvar, cond)
         if not optional:
             why = "'nothing to choose from'"
             if p:

@@ -100,7 +100,7 @@ def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, di
 _SIMPLE = {"lit", "var", "pctr", "gctr", "cctr", "cpp", "field", "gattr", "bin", "cmp", "and",
            "or", "not", "neg", "if", "pattr", "str", "fmt", "eattr", "cards", "zone", "pzone"}
 _CHEAP_CALLS = {"abs", "count", "round_up", "max", "min", "column", "row", "cell", "has_effect",
-                "has_reaction", "next_player", "owner_of", "host", "modified"}
+                "has_reaction", "next_player", "owner_of", "host", "modified", "neighbors"}
 
 
 def simple_functions(code: dict) -> dict:

@@ -151,7 +151,7 @@ class PyGen:
         self.ns = {"__builtins__": dict(SAFE_BUILTINS), "EngineFault": EngineFault,
                    "_div": _div, "_mod": _mod, "_index": _index, "_fmt": fmt,
                    "_modified": game.modify, "_pzone": _pzone, "_game": game, "_read": _read,
-                   "_fold": _fold, "_mods_of": _mods_of}
+                   "_fold": _fold, "_mods_of": _mods_of, "_str": str}
         self.names = {}             # python name of each bound object, by id
         self.sources = []           # (name, source) of every generated function, in order
         self._inlining = []         # functions being written in place (no endless recursion)
@@ -321,7 +321,7 @@ class PyGen:
         args = [f"_a{i}" for i in range(len(params))]
         scope = dict(zip(params, args))
         sig = "".join(", " + a for a in args)
-        key = f"({name!r}, ({''.join(a + ', ' for a in args)}))"
+        key = f"({name!r}, {''.join(a + ', ' for a in args)})"     # one flat tuple
         everything = "*" in deps
         stamp = "None" if everything else (" + ".join(f"pv[{d!r}]" for d in deps) or "0")
         fname = self.fresh("_fn")
@@ -339,15 +339,14 @@ class PyGen:
             "    except TypeError:",
             "        key = hit = None",
             "    version = st.version",
-            "    pv = st.pv",
-            "    if hit is not None and _game.cache_functions:",
+            "    if hit is not None:",
             "        if hit[0] == version:",
             "            return hit[2]",
+            "        pv = st.pv",
             f"        stamp = {stamp}",
-            "        if stamp is not None and hit[1] == stamp:",
-            "            cache[key] = (version, stamp, hit[2])",
-            "            return hit[2]",
+            *([] if everything else ["        if hit[1] == stamp:", "            return hit[2]"]),
             "    else:",
+            "        pv = st.pv",
             f"        stamp = {stamp}",
             "    " + Memo.reset(0),
             f"    result = {result}",
@@ -529,13 +528,18 @@ class PyGen:
                 test = f" if {self.expr(cond, inner)}" if cond else ""
                 return f"{name}({self.expr(elt, inner)} {loop}{test})"
         if name == "count":
+            inner = args[0]
+            if isinstance(inner, list) and inner[:2] == ["call", "cards_at"] and \
+                    inner[2][0][0] == "cards" and trivial(inner[2][1]):
+                # how many cards of an indexed zone on one cell: no list made
+                index, x = self._zone_index(inner[2][0], scope), self.expr(inner[2][1], scope)
+                return (f"(len({index}[1].get({x}, ())) if type({x}) is _str "
+                        f"else len({self.bind(cards_in, '_b')}({index}, {x})))")
             return f"len({self.expr(args[0], scope)})"
         if name == "cards_at" and args[0][0] == "cards":      # a whole zone: use its index
             # the index is found once per expression (hoisted out of loops
             # over cells when the zone does not change with the element)
-            index = f"{self.bind(zone_index, '_b')}(st, {self.expr(args[0][1], scope)})"
-            if self.memo is not None and self.memo.on:
-                index = self.memo.use(index)
+            index = self._zone_index(args[0], scope)
             return f"{self.bind(cards_in, '_b')}({index}, {self.expr(args[1], scope)})"
         if name in ("max", "min"):
             return f"{name}({', '.join(self.expr(a, scope) for a in args)})"
@@ -550,20 +554,34 @@ class PyGen:
                 call = self.modifier_call(mod)
                 base = self.expr(args[1], scope)
                 # most of the time no card in force modifies this: then it is
-                # the value itself, found with one lookup (hoisted in loops)
-                active = "_mods_of(st)"
-                if self.memo is not None and self.memo.on:
-                    active = self.memo.use(active)
-                return (f"({base} if not {active}.get({mod!r}) else "
-                        f"{call}(st, {base}{''.join(', ' + v for v in values)}))")
+                # the value itself, found with one lookup hoisted out of loops
+                # (where nothing is kept, the call checks for itself)
+                direct = f"{call}(st, {base}{''.join(', ' + v for v in values)})"
+                if self.memo is None or not self.memo.on:
+                    return direct
+                active = self.memo.use("_mods_of(st)")
+                return f"({base} if not {active}.get({mod!r}) else {direct})"
             with self.no_memo():
                 kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
             return (f"_modified(st, {str(args[0][1])!r}, {self.expr(args[1], scope)}, "
                     f"lambda: {{{kw}}})")
+        if name == "cell" and len(args) == 1 and "cell" in self.game.card_field:
+            # a read of the printed field, as the builtin does (the same error on none)
+            return f"{self.bind(self.game.card_field['cell'], '_F')}[{self.expr(args[0], scope)}]"
+        if name == "neighbors" and len(args) == 1:
+            return f"{self.bind(self.game.grid_neighbors, '_G')}[{self.expr(args[0], scope)}]"
         impl = self.bind(IMPL[name], "_b")
         env = "env" if name in ("playable",) else "None"
         parts = [self.expr(a, scope) for a in args]
         return f"{impl}(st, {env}{''.join(', ' + p for p in parts)})"
+
+    def _zone_index(self, cards, scope):
+        """The cell index of a whole zone (`["cards", zone]`), found once per
+        expression (hoisted out of loops when the zone does not change)."""
+        index = f"{self.bind(zone_index, '_b')}(st, {self.expr(cards[1], scope)})"
+        if self.memo is not None and self.memo.on:
+            index = self.memo.use(index)
+        return index
 
     def e_fn(self, ir, scope):
         name, args = ir[1], ir[2]

@@ -39,6 +39,7 @@ class State(Interpreter, Asking, Table):
     def initial(cls, game, n, seed=0, log=False, run=True):
         st = cls(game, n)
         st.zones = [[] for _ in range(game.slot_count(n))]
+        st.zshared = None                     # every zone list is this state's own
         st.loc = [OUT] * len(game.instances)
         for iid, inst in enumerate(game.instances):
             card = game.cards[game.card_def[iid]]
@@ -66,7 +67,7 @@ class State(Interpreter, Asking, Table):
         st.history = []
         st.track = None
         st.lookahead = False
-        st.version, st.pv, st.cache = 0, dict(game.parts), {}
+        st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
         st.mods = None
         if run:
             st.run()
@@ -74,7 +75,10 @@ class State(Interpreter, Asking, Table):
 
     def clone(self):
         st = State(self.game, self.n)
-        st.zones = [z[:] for z in self.zones]
+        # zone lists, like card counters, are shared until written (own_zone)
+        st.zones = self.zones[:]
+        st.zshared = set(range(len(st.zones)))
+        self.zshared = set(st.zshared)
         st.loc = self.loc[:]
         st.host = dict(self.host)
         st.under = {k: v[:] for k, v in self.under.items()}
@@ -100,7 +104,8 @@ class State(Interpreter, Asking, Table):
         st.lookahead = False
         # the clone starts with the same versions, so the cached function
         # values stay valid for it (a copy: the two states diverge from here)
-        st.version, st.pv, st.cache = self.version, dict(self.pv), dict(self.cache)
+        st.version, st.pv = self.version, dict(self.pv)
+        st.cache = dict(self.cache) if type(self.cache) is dict else new_cache(self.game)
         st.mods = self.mods             # never changed in place: a new scan replaces it
         return st
 
@@ -236,6 +241,7 @@ class State(Interpreter, Asking, Table):
                                      "(its bundle hash differs): the rules may have changed")
             st = cls(game, int(data["players"]))
             st.zones = [list(map(int, z)) for z in data["zones"]]
+            st.zshared = None
             if len(st.zones) != game.slot_count(st.n):
                 raise CorruptState("the saved zones do not match the game's zones")
             st.loc = list(data["loc"])
@@ -263,7 +269,7 @@ class State(Interpreter, Asking, Table):
             st.decisions, st.history, st.log = data["decisions"], data["history"], data["log"]
             st.track = None
             st.lookahead = False
-            st.version, st.pv, st.cache = 0, dict(game.parts), {}
+            st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
             st.mods = None
             _check_cards(st)
             return st
@@ -299,3 +305,18 @@ def _check_cards(st):
             if c in seen or st.loc[c] != ATTACHED or st.host.get(c) != h:
                 raise CorruptState(f"attached card {c} is misfiled in the save")
             seen[c] = ATTACHED
+
+
+class NoCache(dict):
+    """The cache of a state whose game has `cache_functions` off (only to test
+    that caching changes nothing): it never holds anything."""
+
+    def get(self, key, default=None):
+        return default
+
+    def __setitem__(self, key, value):
+        pass
+
+
+def new_cache(game):
+    return {} if game.cache_functions else NoCache()

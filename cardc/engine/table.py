@@ -51,7 +51,17 @@ class Table:
             if not self.under[h]:
                 del self.under[h]
         elif slot >= 0:
-            self.zones[slot].remove(c)
+            self.own_zone(slot).remove(c)
+
+    def own_zone(self, slot):
+        """The list of the zone at `slot`, this state's own to change in place:
+        after a clone, parent and clone share zone lists until one of them
+        writes (`zshared`: the slots still shared, None when none is)."""
+        shared = self.zshared
+        if shared is not None and slot in shared:
+            shared.discard(slot)
+            self.zones[slot] = self.zones[slot][:]
+        return self.zones[slot]
 
     def start_tracking(self):
         """Count, per card definition, how often it is resolved and how often
@@ -65,15 +75,16 @@ class Table:
         # take it from where it is (as `_take`, written in: the hottest path)
         pv = self.pv
         here = self.loc[c]
+        shared = self.zshared
         if here >= 0:
-            self.zones[here].remove(c)
+            (self.zones[here] if shared is None else self.own_zone(here)).remove(c)
             part = self.slot_parts[here]
             pv[part] = pv.get(part, 0) + 1
             if self.slot_active[here]:
                 pv["active"] = pv.get("active", 0) + 1
         else:
             self._take(c)
-        dest = self.zones[slot]
+        dest = self.zones[slot] if shared is None else self.own_zone(slot)
         part = self.slot_parts[slot]
         pv[part] = pv.get(part, 0) + 1
         if self.slot_active[slot]:
@@ -112,7 +123,7 @@ class Table:
 
     def shuffle_zone(self, slot):
         self.touch_slot(slot)
-        cards = self.zones[slot]
+        cards = self.own_zone(slot)
         self.shuffled(cards)
         for c in cards:
             self.revealed.pop(c, None)
@@ -147,7 +158,7 @@ class Table:
         slot = self.zone_of(c)
         self._take(c)
         self.touch_slot(slot)
-        self.zones[slot].insert(0, c)
+        self.own_zone(slot).insert(0, c)
         self.loc[c] = slot
 
     def reveal(self, c, p):
@@ -205,10 +216,11 @@ class Table:
             for slot, positions in places:
                 if type(positions) is range:        # the whole zone
                     chunk = d.zones[slot] = cards[k:k + len(positions)]
+                    d.zshared.discard(slot)
                     for c in chunk:
                         loc[c] = slot
                 else:
-                    c = d.zones[slot][positions[0]] = cards[k]
+                    c = d.own_zone(slot)[positions[0]] = cards[k]
                     loc[c] = slot
                 k += len(positions)
                 touched.add(slot)
