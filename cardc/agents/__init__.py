@@ -1,8 +1,8 @@
 """Players that are not people: each picks an action from what its seat may
 see (a SeatView, cardc/agents/view.py).  `make_agent(spec, seed)` builds one
 from its name, with settings after colons: `mcts:400` is mcts with 400
-iterations per decision, `mcts:400:12` also cuts its rollouts at 12
-decisions."""
+iterations per decision, `mcts:400:12` also lets its tree grow 12
+decisions deep."""
 from cardc.agents.basic import GreedyAgent, RandomAgent
 from cardc.agents.human import HumanAgent
 from cardc.agents.mcts import MCTSAgent
