@@ -140,6 +140,21 @@ def test_an_edit_appears_in_the_open_page_without_a_reload(server, page, cards_f
     assert page.locator('a.card[data-card="ruby"] img').get_attribute("src").startswith("/g/mini/pic/ruby.png")
 
 
+def test_a_rebuild_keeps_what_the_designer_typed_into_the_page(server, page, cards_file):
+    """A build that swaps the page in again keeps the fields filled in (a new
+    game's seed and seats): the designer does not lose a half-filled form."""
+    page.goto(server.url + "g/mini/play")
+    page.fill('input[name="seed"]', "7")
+    page.select_option('select[name="seat1"]', "human")
+    version = page.evaluate("document.body.dataset.version")
+    cards_file.write_text(cards_file.read_text().replace(
+        "text: Take a banked gem from a rival.", "text: Take a banked gem from a rival, fast."))
+    page.wait_for_function("v => document.body.dataset.version !== v", arg=version)
+    assert page.locator('input[name="seed"]').input_value() == "7"
+    assert page.locator('select[name="seat1"]').input_value() == "human"
+    assert page.locator('select[name="seat0"]').input_value() == "human"     # untouched, as it was
+
+
 def test_a_broken_file_shows_its_located_error_and_the_fix_brings_the_gallery_back(
         server, page, project, cards_file):
     page.goto(server.url)

@@ -24,19 +24,46 @@
     setUp();
   }
 
+  // what the designer typed or picked on the page (the filter, a new game's
+  // seed and seats…): a rebuild that swaps the page in again keeps it
+  function fieldKey(el) {
+    const key = el.id ? "#" + el.id
+      : el.name ? (el.form ? el.form.getAttribute("action") : "") + " " + el.name : null;
+    return key && el.type === "radio" ? key + "=" + el.value : key;
+  }
+  function changed(el) {
+    if (el.type === "hidden" || el.type === "submit") return false;
+    if (el.tagName === "SELECT") return [...el.options].some(o => o.selected !== o.defaultSelected);
+    if (el.type === "checkbox" || el.type === "radio") return el.checked !== el.defaultChecked;
+    return el.value !== el.defaultValue;
+  }
+  function keptFields() {
+    const kept = new Map();
+    for (const el of document.querySelectorAll("input, select, textarea")) {
+      const key = fieldKey(el);
+      if (key && changed(el)) kept.set(key, el.type === "checkbox" || el.type === "radio" ? el.checked : el.value);
+    }
+    return kept;
+  }
+  function restoreFields(kept) {
+    for (const el of document.querySelectorAll("input, select, textarea")) {
+      const key = fieldKey(el);
+      if (!key || !kept.has(key)) continue;
+      if (el.type === "checkbox" || el.type === "radio") el.checked = kept.get(key);
+      else el.value = kept.get(key);
+      el.dispatchEvent(new Event("change"));
+    }
+  }
+
   let fetching = null, again = false;
   function refresh() {
     if (fetching) { again = true; return; }
-    const filter = document.getElementById("filter");
-    const kind = document.getElementById("kind-filter");
-    const kept = [filter && filter.value, kind && kind.value];
+    const kept = keptFields();
     fetching = fetch(location.href, { cache: "no-store" })
       .then(r => r.text())
       .then(html => {
         swapFrom(html);
-        const f = document.getElementById("filter"), k = document.getElementById("kind-filter");
-        if (f && kept[0]) f.value = kept[0];
-        if (k && kept[1]) k.value = kept[1];
+        restoreFields(kept);
         applyFilter();
       })
       .catch(() => {})
