@@ -206,12 +206,12 @@ class Table:
         touched = set()
         loc = d.loc
         moved = {}                      # real card -> the imagined card in its place
+        remap = any(fr.code.cards for fr in d.stack)     # only frames with card locals need it
         for back in sorted(groups):
             places, real = groups[back]          # the real cards, in place order
             cards = _permuted(sorted(real), rnd)
-            for was, c in zip(real, cards):
-                if c != was:
-                    moved[was] = c
+            if remap:
+                moved.update((was, c) for was, c in zip(real, cards) if c != was)
             k = 0
             for slot, positions in places:
                 if type(positions) is range:        # the whole zone
