@@ -36,11 +36,15 @@ def binomial_range(n: int, p: float, tail: float = 0.0005) -> tuple[int, int]:
     return lo, hi
 
 
-@pytest.fixture(scope="module")
-def guess_game():
-    built = build_folder(GUESS)
+def built_game(folder) -> Game:
+    built = build_folder(folder)
     assert built.bundle is not None and not built.diags.has_errors
     return Game(built.bundle)
+
+
+@pytest.fixture(scope="module")
+def guess_game():
+    return built_game(GUESS)
 
 
 def found_ace(game, agent, seed) -> bool:
@@ -90,9 +94,7 @@ GUESS_LOCAL = Path(__file__).parent / "fixtures" / "games" / "guess_local"
 
 @pytest.fixture(scope="module")
 def local_game():
-    built = build_folder(GUESS_LOCAL)
-    assert built.bundle is not None and not built.diags.has_errors
-    return Game(built.bundle)
+    return built_game(GUESS_LOCAL)
 
 
 def took_ace(game, agent, seed) -> bool:
