@@ -109,7 +109,7 @@ def bench(names, games_per, players, seconds, profile=False, jobs=1, anchor=None
         cols += [f"{agent} decisions/s", f"{agent} cost x random"]
     for col in cols:
         table.add_column(col, justify="right")
-    script = anchor_script or default_anchor_script()
+    script = (anchor_script or default_anchor_script()) if anchor else None
     anchors = [run_anchor(anchor, script, seconds)] if anchor else []
     bundles = {}
     for folder in game_folders(names or None):
