@@ -178,6 +178,45 @@ def test_sweep_reports_differences_and_stops_when_decisive(tmp_path):
     assert sweep["games"] == 40 and same["decided"] and lower["decided"]   # one batch was enough
 
 
+def test_card_use_counts_each_seat_of_an_agent_with_zeros():
+    from cardc.sim.run import GameRecord
+    from cardc.sim.stats import card_observations, resolvable_cards
+    rec = GameRecord(0, 1, 3, ("random", "greedy", "random"), ending="winner", winners=[0],
+                     resolved={"thief": Counter({2: 3, 1: 1})})
+    obs = card_observations(rec, ["thief", "spy"])
+    assert obs == {"played.thief.random": [0, 3], "played.thief.greedy": [1],
+                   "played.spy.random": [0, 0], "played.spy.greedy": [0]}
+    assert card_observations(GameRecord(0, 1, 2, ("random", "random"), ending="fault"), ["thief"]) == {}
+    assert resolvable_cards(build_folder(MINI).bundle) == ["thief"]     # the one card with an effect
+
+
+def test_sweep_shows_card_use_by_agent_in_a_family_of_its_own(tmp_path, capsys):
+    out, page = tmp_path / "sweep.json", tmp_path / "sweep.html"
+    code = main(["sweep", str(MINI), "--set", "params.win_at=12,20", "--games", "200",
+                 "--players", "2", "--agents", "random,greedy", "--jobs", "1", "--json", str(out),
+                 "--html", str(page),
+                 "--holes", str(tmp_path / "holes")])
+    assert code == 0
+    sweep = json.loads(out.read_text())
+    same, longer = sweep["variants"]
+    assert set(same["cards"]) == set(longer["cards"]) == {"played.thief.random", "played.thief.greedy"}
+    assert not any(d["tested"] or d["significant"] for d in same["cards"].values())  # the same game
+    thief = longer["cards"]["played.thief.random"]
+    # a longer game leaves more turns to rob in: one observation per random seat per game
+    assert thief["n"] == 200 and thief["diff"] > 0 and thief["significant"]
+    assert thief["card"] == "thief" and thief["agent"] == "random" and thief["name"] == "Thief"
+    tested = [d for v in sweep["variants"] for d in v["cards"].values() if d["tested"]]
+    families = sweep["families"]
+    assert families["card_use"] == {"tests": len(tested), "untested": 4 - len(tested),
+                                    "significant": sum(d["significant"] for d in tested)}
+    # the outcome metrics are corrected among themselves only
+    assert families["outcome"]["tests"] == sum(len(v["diffs"]) for v in sweep["variants"])
+    assert not any(n.startswith("played.") for v in sweep["variants"] for n in v["diffs"])
+    printed = capsys.readouterr().out
+    assert "card use" in printed and "(thief) *" in printed
+    assert "Card use, params.win_at=20" in page.read_text()
+
+
 # ---------------------------------------------------------------- holes, records, reports
 
 def test_holes_are_saved_as_replays_that_reproduce_them(tmp_path, game_copy):

@@ -23,7 +23,7 @@ from cardc.cliargs import not_negative, positive
 from cardc.paths import find_project
 from cardc.project import UsageError, build_folder, game_folders, generated_dir, load_bundle
 from cardc.sim import report as rep
-from cardc.sim.stats import mark_significant
+from cardc.sim.stats import CARD_USE, mark_significant
 from cardc.sim.run import (HoleWriter, Plan, Totals, executor, peak_rss_mb, play_many,
                            seconds_per_decision, write_bundle)
 
@@ -154,17 +154,48 @@ def sweep_report(args, progress=None) -> dict:
              "players": list(plan.players), "agents": list(plan.agents),
              "until_decisive": args.until_decisive, "decide_on": patterns,
              "baseline": runner.summary(0, totals), "variants": []}
+    names = {c["id"]: c["name"] for c in bundles[0]["cards"]}
     for k in range(1, len(bundles)):
-        diffs = {name: d.summary() for name, d in sorted(totals.paired[k].diffs.items())}
+        every = {name: d.summary() for name, d in sorted(totals.paired[k].diffs.items())}
+        diffs = {n: d for n, d in every.items() if not n.startswith(CARD_USE)}
+        cards = {n: d for n, d in every.items() if n.startswith(CARD_USE)}
+        for n, d in cards.items():
+            d["card"], _, d["agent"] = n[len(CARD_USE):].partition(".")
+            d["name"] = names.get(d["card"], d["card"])
         sweep["variants"].append({
-            "set": variants[k], "diffs": diffs,
-            "decided": _widths_ok(diffs, patterns, args.until_decisive) if args.until_decisive else None,
+            "set": variants[k], "diffs": diffs, "cards": cards,
+            "decided": _widths_ok(every, patterns, args.until_decisive) if args.until_decisive else None,
             "report": runner.summary(k, totals)})
-    # one family of tests: every metric of every variant
-    mark_significant([d for v in sweep["variants"] for d in v["diffs"].values()])
     sweep["correction"] = "holm"
+    sweep["families"] = mark_families(sweep["variants"])
     sweep["run"] = sweep["baseline"]["run"]
     return sweep
+
+
+def mark_families(variants: list) -> dict:
+    """Mark significance in two families, each Holm-corrected on its own:
+    the outcome metrics (`diffs`: length, win rates, scores) of every
+    variant, and the card-use metrics (`cards`: `played.<card>.<agent>`) of
+    every variant.  Forty cards times two agents would otherwise swamp a
+    dozen outcome metrics: a change in who wins would need a p-value ten
+    times smaller to be seen.  A card row whose every paired difference is
+    0 (the card was resolved alike in both games of every pair, mostly
+    never) cannot be significant and is left out of its family
+    (`tested: false`), so dead cards do not weaken the test of live ones."""
+    outcome = [d for v in variants for d in v["diffs"].values()]
+    mark_significant(outcome)
+    cards = [d for v in variants for d in v["cards"].values()]
+    tested = []
+    for d in cards:
+        d["tested"] = d["n"] > 1 and not (d["diff"] == 0 and d["width"] == 0)
+        if d["tested"]:
+            tested.append(d)
+        else:
+            d["significant_alone"] = d["significant"] = False
+    mark_significant(tested)
+    return {"outcome": {"tests": len(outcome), "significant": sum(d["significant"] for d in outcome)},
+            "card_use": {"tests": len(tested), "untested": len(cards) - len(tested),
+                         "significant": sum(d["significant"] for d in tested)}}
 
 
 def _decided(totals: Totals, patterns, width) -> bool:

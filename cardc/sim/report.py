@@ -363,8 +363,8 @@ def print_sweep(sweep: dict, console=None) -> None:
     console = console or Console()
     console.print(f"[bold]{sweep['name']}[/bold] sweep: {sweep['games']:,} paired games per variant "
                   f"(seed {sweep['seed']}); differences are variant − baseline with 95% intervals "
-                  "(paired t); * = significant at 5% after Holm's correction over every metric "
-                  "of every variant")
+                  "(paired t); * = significant at 5% after Holm's correction over every outcome "
+                  "metric of every variant (card use: a family of its own)")
     for v in sweep["variants"]:
         t = Table(title=", ".join(f"{k}={x}" for k, x in v["set"].items()))
         for col in ("metric", "baseline", "variant", "difference", "95% interval"):
@@ -375,6 +375,43 @@ def print_sweep(sweep: dict, console=None) -> None:
                       f"{d['diff']:+.4g}", f"[{d['lo']:+.4g}, {d['hi']:+.4g}]",
                       style="bold" if star else None)
         console.print(t)
+        if v.get("cards"):
+            _print_card_use(console, v)
+
+
+def card_rows(variant: dict, closest: int = 5) -> tuple[list, list]:
+    """The card-use rows worth showing: the significant ones (by adjusted
+    p), and, while fewer than `closest` are, the tested rows nearest to
+    significance, so a report never lists every card of the game."""
+    tested = sorted((d for d in variant.get("cards", {}).values() if d.get("tested")),
+                    key=lambda d: (d["p_adjusted"], d["p"], d["card"], d["agent"]))
+    marked = [d for d in tested if d["significant"]]
+    return marked, [d for d in tested if not d["significant"]][:max(0, closest - len(marked))]
+
+
+def _card_summary(variant: dict) -> str:
+    rows = list(variant.get("cards", {}).values())
+    tested = [d for d in rows if d.get("tested")]
+    marked = sum(d["significant"] for d in tested)
+    return (f"{len(tested)} card rows tested (Holm over them), {marked} significant; "
+            f"{len(rows) - len(tested)} rows never differed between the paired games")
+
+
+def _print_card_use(console, variant: dict) -> None:
+    from rich.table import Table
+    marked, near = card_rows(variant)
+    t = Table(title="card use: times a seat of the agent resolved the card per game",
+              caption=_card_summary(variant) + ("; below the line: the closest, not significant"
+                                                if near else ""))
+    for col in ("card", "agent", "baseline", "variant", "difference", "95% interval", "p (Holm)"):
+        t.add_column(col, justify="left" if col in ("card", "agent") else "right")
+    for i, d in enumerate(marked + near):
+        star = d["significant"]
+        t.add_row(f"{d['name']} ({d['card']})" + (" *" if star else ""), d["agent"],
+                  f"{d['base']:.3f}", f"{d['variant']:.3f}", f"{d['diff']:+.3f}",
+                  f"[{d['lo']:+.3f}, {d['hi']:+.3f}]", f"{d['p_adjusted']:.3g}",
+                  style="bold" if star else None, end_section=i == len(marked) - 1 and bool(near))
+    console.print(t)
 
 
 # ---------------------------------------------------------------- HTML
@@ -498,6 +535,28 @@ def render_sweep_html(sweep: dict) -> str:
                   v["diffs"][name]["lo"], v["diffs"][name]["hi"])
                  for v in sweep["variants"] if name in v["diffs"]]
         parts.append(f"<h2>{e(name)}</h2>" + svg_bars(items))
+    for v in sweep["variants"]:
+        if not v.get("cards"):
+            continue
+        label = ", ".join(f"{k}={x}" for k, x in v["set"].items())
+        marked, near = card_rows(v)
+        parts.append(f"<h2>Card use, {e(label)}</h2><p class=note>Times a seat of the agent "
+                     "resolved the card per game, variant − baseline; a family of its own for "
+                     f"Holm's correction. {e(_card_summary(v))}.</p>")
+        if marked:
+            parts.append(svg_bars([(f"{d['name']} · {d['agent']}", d["diff"], d["lo"], d["hi"])
+                                   for d in marked]))
+        rows = "".join(
+            f"<tr{' class=bad' if d['significant'] else ''}><td>{e(d['name'])} "
+            f"<span class=note>{e(d['card'])}</span>{' *' if d['significant'] else ''}</td>"
+            f"<td>{e(d['agent'])}</td><td>{d['base']:.3f}</td><td>{d['variant']:.3f}</td>"
+            f"<td>{d['diff']:+.3f}</td><td>[{d['lo']:+.3f}, {d['hi']:+.3f}]</td>"
+            f"<td>{d['p_adjusted']:.3g}</td></tr>" for d in marked + near)
+        if rows:
+            parts.append("<table><tr><th>card</th><th>agent</th><th>baseline</th><th>variant</th>"
+                         "<th>difference</th><th>95% interval</th><th>p (Holm)</th></tr>"
+                         f"{rows}</table>" + ("<p class=note>Rows without * are the closest to "
+                                              "significance, not significant.</p>" if near else ""))
     return "\n".join(parts) + "\n"
 
 

@@ -29,7 +29,8 @@ from pathlib import Path
 from cardc.agents import make_agent
 from cardc.agents.view import SeatView
 from cardc.engine import Game
-from cardc.sim.stats import HOLE_ENDINGS, Aggregate, Paired, observations
+from cardc.sim.stats import (HOLE_ENDINGS, Aggregate, Paired, card_observations, observations,
+                             resolvable_cards)
 
 #: seconds a person needs for one real decision when the game's `timing` does not say
 DEFAULT_SECONDS_PER_ACTION = 5.0
@@ -274,6 +275,8 @@ def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = Fa
     """Play games [start, stop) under every variant (bundles[0] is the baseline)."""
     games = [_game(b) for b in bundles]
     out = ChunkResult(start, stop, [Aggregate() for _ in games], [Paired() for _ in games])
+    # a sweep also pairs card use by agent (the baseline's resolvable cards)
+    cards = resolvable_cards(bundles[0]) if len(bundles) > 1 else ()
     for index in range(start, stop):
         base = None
         for k, game in enumerate(games):
@@ -281,6 +284,8 @@ def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = Fa
             add_think(out.think, rec.think)
             obs = observations(rec)
             out.aggregates[k].add(rec, obs)
+            if cards:
+                obs = {**obs, **card_observations(rec, cards)}
             if k == 0:
                 base = obs
             else:

@@ -295,6 +295,37 @@ def observations(rec) -> dict[str, list]:
     return obs
 
 
+#: the prefix of the card-use metrics of a sweep (see `card_observations`)
+CARD_USE = "played."
+
+
+def card_observations(rec, cards) -> dict[str, list]:
+    """How often each agent's seats resolved each card in one game:
+    `played.<card id>.<agent>` gets one observation per seat that agent held
+    (like `win.<agent>`), 0 when the seat never resolved it, so that every
+    game counts and the mean is "times per seat per game".  `cards` are the
+    card ids that can be resolved (those with an effect), the same list for
+    every variant, so a baseline game and its variant pair metric by metric.
+
+    A strong player adapts its play to a rule change where random play
+    cannot: these are what `sweep` shows beside the outcome metrics, tested
+    as a family of their own (see `cardc.sim.cli.sweep_report`)."""
+    if rec.ending == "fault":
+        return {}
+    obs = {}
+    for cid in cards:
+        by_seat = rec.resolved.get(cid) or {}
+        for seat, agent in enumerate(rec.agents):
+            obs.setdefault(f"{CARD_USE}{cid}.{agent}", []).append(by_seat.get(seat, 0))
+    return obs
+
+
+def resolvable_cards(bundle: dict) -> list[str]:
+    """The ids of the cards a game can resolve (those with an effect), in
+    the bundle's order."""
+    return [c["id"] for c in bundle["cards"] if c.get("effect")]
+
+
 @dataclass
 class Paired:
     """Paired differences of every metric between a variant and the baseline."""
