@@ -213,7 +213,7 @@ def test_sweep_shows_card_use_by_agent_in_a_family_of_its_own(tmp_path, capsys):
     assert families["outcome"]["tests"] == sum(len(v["diffs"]) for v in sweep["variants"])
     assert not any(n.startswith("played.") for v in sweep["variants"] for n in v["diffs"])
     printed = capsys.readouterr().out
-    assert "card use" in printed and "(thief) *" in printed
+    assert "card use" in printed and "Thief *" in printed
     assert "Card use, params.win_at=20" in page.read_text()
 
 

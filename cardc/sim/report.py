@@ -400,18 +400,29 @@ def _card_summary(variant: dict) -> str:
 def _print_card_use(console, variant: dict) -> None:
     from rich.table import Table
     marked, near = card_rows(variant)
-    t = Table(title="card use: times a seat of the agent resolved the card per game",
+    t = Table(title="card use: times a seat of the agent resolved the card per game "
+                    "(JSON: cards.played.<card id>.<agent>)",
               caption=_card_summary(variant) + ("; below the line: the closest, not significant"
                                                 if near else ""))
-    for col in ("card", "agent", "baseline", "variant", "difference", "95% interval", "p (Holm)"):
+    for col in ("card", "agent", "baseline", "variant", "difference", "change", "95% interval",
+                "p (Holm)"):
         t.add_column(col, justify="left" if col in ("card", "agent") else "right")
     for i, d in enumerate(marked + near):
         star = d["significant"]
-        t.add_row(f"{d['name']} ({d['card']})" + (" *" if star else ""), d["agent"],
-                  f"{d['base']:.3f}", f"{d['variant']:.3f}", f"{d['diff']:+.3f}",
-                  f"[{d['lo']:+.3f}, {d['hi']:+.3f}]", f"{d['p_adjusted']:.3g}",
+        t.add_row(d["name"] + (" *" if star else ""), d["agent"],
+                  f"{d['base']:.3f}", f"{d['variant']:.3f}", f"{d['diff']:+.3f}", _relative(d),
+                  f"[{d['lo']:+.3f}, {d['hi']:+.3f}]", f"{d['p_adjusted']:.2g}",
                   style="bold" if star else None, end_section=i == len(marked) - 1 and bool(near))
     console.print(t)
+
+
+def _relative(d: dict) -> str:
+    """The difference as a share of the baseline (a longer game plays every
+    card a little more: a uniform small change is the length, not a choice)."""
+    if not d["base"]:
+        return "new"
+    share = 100 * d["diff"] / d["base"]
+    return f"{share:+.1f}%" if abs(share) < 10 else f"{share:+.0f}%"
 
 
 # ---------------------------------------------------------------- HTML
@@ -550,11 +561,11 @@ def render_sweep_html(sweep: dict) -> str:
             f"<tr{' class=bad' if d['significant'] else ''}><td>{e(d['name'])} "
             f"<span class=note>{e(d['card'])}</span>{' *' if d['significant'] else ''}</td>"
             f"<td>{e(d['agent'])}</td><td>{d['base']:.3f}</td><td>{d['variant']:.3f}</td>"
-            f"<td>{d['diff']:+.3f}</td><td>[{d['lo']:+.3f}, {d['hi']:+.3f}]</td>"
-            f"<td>{d['p_adjusted']:.3g}</td></tr>" for d in marked + near)
+            f"<td>{d['diff']:+.3f}</td><td>{_relative(d)}</td><td>[{d['lo']:+.3f}, {d['hi']:+.3f}]</td>"
+            f"<td>{d['p_adjusted']:.2g}</td></tr>" for d in marked + near)
         if rows:
             parts.append("<table><tr><th>card</th><th>agent</th><th>baseline</th><th>variant</th>"
-                         "<th>difference</th><th>95% interval</th><th>p (Holm)</th></tr>"
+                         "<th>difference</th><th>change</th><th>95% interval</th><th>p (Holm)</th></tr>"
                          f"{rows}</table>" + ("<p class=note>Rows without * are the closest to "
                                               "significance, not significant.</p>" if near else ""))
     return "\n".join(parts) + "\n"
