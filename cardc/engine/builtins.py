@@ -55,10 +55,14 @@ def _zone_of(st, env, c):
 
 
 def _owner_of(st, env, c):
+    # Game.slot_owner written out: it is on the hot path of many modifiers
     if c is None:
         return None
-    slot = st.zone_of(c)
-    return st.game.slot_owner(st, slot)
+    slot = st.loc[c]
+    if slot < 0:
+        slot = st.zone_of(c)
+    shared = st.game.n_shared
+    return None if slot < shared else (slot - shared) % st.n
 
 
 def _host(st, env, c):

@@ -372,7 +372,7 @@ class Game:
         values = [args.get(a) for a in self.modifier_args.get(name, ())]
         turn_player = st.turn_player
         for c, f, owner in mods:
-            value = f(st, value, c, owner if owner is not None else turn_player, *values)
+            value = f(st, value, c, owner if owner is not None else turn_player, owner, *values)
         return value
 
     def apply_modifiers(self, st, name, base, args):
