@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cardc.engine.errors import BadBundle
+from cardc.engine.pygen import Memo
 from cardc.engine.total import harmless, risky_parts
 
 WHILE_LIMIT = 10_000
@@ -140,7 +141,13 @@ class BlockGen:
                 emit(f"            # {code.file}:{line}:{col} {o[0]}", i)
                 if o[0] in MUTATING:
                     emit("            st.version += 1", i)
-                body, ends = self.op(o, i)
+                # each op has its own Memo: within it nothing changes the
+                # state until its values are computed, so a value needed twice
+                # is computed once, and which modifiers are in force is read once
+                memo = Memo()
+                with self.px.memo_of(memo):
+                    body, ends = self.op(o, i)
+                body = memo.finish([Memo.reset(0)] + body)
                 for text in body:
                     emit("            " + text, i)
                 if ends:
@@ -428,7 +435,8 @@ class BlockGen:
         lines = [f"_vs = list({self.x(items)})"]
         if cond is not None:
             local = self.px.local()
-            test = self.px.expr(cond, {var: local})
+            with self.px.comprehension(local):
+                test = self.px.expr(cond, {var: local})
             lines.append(f"_vs = [{local} for {local} in _vs if {test}]")
         return lines
 
