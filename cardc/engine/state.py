@@ -39,7 +39,7 @@ class State(Interpreter, Asking, Table):
     def initial(cls, game, n, seed=0, log=False, run=True):
         st = cls(game, n)
         st.zones = [[] for _ in range(game.slot_count(n))]
-        st.zshared = None                     # every zone list is this state's own
+        st.zowned = None                      # None: every zone list is this state's own
         st.loc = [OUT] * len(game.instances)
         for iid, inst in enumerate(game.instances):
             card = game.cards[game.card_def[iid]]
@@ -77,8 +77,7 @@ class State(Interpreter, Asking, Table):
         st = State(self.game, self.n)
         # zone lists, like card counters, are shared until written (own_zone)
         st.zones = self.zones[:]
-        st.zshared = set(range(len(st.zones)))
-        self.zshared = set(st.zshared)
+        st.zowned, self.zowned = set(), set()
         st.loc = self.loc[:]
         st.host = dict(self.host)
         st.under = {k: v[:] for k, v in self.under.items()}
@@ -241,7 +240,7 @@ class State(Interpreter, Asking, Table):
                                      "(its bundle hash differs): the rules may have changed")
             st = cls(game, int(data["players"]))
             st.zones = [list(map(int, z)) for z in data["zones"]]
-            st.zshared = None
+            st.zowned = None
             if len(st.zones) != game.slot_count(st.n):
                 raise CorruptState("the saved zones do not match the game's zones")
             st.loc = list(data["loc"])

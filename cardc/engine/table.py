@@ -56,10 +56,10 @@ class Table:
     def own_zone(self, slot):
         """The list of the zone at `slot`, this state's own to change in place:
         after a clone, parent and clone share zone lists until one of them
-        writes (`zshared`: the slots still shared, None when none is)."""
-        shared = self.zshared
-        if shared is not None and slot in shared:
-            shared.discard(slot)
+        writes (`zowned`: the slots copied since, None when all are its own)."""
+        owned = self.zowned
+        if owned is not None and slot not in owned:
+            owned.add(slot)
             self.zones[slot] = self.zones[slot][:]
         return self.zones[slot]
 
@@ -75,16 +75,16 @@ class Table:
         # take it from where it is (as `_take`, written in: the hottest path)
         pv = self.pv
         here = self.loc[c]
-        shared = self.zshared
+        owned = self.zowned
         if here >= 0:
-            (self.zones[here] if shared is None else self.own_zone(here)).remove(c)
+            (self.zones[here] if owned is None else self.own_zone(here)).remove(c)
             part = self.slot_parts[here]
             pv[part] = pv.get(part, 0) + 1
             if self.slot_active[here]:
                 pv["active"] = pv.get("active", 0) + 1
         else:
             self._take(c)
-        dest = self.zones[slot] if shared is None else self.own_zone(slot)
+        dest = self.zones[slot] if owned is None else self.own_zone(slot)
         part = self.slot_parts[slot]
         pv[part] = pv.get(part, 0) + 1
         if self.slot_active[slot]:
@@ -216,7 +216,7 @@ class Table:
             for slot, positions in places:
                 if type(positions) is range:        # the whole zone
                     chunk = d.zones[slot] = cards[k:k + len(positions)]
-                    d.zshared.discard(slot)
+                    d.zowned.add(slot)
                     for c in chunk:
                         loc[c] = slot
                 else:
