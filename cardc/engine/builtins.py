@@ -187,6 +187,20 @@ def cards_in(hit, cell):
     return found
 
 
+def cards_in_distinct(hit, cells):
+    """`cards_in` for a list of cells known to hold no repeats (a cell's
+    neighbours): nothing to remove first."""
+    index = hit[1]
+    found = []
+    for x in cells:
+        here = index.get(x)
+        if here:
+            found += here
+    if len(found) > 1:
+        found.sort(key=hit[2].__getitem__)
+    return found
+
+
 def cards_at_slot(st, slot, cell):
     """`cards_at` on a whole zone, from its index."""
     return cards_in(zone_index(st, slot), cell)

@@ -23,7 +23,7 @@ import re
 from contextlib import contextmanager
 import linecache
 
-from cardc.engine.builtins import IMPL, cards_in, zone_index
+from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, zone_index
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.total import harmless, risky_parts
 
@@ -553,7 +553,12 @@ class PyGen:
             # the index is found once per expression (hoisted out of loops
             # over cells when the zone does not change with the element)
             index = self._zone_index(args[0], scope)
-            return f"{self.bind(cards_in, '_b')}({index}, {self.expr(args[1], scope)})"
+            where = args[1]
+            if isinstance(where, list) and where[:2] == ["call", "neighbors"] and \
+                    len(where[2]) == 1 and self._neighbors_distinct():
+                # a cell's neighbours repeat no cell
+                return f"{self.bind(cards_in_distinct, '_b')}({index}, {self.expr(where, scope)})"
+            return f"{self.bind(cards_in, '_b')}({index}, {self.expr(where, scope)})"
         if name in ("max", "min"):
             parts = [self.expr(a, scope) for a in args]
             lit = [a[0] == "lit" and type(a[1]) is int for a in args]
@@ -599,6 +604,11 @@ class PyGen:
         env = "env" if name in ("playable",) else "None"
         parts = [self.expr(a, scope) for a in args]
         return f"{impl}(st, {env}{''.join(', ' + p for p in parts)})"
+
+    def _neighbors_distinct(self):
+        """No cell's neighbour list repeats a cell (true of any grid whose
+        column names differ)."""
+        return all(len(set(v)) == len(v) for v in self.game.grid_neighbors.values())
 
     def _zone_index(self, cards, scope):
         """The cell index of a whole zone (`["cards", zone]`), found once per
