@@ -110,6 +110,16 @@ def test_corrupt_or_foreign_saves_are_refused(mini_game):
     twice["zones"][0].append(twice["zones"][0][0])
     with pytest.raises(CorruptState):
         State.from_json(mini_game, twice)
+    # every counter the game declares is in a save (generated code reads
+    # the counter lists up front), and no other
+    missing = json.loads(json.dumps(data))
+    missing["pc"].pop(sorted(missing["pc"])[0])
+    with pytest.raises(CorruptState, match="saved player counters do not match"):
+        State.from_json(mini_game, missing)
+    extra = json.loads(json.dumps(data))
+    extra["g"]["nope"] = 1
+    with pytest.raises(CorruptState, match="saved game counters do not match"):
+        State.from_json(mini_game, extra)
     from cardc.engine import BundleMismatch
     with pytest.raises(BundleMismatch):
         State.from_json(mini_game, {**data, "bundle": "0" * 64})

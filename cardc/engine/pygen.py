@@ -504,18 +504,27 @@ class PyGen:
             return f"_read({table}, {index})"
         return f"{table}[{index}]"
 
+    def _counters(self, kind, name):
+        """The list of a player or card counter.  Read once per function
+        (or op): the list object stays the same while nothing is written,
+        and every counter the game declares exists in every state."""
+        table = f"st.{'pc' if kind == 'player' else 'cc'}[{name!r}]"
+        if self.memo is not None and name in self.game.counters.get(kind, {}):
+            return self.memo.first(table)
+        return table
+
     def e_pctr(self, ir, scope):
-        return self._read(f"st.pc[{str(ir[1])!r}]", self.expr(ir[2], scope))
+        return self._read(self._counters("player", str(ir[1])), self.expr(ir[2], scope))
 
     def e_pattr(self, ir, scope):
         p = self.expr(ir[2], scope)
         return p if ir[1] == "seat" else f"st.player_name({p})"
 
     def e_cctr(self, ir, scope):
-        return self._read(f"st.cc[{str(ir[1])!r}]", self.expr(ir[2], scope))
+        return self._read(self._counters("card", str(ir[1])), self.expr(ir[2], scope))
 
     def e_cpp(self, ir, scope):
-        return (f"st.cc[{str(ir[1])!r}][({self.expr(ir[2], scope)}) * st.n + "
+        return (f"{self._counters('card', str(ir[1]))}[({self.expr(ir[2], scope)}) * st.n + "
                 f"({self.expr(ir[3], scope)})]")
 
     def e_field(self, ir, scope):

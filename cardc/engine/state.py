@@ -250,6 +250,9 @@ class State(Interpreter, Asking, Table):
             st.under = {int(k): v for k, v in data["under"].items()}
             st.revealed = {int(k): v for k, v in data["revealed"].items()}
             st.g, st.pc, st.cc = data["g"], data["pc"], data["cc"]
+            for kind, saved in (("game", st.g), ("player", st.pc), ("card", st.cc)):
+                if set(saved) != set(game.counters[kind]):
+                    raise CorruptState(f"the saved {kind} counters do not match the game's")
             st.cc_own = set(st.cc)
             st.rng, st.seed = int(data["rng"]), data["seed"]
             st.stack = []
