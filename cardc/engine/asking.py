@@ -89,18 +89,20 @@ class Asking:
         if self.lookahead:
             self.stop_here(who, "menu", prompt)
             return
-        label_fns, values, unavailable = [], [], []
+        values, unavailable = [], []
         env = self.stack[-1].env
-        items(self, env, label_fns, values, unavailable)      # see PyGen.compile_menu
+        items(self, env, values, unavailable)      # see PyGen.compile_menu
         if not values:
             raise EngineFault("a menu has no option open" + (f" (“{prompt}”)" if prompt else ""))
+        label_of = items.labels             # an option's label, by the pc of its body
+
         def make_labels(st):
             env = st.stack[-1].env
-            return [f(st, {**env, **b}) for f, b in label_fns]
+            return [label_of[pc](st, {**env, **b}) for pc, b in values]
 
         def make_one(st, i):
-            f, b = label_fns[i]
-            return f(st, {**st.stack[-1].env, **b})
+            pc, b = values[i]
+            return label_of[pc](st, {**st.stack[-1].env, **b})
 
         def make_unavailable(st):
             env = st.stack[-1].env
@@ -111,7 +113,8 @@ class Asking:
         if items.eager_text:
             # the parts of labels and reasons that could fail are evaluated
             # now, read or not, so a bot fails where a person would (total.py)
-            for f, b in label_fns:
+            for pc, b in values:
+                f = label_of[pc]
                 if f.risk is not None:
                     f.risk(self, {**env, **b})
             for f, r, b in unavailable:

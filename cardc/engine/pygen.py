@@ -261,33 +261,38 @@ class PyGen:
         return self.names[key][0]
 
     def compile_menu(self, items):
-        """One function f(st, env, labels, values, unavailable) that finds the
+        """One function f(st, env, values, unavailable) that finds the
         options a menu offers now: the conditions are written inline, and
-        each open option records its label (a function, called only if
-        someone reads it), its body's pc and the loop variables it was found with."""
+        each open option records its body's pc and the loop variables it was
+        found with.  Its label is the function `f.labels[pc]`, called only if
+        someone reads it (each option has a pc of its own)."""
         lines: list = ["    " + Memo.reset(0)]
         memo = Memo(env_reads=True)
+        labels = {}
         with self.memo_of(memo):
-            self._menu_lines(items, {}, lines, 1)
+            self._menu_lines(items, {}, lines, 1, labels=labels)
         name = self.fresh("_menu")
-        body = memo.finish([f"def {name}(st, env, labels, values, unavailable):"] + lines
+        body = memo.finish([f"def {name}(st, env, values, unavailable):"] + lines
                            + ["    return None"])
         fn = self.exec_source(name, "\n".join(body) + "\n")
+        fn.labels = labels
         # labels and reasons that could fail are built at once, even for a bot
         # (see total.py), so that simulation fails exactly where play does
         fn.eager_text = not all(harmless(x, self.game, text=True, safe=safe)
                                 for x, safe in _menu_texts(items))
         return fn
 
-    def _menu_lines(self, items, scope, out, depth, safe=frozenset()):
+    def _menu_lines(self, items, scope, out, depth, safe=frozenset(), labels=None):
         pad = "    " * depth
         bindings = "{" + ", ".join(f"{k!r}: {v}" for k, v in scope.items()) + "}"
         for item in items:
             if item[0] == "opt":
                 _, label, cond, reason, pc = item
-                lab = self.bind(self.build_text(label, safe), "_lab")
-                add = [f"{pad}    _b = {bindings}", f"{pad}    labels.append(({lab}, _b))",
-                       f"{pad}    values.append([{int(pc)}, _b])"]
+                if int(pc) in labels:
+                    raise BadBundle(f"two options of a menu start at op {int(pc)}: each has a body of its own")
+                labels[int(pc)] = text = self.build_text(label, safe)
+                lab = self.bind(text, "_lab")
+                add = [f"{pad}    values.append([{int(pc)}, {bindings}])"]
                 if cond is None:
                     out += [f"{pad}if True:"] + add
                     continue
@@ -305,7 +310,7 @@ class PyGen:
                 before = len(out)
                 over_cards = isinstance(lst, list) and lst[:1] == ["cards"]
                 self._menu_lines(sub, {**scope, var: local}, out, depth + 1,
-                                 safe | {var} if over_cards else safe - {var})
+                                 safe | {var} if over_cards else safe - {var}, labels)
                 self.memo.leave()
                 if len(out) == before:
                     out.append(f"{pad}    pass")
@@ -313,7 +318,7 @@ class PyGen:
                 _, cond, sub = item
                 out.append(f"{pad}if {self.expr(cond, scope)}:")
                 before = len(out)
-                self._menu_lines(sub, scope, out, depth + 1, safe)
+                self._menu_lines(sub, scope, out, depth + 1, safe, labels)
                 if len(out) == before:
                     out.append(f"{pad}    pass")
             else:
