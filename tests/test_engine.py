@@ -278,3 +278,23 @@ def test_observations_show_the_counters_on_the_cards_a_seat_sees():
     assert "tokens P" in SeatView(st, 0).text()
     hidden = [c for z in obs["zones"].values() for c in z["cards"] if c is None]
     assert hidden          # cards out of sight show nothing, counters included
+
+
+def test_a_prompt_made_of_expressions_is_built_when_read_while_pending(game_copy):
+    """A bot never reads prompts, so text that cannot fail is made only when
+    someone asks, from the state as it is at the decision."""
+    folder = game_copy(edits={"game.yaml": [('prompt "Play a card"', 'prompt "{me} plays a card"')]})
+    game = Game(build_folder(folder).bundle)
+    st = game.new_state(2, seed=1)
+    while st.pending.kind != "menu":
+        st.apply(0)
+    who = st.player_name(st.pending.player)
+    twin, later = st.clone(), st.clone()
+    assert twin.pending.prompt == st.pending.prompt == f"{who} plays a card"
+    d = twin.pending
+    twin.apply(0)
+    assert d.prompt == f"{who} plays a card"          # read once, kept
+    d = later.pending
+    later.apply(0)
+    with pytest.raises(RuntimeError, match="while it is pending"):
+        d.prompt

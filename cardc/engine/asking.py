@@ -15,16 +15,30 @@ class Decision:
     `unavailable` lists menu options not offered now, each with its reason,
     so a human can see why a card cannot be played.  Labels are text built
     from expressions; they are only computed when someone reads them (a random
-    bot never does), by `make_labels(state)` on the state that owns the decision."""
-    __slots__ = ("kind", "player", "prompt", "_labels", "values", "var", "_unavailable",
+    bot never does), by `make_labels(state)` on the state that owns the decision.
+    So is the prompt, when it is text built from an expression that cannot
+    fail: then it is a function f(state, locals), called when first read.
+    Both are read while the decision is still pending (they describe the
+    state as it is now)."""
+    __slots__ = ("kind", "player", "_prompt", "_labels", "values", "var", "_unavailable",
                  "_make", "_owner", "_one")
 
     def __init__(self, kind, player, prompt, labels, values, var, unavailable=(),
                  make_labels=None, owner=None, make_one=None):
-        self.kind, self.player, self.prompt = kind, player, prompt
+        self.kind, self.player, self._prompt = kind, player, prompt
         self._labels, self.values, self.var = labels, values, var
         self._unavailable = unavailable          # a list, or a function of the state
         self._make, self._owner, self._one = make_labels, owner, make_one
+
+    @property
+    def prompt(self):
+        p = self._prompt
+        if callable(p):
+            st = self._owner
+            if st.pending is not self:
+                raise RuntimeError("a decision's prompt is read while it is pending, not after")
+            p = self._prompt = p(st, st.stack[-1].env)
+        return p
 
     @property
     def labels(self):
@@ -47,9 +61,10 @@ class Decision:
 
     def copy_for(self, st):
         """The same decision, owned by a clone of its state."""
-        if self._labels is not None and not callable(self._unavailable):
+        if self._labels is not None and not callable(self._unavailable) and \
+                not callable(self._prompt):
             return self
-        return Decision(self.kind, self.player, self.prompt, self._labels, self.values, self.var,
+        return Decision(self.kind, self.player, self._prompt, self._labels, self.values, self.var,
                         self._unavailable, self._make, st, self._one)
 
     def to_json(self):
@@ -78,12 +93,12 @@ class Asking:
                                 make_one)
 
     def ask_yes_no(self, who, var, prompt):
-        self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var)
+        self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var, owner=self)
 
     def stop_here(self, who, kind, prompt=None):
         """A throwaway clone that a bot only wants to score (`lookahead`)
         stops at its next question without working out the options."""
-        self.pending = Decision(kind, who, prompt, [], [], None)
+        self.pending = Decision(kind, who, prompt, [], [], None, owner=self)
 
     def ask_menu(self, who, prompt, items):
         if self.lookahead:
@@ -93,6 +108,8 @@ class Asking:
         env = self.stack[-1].env
         items(self, env, values, unavailable)      # see PyGen.compile_menu
         if not values:
+            if callable(prompt):
+                prompt = prompt(self, env)
             raise EngineFault("a menu has no option open" + (f" (“{prompt}”)" if prompt else ""))
         label_of = items.labels             # an option's label, by the pc of its body
 

@@ -142,9 +142,10 @@ class BlockGen:
                 if o[0] in MUTATING:
                     emit("            st.version += 1", i)
                 # each op has its own Memo: within it nothing changes the
-                # state until its values are computed, so a value needed twice
-                # is computed once, and which modifiers are in force is read once
-                memo = Memo()
+                # state or the frame's locals until its values are computed,
+                # so a value needed twice is computed once, and a local, a
+                # counter's list or the modifiers in force are read once
+                memo = Memo(env_reads=True)
                 with self.px.memo_of(memo):
                     body, ends = self.op(o, i)
                 body = memo.finish([Memo.reset(0)] + body)
@@ -440,9 +441,20 @@ class BlockGen:
             lines.append(f"_vs = [{local} for {local} in _vs if {test}]")
         return lines
 
+    def _prompt(self, ir):
+        """(what the op passes as the prompt, its text where needed now): text
+        that cannot fail is made only if someone reads it (see Decision)."""
+        if not ir:
+            return "None", None
+        if ir[0] == "lit" or not harmless(ir, self.game):
+            text = self.x(ir)
+            return text, text
+        f = self.fn(ir)
+        return f, f"{f}(st, env)"
+
     def _choose(self, o, i):
         var, items, itvar, cond, by, optional, prompt, typ = o[1:9]
-        p = self.x(prompt) if prompt else None
+        passed, p = self._prompt(prompt)
         # a clone a bot only scores stops here without listing the choices
         lines = ["if st.lookahead:", f"    fr.pc = {i}", f"    st.stop_here({self.x(by)}, 'choose')",
                  "    return"]
@@ -453,7 +465,7 @@ class BlockGen:
                 why += f" + ' for “' + {p} + '”'"
             lines.append(f"if not _vs: raise EngineFault({why})")
         lines += [f"_who = {self.x(by)}", f"fr.pc = {i}",
-                  f"st.ask_choice(_who, {var!r}, _vs, {typ!r}, {bool(optional)!r}, {p or 'None'})",
+                  f"st.ask_choice(_who, {var!r}, _vs, {typ!r}, {bool(optional)!r}, {passed})",
                   "return"]
         return lines, True
 
@@ -464,12 +476,12 @@ class BlockGen:
 
     def _ask(self, o, i):
         return [f"fr.pc = {i}",
-                f"st.ask_yes_no({self.x(o[2])}, {o[1]!r}, {self.x(o[3])})",
+                f"st.ask_yes_no({self.x(o[2])}, {o[1]!r}, {self._prompt(o[3])[0]})",
                 "return"], True
 
     def _menu(self, o, i):
         items = self.px.bind(self.px.compile_menu(o[3]), "_M")
-        prompt = self.x(o[2]) if o[2] else "None"
+        prompt = self._prompt(o[2])[0]
         return [f"fr.pc = {i}", f"st.ask_menu({self.x(o[1])}, {prompt}, {items})", "return"], True
 
     def _window(self, o, i):
