@@ -257,6 +257,9 @@ class Game:
             self.hooks_of.append({event: f"card:{cid}:hook:{event}" for event in (c.get("hooks") or {})})
             self.modifiers_of.append({m: px.compile_modifier(ir, self.modifier_args.get(m, []))
                                       for m, ir in (c.get("modifiers") or {}).items()})
+        # per card instance, for `playable` and `has_effect` written in place
+        self.card_requires = [self.requires[d] for d in self.card_def]
+        self.card_has_effect = [f"card:{cid}:effect" in self.codes for cid in self.card_field["id"]]
         self.game_hooks = {k[5:]: k for k in self.codes if k.startswith("hook:")}
         self.has_hooks = {e for e in self.events
                           if e in self.game_hooks or any(e in h for h in self.hooks_of)}

@@ -612,6 +612,12 @@ class PyGen:
         if name == "owner_of" and self._in_modifier and args == [["var", "this"]] and \
                 scope.get("this") == "_this":
             return "_owner"         # the modifier's own card: its zone's owner was passed in
+        if name == "playable" and len(args) == 1 and trivial(args[0]):
+            # most cards have no requirement: known from one list, no call
+            c = self.expr(args[0], scope)
+            return f"(_game.card_requires[{c}] is None or {self.bind(IMPL[name], '_b')}(st, env, {c}))"
+        if name == "has_effect" and len(args) == 1:
+            return f"_game.card_has_effect[{self.expr(args[0], scope)}]"
         if name == "neighbors" and len(args) == 1:
             return f"{self.bind(self.game.grid_neighbors, '_G')}[{self.expr(args[0], scope)}]"
         impl = self.bind(IMPL[name], "_b")
