@@ -73,6 +73,8 @@ class Table:
             key = self.game.card_field["id"][c] + ">" + self.game.slot_decl(self, slot)["id"]
             self.track["enter"][key] = self.track["enter"].get(key, 0) + 1
         # take it from where it is (as `_take`, written in: the hottest path)
+        # ("active" versions the scan of the cards in force, `_scan_modifiers`:
+        # a card with no modifier and no hook coming or going leaves it as it is)
         pv = self.pv
         here = self.loc[c]
         owned = self.zowned
@@ -80,14 +82,14 @@ class Table:
             (self.zones[here] if owned is None else self.own_zone(here)).remove(c)
             part = self.slot_parts[here]
             pv[part] = pv.get(part, 0) + 1
-            if self.slot_active[here]:
+            if self.slot_active[here] and self.game.card_special[c] is not None:
                 pv["active"] = pv.get("active", 0) + 1
         else:
             self._take(c)
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
         part = self.slot_parts[slot]
         pv[part] = pv.get(part, 0) + 1
-        if self.slot_active[slot]:
+        if self.slot_active[slot] and self.game.card_special[c] is not None:
             pv["active"] = pv.get("active", 0) + 1
         if place == "top":
             dest.insert(0, c)
@@ -104,6 +106,8 @@ class Table:
                 dest.insert(at, a)
                 self.loc[a] = slot
                 at += 1
+            if self.slot_active[slot]:
+                pv["active"] = pv.get("active", 0) + 1
 
     def check_limit(self, slot) -> bool:
         """Start the zone's overflow procedure if a move took it over its
