@@ -408,7 +408,8 @@ class BlockGen:
             lines += [f"_c = {self.x(cards)}",
                       "if _c is None: raise EngineFault('`move` of none: no card to move')",
                       f"st.move(_c, _z, {place!r})"]
-        return lines + ["if st.check_limit(_z): return", f"pc = {i + 1}"], True
+        return lines + ["if st.slot_limit[_z] is not None and st.check_limit(_z): return",
+                        f"pc = {i + 1}"], True
 
     def _shuffle(self, o, i):
         return [f"st.shuffle_zone({self.x(o[1])})"], False

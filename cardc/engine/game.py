@@ -99,12 +99,15 @@ class Game:
         return self.per_player[(slot - self.n_shared) // st.n]
 
     def slot_tables(self, n):
-        """([part of each slot], [is each slot active]) for `n` players, made once."""
+        """([part of each slot], [is each slot active], [each slot's card limit
+        or None]) for `n` players, made once."""
         hit = self._slot_tables.get(n)
         if hit is None:
             parts = self.shared_parts + [p for p in self.player_parts for _ in range(n)]
             active = self.shared_active + [a for a in self.player_active for _ in range(n)]
-            hit = self._slot_tables[n] = (parts, active)
+            limits = [z["limit"] for z in self.shared] + \
+                [z["limit"] for z in self.per_player for _ in range(n)]
+            hit = self._slot_tables[n] = (parts, active, limits)
         return hit
 
     def hidden_slots(self, n, p):

@@ -33,7 +33,7 @@ class State(Interpreter, Asking, Table):
         self.n = n
         self.budget = game.limits.steps       # steps left before the next decision (see run)
         # the version part of each zone slot, and whether its cards are in force
-        self.slot_parts, self.slot_active = game.slot_tables(n)
+        self.slot_parts, self.slot_active, self.slot_limit = game.slot_tables(n)
 
     @classmethod
     def initial(cls, game, n, seed=0, log=False, run=True):

@@ -96,7 +96,8 @@ class Table:
         else:
             dest.append(c)
         self.loc[c] = slot
-        self.revealed.pop(c, None)
+        if c in self.revealed:
+            del self.revealed[c]
         if c in self.under and not self.game.slot_decl(self, slot).get("keeps_attachments"):
             # attachments follow their host into a zone that keeps them (a
             # tableau); anywhere else they come off and go in beside it
