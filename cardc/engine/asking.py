@@ -21,14 +21,15 @@ class Decision:
     Both are read while the decision is still pending (they describe the
     state as it is now)."""
     __slots__ = ("kind", "player", "_prompt", "_labels", "values", "var", "_unavailable",
-                 "_make", "_owner", "_one")
+                 "_make", "_owner", "_one", "menu")
 
     def __init__(self, kind, player, prompt, labels, values, var, unavailable=(),
-                 make_labels=None, owner=None, make_one=None):
+                 make_labels=None, owner=None, make_one=None, menu=None):
         self.kind, self.player, self._prompt = kind, player, prompt
         self._labels, self.values, self.var = labels, values, var
         self._unavailable = unavailable          # a list, or a function of the state
         self._make, self._owner, self._one = make_labels, owner, make_one
+        self.menu = menu        # a menu's generated function and its options not open
 
     @property
     def prompt(self):
@@ -43,20 +44,20 @@ class Decision:
     @property
     def labels(self):
         if self._labels is None:
-            self._labels = self._make(self._owner)
+            self._labels = self._make(self._owner, self)
             self._make = None
         return self._labels
 
     def label(self, i):
         """The label of option `i` alone (a log needs just the one taken)."""
         if self._labels is None and self._one is not None:
-            return self._one(self._owner, i)
+            return self._one(self._owner, self, i)
         return self.labels[i]
 
     @property
     def unavailable(self):
         if callable(self._unavailable):
-            self._unavailable = self._unavailable(self._owner)
+            self._unavailable = self._unavailable(self._owner, self)
         return list(self._unavailable)
 
     def copy_for(self, st):
@@ -65,12 +66,30 @@ class Decision:
                 not callable(self._prompt):
             return self
         return Decision(self.kind, self.player, self._prompt, self._labels, self.values, self.var,
-                        self._unavailable, self._make, st, self._one)
+                        self._unavailable, self._make, st, self._one, self.menu)
 
     def to_json(self):
         return {"kind": self.kind, "player": self.player, "prompt": self.prompt,
                 "labels": self.labels, "values": self.values, "var": self.var,
                 "unavailable": self.unavailable}
+
+
+# A menu's labels and reasons, made when someone reads them, on the state
+# whose pending decision it is (an option's label is found by its body's pc).
+def _menu_labels(st, d):
+    env = st.stack[-1].env
+    label_of = d.menu[0].labels
+    return [label_of[pc](st, {**env, **b}) for pc, b in d.values]
+
+
+def _menu_label(st, d, i):
+    pc, b = d.values[i]
+    return d.menu[0].labels[pc](st, {**st.stack[-1].env, **b})
+
+
+def _menu_unavailable(st, d):
+    env = st.stack[-1].env
+    return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in d.menu[1]]
 
 
 class Asking:
@@ -84,10 +103,10 @@ class Asking:
         if optional:
             values = values + [None]
 
-        def make_labels(st):
+        def make_labels(st, d):
             return [st._label(v, typ, who) for v in shown] + (["Pass"] if optional else [])
 
-        def make_one(st, i):
+        def make_one(st, d, i):
             return st._label(shown[i], typ, who) if i < len(shown) else "Pass"
         self.pending = Decision("choose", who, prompt, None, values, var, (), make_labels, self,
                                 make_one)
@@ -111,25 +130,13 @@ class Asking:
             if callable(prompt):
                 prompt = prompt(self, env)
             raise EngineFault("a menu has no option open" + (f" (“{prompt}”)" if prompt else ""))
-        label_of = items.labels             # an option's label, by the pc of its body
-
-        def make_labels(st):
-            env = st.stack[-1].env
-            return [label_of[pc](st, {**env, **b}) for pc, b in values]
-
-        def make_one(st, i):
-            pc, b = values[i]
-            return label_of[pc](st, {**st.stack[-1].env, **b})
-
-        def make_unavailable(st):
-            env = st.stack[-1].env
-            return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in unavailable]
-        d = self.pending = Decision("menu", who, prompt, None, values, None,
-                                    make_unavailable if unavailable else [], make_labels, self,
-                                    make_one)
+        self.pending = Decision("menu", who, prompt, None, values, None,
+                               _menu_unavailable if unavailable else [], _menu_labels, self,
+                               _menu_label, (items, unavailable))
         if items.eager_text:
             # the parts of labels and reasons that could fail are evaluated
             # now, read or not, so a bot fails where a person would (total.py)
+            label_of = items.labels
             for pc, b in values:
                 f = label_of[pc]
                 if f.risk is not None:
