@@ -298,3 +298,18 @@ def test_a_prompt_made_of_expressions_is_built_when_read_while_pending(game_copy
     later.apply(0)
     with pytest.raises(RuntimeError, match="while it is pending"):
         d.prompt
+
+
+def test_a_shuffle_draws_exactly_as_below_does():
+    """The shuffle loop has the generator written in; it must draw the same
+    numbers as `below`, or every saved game and replay would change."""
+    from cardc.engine import rng
+    r = random.Random(5)
+    for _ in range(500):
+        n, s0 = r.randrange(0, 60), r.getrandbits(64)
+        xs, ys = list(range(n)), list(range(n))
+        s = s0
+        for i in range(n - 1, 0, -1):
+            s, j = rng.below(s, i + 1)
+            xs[i], xs[j] = xs[j], xs[i]
+        assert rng.shuffle(s0, ys) == s and ys == xs

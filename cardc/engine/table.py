@@ -130,16 +130,13 @@ class Table:
         self.touch_slot(slot)
         cards = self.own_zone(slot)
         self.shuffled(cards)
-        for c in cards:
-            self.revealed.pop(c, None)
+        if self.revealed:
+            for c in cards:
+                self.revealed.pop(c, None)
 
     def shuffled(self, xs):
         """Fisher-Yates in place with the state's generator; returns xs."""
-        s = self.rng
-        for i in range(len(xs) - 1, 0, -1):
-            s, j = rng.below(s, i + 1)
-            xs[i], xs[j] = xs[j], xs[i]
-        self.rng = s
+        self.rng = rng.shuffle(self.rng, xs)
         return xs
 
     def pick(self, values):
