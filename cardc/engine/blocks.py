@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cardc.engine.errors import BadBundle
+from cardc.engine.interp import Frame
 from cardc.engine.pygen import Memo
 from cardc.engine.total import harmless, risky_parts
 
@@ -361,7 +362,15 @@ class BlockGen:
         lines = [f"_e = {{{', '.join(items)}}}"]
         if "me" not in callee.params[:len(o[2])]:
             lines.append("_e['me'] = env.get('me')")
-        return lines + [f"fr.pc = {i + 1}", f"st.push({k}, _e)", "return"], True
+        return lines + [f"fr.pc = {i + 1}"] + self._push(k, "_e") + ["return"], True
+
+    def _push(self, code, env):
+        """`st.push(code, env)` written in (a call is on every turn's path)."""
+        return ["_s = st.stack",
+                f"if len(_s) >= {int(self.game.limits.depth)}: raise EngineFault(_game.over_depth)",
+                "st.budget -= 1",
+                "if st.budget < 0: raise EngineFault(_game.over_steps)",
+                f"_s.append({self.px.bind(Frame, '_Frame')}({code}, 0, {env}))"]
 
     def _resolve(self, o, i):
         return [f"_c = {self.x(o[1])}",
