@@ -110,6 +110,16 @@ def test_corrupt_or_foreign_saves_are_refused(mini_game):
     twice["zones"][0].append(twice["zones"][0][0])
     with pytest.raises(CorruptState):
         State.from_json(mini_game, twice)
+    # every counter the game declares is in a save (generated code reads
+    # the counter lists up front), and no other
+    missing = json.loads(json.dumps(data))
+    missing["pc"].pop(sorted(missing["pc"])[0])
+    with pytest.raises(CorruptState, match="saved player counters do not match"):
+        State.from_json(mini_game, missing)
+    extra = json.loads(json.dumps(data))
+    extra["g"]["nope"] = 1
+    with pytest.raises(CorruptState, match="saved game counters do not match"):
+        State.from_json(mini_game, extra)
     from cardc.engine import BundleMismatch
     with pytest.raises(BundleMismatch):
         State.from_json(mini_game, {**data, "bundle": "0" * 64})
@@ -268,3 +278,38 @@ def test_observations_show_the_counters_on_the_cards_a_seat_sees():
     assert "tokens P" in SeatView(st, 0).text()
     hidden = [c for z in obs["zones"].values() for c in z["cards"] if c is None]
     assert hidden          # cards out of sight show nothing, counters included
+
+
+def test_a_prompt_made_of_expressions_is_built_when_read_while_pending(game_copy):
+    """A bot never reads prompts, so text that cannot fail is made only when
+    someone asks, from the state as it is at the decision."""
+    folder = game_copy(edits={"game.yaml": [('prompt "Play a card"', 'prompt "{me} plays a card"')]})
+    game = Game(build_folder(folder).bundle)
+    st = game.new_state(2, seed=1)
+    while st.pending.kind != "menu":
+        st.apply(0)
+    who = st.player_name(st.pending.player)
+    twin, later = st.clone(), st.clone()
+    assert twin.pending.prompt == st.pending.prompt == f"{who} plays a card"
+    d = twin.pending
+    twin.apply(0)
+    assert d.prompt == f"{who} plays a card"          # read once, kept
+    d = later.pending
+    later.apply(0)
+    with pytest.raises(RuntimeError, match="while it is pending"):
+        d.prompt
+
+
+def test_a_shuffle_draws_exactly_as_below_does():
+    """The shuffle loop has the generator written in; it must draw the same
+    numbers as `below`, or every saved game and replay would change."""
+    from cardc.engine import rng
+    r = random.Random(5)
+    for _ in range(500):
+        n, s0 = r.randrange(0, 60), r.getrandbits(64)
+        xs, ys = list(range(n)), list(range(n))
+        s = s0
+        for i in range(n - 1, 0, -1):
+            s, j = rng.below(s, i + 1)
+            xs[i], xs[j] = xs[j], xs[i]
+        assert rng.shuffle(s0, ys) == s and ys == xs

@@ -15,47 +15,81 @@ class Decision:
     `unavailable` lists menu options not offered now, each with its reason,
     so a human can see why a card cannot be played.  Labels are text built
     from expressions; they are only computed when someone reads them (a random
-    bot never does), by `make_labels(state)` on the state that owns the decision."""
-    __slots__ = ("kind", "player", "prompt", "_labels", "values", "var", "_unavailable",
-                 "_make", "_owner", "_one")
+    bot never does), by `make_labels(state)` on the state that owns the decision.
+    So is the prompt, when it is text built from an expression that cannot
+    fail: then it is a function f(state, locals), called when first read.
+    Both are read while the decision is still pending (they describe the
+    state as it is now)."""
+    __slots__ = ("kind", "player", "_prompt", "_labels", "values", "var", "_unavailable",
+                 "_make", "_owner", "_one", "menu")
 
     def __init__(self, kind, player, prompt, labels, values, var, unavailable=(),
-                 make_labels=None, owner=None, make_one=None):
-        self.kind, self.player, self.prompt = kind, player, prompt
+                 make_labels=None, owner=None, make_one=None, menu=None):
+        self.kind, self.player, self._prompt = kind, player, prompt
         self._labels, self.values, self.var = labels, values, var
         self._unavailable = unavailable          # a list, or a function of the state
         self._make, self._owner, self._one = make_labels, owner, make_one
+        self.menu = menu        # a menu's generated function and its options not open
+
+    @property
+    def prompt(self):
+        p = self._prompt
+        if callable(p):
+            st = self._owner
+            if st.pending is not self:
+                raise RuntimeError("a decision's prompt is read while it is pending, not after")
+            p = self._prompt = p(st, st.stack[-1].env)
+        return p
 
     @property
     def labels(self):
         if self._labels is None:
-            self._labels = self._make(self._owner)
+            self._labels = self._make(self._owner, self)
             self._make = None
         return self._labels
 
     def label(self, i):
         """The label of option `i` alone (a log needs just the one taken)."""
         if self._labels is None and self._one is not None:
-            return self._one(self._owner, i)
+            return self._one(self._owner, self, i)
         return self.labels[i]
 
     @property
     def unavailable(self):
         if callable(self._unavailable):
-            self._unavailable = self._unavailable(self._owner)
+            self._unavailable = self._unavailable(self._owner, self)
         return list(self._unavailable)
 
     def copy_for(self, st):
         """The same decision, owned by a clone of its state."""
-        if self._labels is not None and not callable(self._unavailable):
+        if self._labels is not None and not callable(self._unavailable) and \
+                not callable(self._prompt):
             return self
-        return Decision(self.kind, self.player, self.prompt, self._labels, self.values, self.var,
-                        self._unavailable, self._make, st, self._one)
+        return Decision(self.kind, self.player, self._prompt, self._labels, self.values, self.var,
+                        self._unavailable, self._make, st, self._one, self.menu)
 
     def to_json(self):
         return {"kind": self.kind, "player": self.player, "prompt": self.prompt,
                 "labels": self.labels, "values": self.values, "var": self.var,
                 "unavailable": self.unavailable}
+
+
+# A menu's labels and reasons, made when someone reads them, on the state
+# whose pending decision it is (an option's label is found by its body's pc).
+def _menu_labels(st, d):
+    env = st.stack[-1].env
+    label_of = d.menu[0].labels
+    return [label_of[pc](st, {**env, **b}) for pc, b in d.values]
+
+
+def _menu_label(st, d, i):
+    pc, b = d.values[i]
+    return d.menu[0].labels[pc](st, {**st.stack[-1].env, **b})
+
+
+def _menu_unavailable(st, d):
+    env = st.stack[-1].env
+    return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in d.menu[1]]
 
 
 class Asking:
@@ -69,49 +103,42 @@ class Asking:
         if optional:
             values = values + [None]
 
-        def make_labels(st):
+        def make_labels(st, d):
             return [st._label(v, typ, who) for v in shown] + (["Pass"] if optional else [])
 
-        def make_one(st, i):
+        def make_one(st, d, i):
             return st._label(shown[i], typ, who) if i < len(shown) else "Pass"
         self.pending = Decision("choose", who, prompt, None, values, var, (), make_labels, self,
                                 make_one)
 
     def ask_yes_no(self, who, var, prompt):
-        self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var)
+        self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var, owner=self)
 
     def stop_here(self, who, kind, prompt=None):
         """A throwaway clone that a bot only wants to score (`lookahead`)
         stops at its next question without working out the options."""
-        self.pending = Decision(kind, who, prompt, [], [], None)
+        self.pending = Decision(kind, who, prompt, [], [], None, owner=self)
 
     def ask_menu(self, who, prompt, items):
         if self.lookahead:
             self.stop_here(who, "menu", prompt)
             return
-        label_fns, values, unavailable = [], [], []
+        values, unavailable = [], []
         env = self.stack[-1].env
-        items(self, env, label_fns, values, unavailable)      # see PyGen.compile_menu
+        items(self, env, values, unavailable)      # see PyGen.compile_menu
         if not values:
+            if callable(prompt):
+                prompt = prompt(self, env)
             raise EngineFault("a menu has no option open" + (f" (“{prompt}”)" if prompt else ""))
-        def make_labels(st):
-            env = st.stack[-1].env
-            return [f(st, {**env, **b}) for f, b in label_fns]
-
-        def make_one(st, i):
-            f, b = label_fns[i]
-            return f(st, {**st.stack[-1].env, **b})
-
-        def make_unavailable(st):
-            env = st.stack[-1].env
-            return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in unavailable]
-        d = self.pending = Decision("menu", who, prompt, None, values, None,
-                                    make_unavailable if unavailable else [], make_labels, self,
-                                    make_one)
+        self.pending = Decision("menu", who, prompt, None, values, None,
+                               _menu_unavailable if unavailable else [], _menu_labels, self,
+                               _menu_label, (items, unavailable))
         if items.eager_text:
             # the parts of labels and reasons that could fail are evaluated
             # now, read or not, so a bot fails where a person would (total.py)
-            for f, b in label_fns:
+            label_of = items.labels
+            for pc, b in values:
+                f = label_of[pc]
                 if f.risk is not None:
                     f.risk(self, {**env, **b})
             for f, r, b in unavailable:

@@ -38,6 +38,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cardc.engine.errors import BadBundle
+from cardc.engine.interp import Frame
+from cardc.engine.pygen import Memo
 from cardc.engine.total import harmless, risky_parts
 
 WHILE_LIMIT = 10_000
@@ -140,7 +142,14 @@ class BlockGen:
                 emit(f"            # {code.file}:{line}:{col} {o[0]}", i)
                 if o[0] in MUTATING:
                     emit("            st.version += 1", i)
-                body, ends = self.op(o, i)
+                # each op has its own Memo: within it nothing changes the
+                # state or the frame's locals until its values are computed,
+                # so a value needed twice is computed once, and a local, a
+                # counter's list or the modifiers in force are read once
+                memo = Memo(env_reads=True)
+                with self.px.memo_of(memo):
+                    body, ends = self.op(o, i)
+                body = memo.finish([Memo.reset(0)] + body)
                 for text in body:
                     emit("            " + text, i)
                 if ends:
@@ -353,7 +362,15 @@ class BlockGen:
         lines = [f"_e = {{{', '.join(items)}}}"]
         if "me" not in callee.params[:len(o[2])]:
             lines.append("_e['me'] = env.get('me')")
-        return lines + [f"fr.pc = {i + 1}", f"st.push({k}, _e)", "return"], True
+        return lines + [f"fr.pc = {i + 1}"] + self._push(k, "_e") + ["return"], True
+
+    def _push(self, code, env):
+        """`st.push(code, env)` written in (a call is on every turn's path)."""
+        return ["_s = st.stack",
+                f"if len(_s) >= {int(self.game.limits.depth)}: raise EngineFault(_game.over_depth)",
+                "st.budget -= 1",
+                "if st.budget < 0: raise EngineFault(_game.over_steps)",
+                f"_s.append({self.px.bind(Frame, '_Frame')}({code}, 0, {env}))"]
 
     def _resolve(self, o, i):
         return [f"_c = {self.x(o[1])}",
@@ -400,7 +417,8 @@ class BlockGen:
             lines += [f"_c = {self.x(cards)}",
                       "if _c is None: raise EngineFault('`move` of none: no card to move')",
                       f"st.move(_c, _z, {place!r})"]
-        return lines + ["if st.check_limit(_z): return", f"pc = {i + 1}"], True
+        return lines + ["if st.slot_limit[_z] is not None and st.check_limit(_z): return",
+                        f"pc = {i + 1}"], True
 
     def _shuffle(self, o, i):
         return [f"st.shuffle_zone({self.x(o[1])})"], False
@@ -428,13 +446,25 @@ class BlockGen:
         lines = [f"_vs = list({self.x(items)})"]
         if cond is not None:
             local = self.px.local()
-            test = self.px.expr(cond, {var: local})
+            with self.px.comprehension(local):
+                test = self.px.expr(cond, {var: local})
             lines.append(f"_vs = [{local} for {local} in _vs if {test}]")
         return lines
 
+    def _prompt(self, ir):
+        """(what the op passes as the prompt, its text where needed now): text
+        that cannot fail is made only if someone reads it (see Decision)."""
+        if not ir:
+            return "None", None
+        if ir[0] == "lit" or not harmless(ir, self.game):
+            text = self.x(ir)
+            return text, text
+        f = self.fn(ir)
+        return f, f"{f}(st, env)"
+
     def _choose(self, o, i):
         var, items, itvar, cond, by, optional, prompt, typ = o[1:9]
-        p = self.x(prompt) if prompt else None
+        passed, p = self._prompt(prompt)
         # a clone a bot only scores stops here without listing the choices
         lines = ["if st.lookahead:", f"    fr.pc = {i}", f"    st.stop_here({self.x(by)}, 'choose')",
                  "    return"]
@@ -445,7 +475,7 @@ class BlockGen:
                 why += f" + ' for “' + {p} + '”'"
             lines.append(f"if not _vs: raise EngineFault({why})")
         lines += [f"_who = {self.x(by)}", f"fr.pc = {i}",
-                  f"st.ask_choice(_who, {var!r}, _vs, {typ!r}, {bool(optional)!r}, {p or 'None'})",
+                  f"st.ask_choice(_who, {var!r}, _vs, {typ!r}, {bool(optional)!r}, {passed})",
                   "return"]
         return lines, True
 
@@ -456,12 +486,12 @@ class BlockGen:
 
     def _ask(self, o, i):
         return [f"fr.pc = {i}",
-                f"st.ask_yes_no({self.x(o[2])}, {o[1]!r}, {self.x(o[3])})",
+                f"st.ask_yes_no({self.x(o[2])}, {o[1]!r}, {self._prompt(o[3])[0]})",
                 "return"], True
 
     def _menu(self, o, i):
         items = self.px.bind(self.px.compile_menu(o[3]), "_M")
-        prompt = self.x(o[2]) if o[2] else "None"
+        prompt = self._prompt(o[2])[0]
         return [f"fr.pc = {i}", f"st.ask_menu({self.x(o[1])}, {prompt}, {items})", "return"], True
 
     def _window(self, o, i):

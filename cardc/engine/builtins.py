@@ -55,10 +55,14 @@ def _zone_of(st, env, c):
 
 
 def _owner_of(st, env, c):
+    # Game.slot_owner written out: it is on the hot path of many modifiers
     if c is None:
         return None
-    slot = st.zone_of(c)
-    return st.game.slot_owner(st, slot)
+    slot = st.loc[c]
+    if slot < 0:
+        slot = st.zone_of(c)
+    shared = st.game.n_shared
+    return None if slot < shared else (slot - shared) % st.n
 
 
 def _host(st, env, c):
@@ -175,6 +179,20 @@ def cards_in(hit, cell):
         return found[:] if found else []
     found = []
     for x in dict.fromkeys(cell):
+        here = index.get(x)
+        if here:
+            found += here
+    if len(found) > 1:
+        found.sort(key=hit[2].__getitem__)
+    return found
+
+
+def cards_in_distinct(hit, cells):
+    """`cards_in` for a list of cells known to hold no repeats (a cell's
+    neighbours): nothing to remove first."""
+    index = hit[1]
+    found = []
+    for x in cells:
         here = index.get(x)
         if here:
             found += here

@@ -99,12 +99,15 @@ class Game:
         return self.per_player[(slot - self.n_shared) // st.n]
 
     def slot_tables(self, n):
-        """([part of each slot], [is each slot active]) for `n` players, made once."""
+        """([part of each slot], [is each slot active], [each slot's card limit
+        or None]) for `n` players, made once."""
         hit = self._slot_tables.get(n)
         if hit is None:
             parts = self.shared_parts + [p for p in self.player_parts for _ in range(n)]
             active = self.shared_active + [a for a in self.player_active for _ in range(n)]
-            hit = self._slot_tables[n] = (parts, active)
+            limits = [z["limit"] for z in self.shared] + \
+                [z["limit"] for z in self.per_player for _ in range(n)]
+            hit = self._slot_tables[n] = (parts, active, limits)
         return hit
 
     def hidden_slots(self, n, p):
@@ -257,6 +260,9 @@ class Game:
             self.hooks_of.append({event: f"card:{cid}:hook:{event}" for event in (c.get("hooks") or {})})
             self.modifiers_of.append({m: px.compile_modifier(ir, self.modifier_args.get(m, []))
                                       for m, ir in (c.get("modifiers") or {}).items()})
+        # per card instance, for `playable` and `has_effect` written in place
+        self.card_requires = [self.requires[d] for d in self.card_def]
+        self.card_has_effect = [f"card:{cid}:effect" in self.codes for cid in self.card_field["id"]]
         self.game_hooks = {k[5:]: k for k in self.codes if k.startswith("hook:")}
         self.has_hooks = {e for e in self.events
                           if e in self.game_hooks or any(e in h for h in self.hooks_of)}
@@ -372,7 +378,7 @@ class Game:
         values = [args.get(a) for a in self.modifier_args.get(name, ())]
         turn_player = st.turn_player
         for c, f, owner in mods:
-            value = f(st, value, c, owner if owner is not None else turn_player, *values)
+            value = f(st, value, c, owner if owner is not None else turn_player, owner, *values)
         return value
 
     def apply_modifiers(self, st, name, base, args):

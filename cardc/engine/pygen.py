@@ -23,7 +23,7 @@ import re
 from contextlib import contextmanager
 import linecache
 
-from cardc.engine.builtins import IMPL, cards_in, zone_index
+from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, zone_index
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.total import harmless, risky_parts
 
@@ -157,6 +157,7 @@ class PyGen:
         self._inlining = []         # functions being written in place (no endless recursion)
         self.memo = None            # the Memo of the function being written, if it reuses values
         self.text = False           # writing text for people (see `text_of`)
+        self._in_modifier = False   # writing a modifier's body (see `compile_modifier`)
         self.ns["_U"] = _UNSET
         self.kinds = {k[2:]: getattr(self, k) for k in dir(self) if k.startswith("e_")}
 
@@ -216,15 +217,22 @@ class PyGen:
         return fn
 
     def compile_modifier(self, ir, args):
-        """A card's modifier as f(st, value, this, me, *args): the declared
-        arguments are plain parameters, not a dict built for every call."""
+        """A card's modifier as f(st, value, this, me, owner, *args): the declared
+        arguments are plain parameters, not a dict built for every call.
+
+        `owner` is the owner of the zone in force that holds `this` (none for a
+        shared zone): it is `owner_of(this)` there, with no lookup."""
         scope = {"value": "_value", "this": "_this", "me": "_me"}
         scope.update({a: f"_a{i}" for i, a in enumerate(args)})
         params = "".join(f", _a{i}" for i in range(len(args)))
         name = self.fresh("_mod")
         with self.memo_of(None):
-            text = self.expr(ir, scope)
-        return self.exec_source(name, f"def {name}(st, _value, _this, _me{params}):\n"
+            self._in_modifier = True
+            try:
+                text = self.expr(ir, scope)
+            finally:
+                self._in_modifier = False
+        return self.exec_source(name, f"def {name}(st, _value, _this, _me, _owner{params}):\n"
                                       f"    env = None\n    return {text}\n")
 
     def modifier_call(self, name):
@@ -245,7 +253,7 @@ class PyGen:
                    "    if mods:\n"
                    "        tp = st.turn_player\n"
                    "        for c, f, owner in mods:\n"
-                   f"            value = f(st, value, c, owner if owner is not None else tp{params})\n"
+                   f"            value = f(st, value, c, owner if owner is not None else tp, owner{params})\n"
                    "    return value\n")
             fn = self.exec_source(fname, src)
             self.ns[fname] = fn
@@ -253,33 +261,38 @@ class PyGen:
         return self.names[key][0]
 
     def compile_menu(self, items):
-        """One function f(st, env, labels, values, unavailable) that finds the
+        """One function f(st, env, values, unavailable) that finds the
         options a menu offers now: the conditions are written inline, and
-        each open option records its label (a function, called only if
-        someone reads it), its body's pc and the loop variables it was found with."""
+        each open option records its body's pc and the loop variables it was
+        found with.  Its label is the function `f.labels[pc]`, called only if
+        someone reads it (each option has a pc of its own)."""
         lines: list = ["    " + Memo.reset(0)]
-        memo = Memo()
+        memo = Memo(env_reads=True)
+        labels = {}
         with self.memo_of(memo):
-            self._menu_lines(items, {}, lines, 1)
+            self._menu_lines(items, {}, lines, 1, labels=labels)
         name = self.fresh("_menu")
-        body = memo.finish([f"def {name}(st, env, labels, values, unavailable):"] + lines
+        body = memo.finish([f"def {name}(st, env, values, unavailable):"] + lines
                            + ["    return None"])
         fn = self.exec_source(name, "\n".join(body) + "\n")
+        fn.labels = labels
         # labels and reasons that could fail are built at once, even for a bot
         # (see total.py), so that simulation fails exactly where play does
         fn.eager_text = not all(harmless(x, self.game, text=True, safe=safe)
                                 for x, safe in _menu_texts(items))
         return fn
 
-    def _menu_lines(self, items, scope, out, depth, safe=frozenset()):
+    def _menu_lines(self, items, scope, out, depth, safe=frozenset(), labels=None):
         pad = "    " * depth
         bindings = "{" + ", ".join(f"{k!r}: {v}" for k, v in scope.items()) + "}"
         for item in items:
             if item[0] == "opt":
                 _, label, cond, reason, pc = item
-                lab = self.bind(self.build_text(label, safe), "_lab")
-                add = [f"{pad}    _b = {bindings}", f"{pad}    labels.append(({lab}, _b))",
-                       f"{pad}    values.append([{int(pc)}, _b])"]
+                if int(pc) in labels:
+                    raise BadBundle(f"two options of a menu start at op {int(pc)}: each has a body of its own")
+                labels[int(pc)] = text = self.build_text(label, safe)
+                lab = self.bind(text, "_lab")
+                add = [f"{pad}    values.append([{int(pc)}, {bindings}])"]
                 if cond is None:
                     out += [f"{pad}if True:"] + add
                     continue
@@ -290,13 +303,14 @@ class PyGen:
             elif item[0] == "for":
                 _, var, lst, sub = item
                 local = self.local()
-                out.append(f"{pad}for {local} in list({self.expr(lst, scope)}):")
+                # no copy: finding the options changes nothing
+                out.append(f"{pad}for {local} in {self.expr(lst, scope)}:")
                 region = self.memo.enter(local)
                 out.append(f"{pad}    {Memo.reset(region)}")
                 before = len(out)
                 over_cards = isinstance(lst, list) and lst[:1] == ["cards"]
                 self._menu_lines(sub, {**scope, var: local}, out, depth + 1,
-                                 safe | {var} if over_cards else safe - {var})
+                                 safe | {var} if over_cards else safe - {var}, labels)
                 self.memo.leave()
                 if len(out) == before:
                     out.append(f"{pad}    pass")
@@ -304,7 +318,7 @@ class PyGen:
                 _, cond, sub = item
                 out.append(f"{pad}if {self.expr(cond, scope)}:")
                 before = len(out)
-                self._menu_lines(sub, scope, out, depth + 1, safe)
+                self._menu_lines(sub, scope, out, depth + 1, safe, labels)
                 if len(out) == before:
                     out.append(f"{pad}    pass")
             else:
@@ -450,7 +464,11 @@ class PyGen:
 
     def e_var(self, ir, scope):
         name = str(ir[1])
-        return scope[name] if name in scope else f"env[{name!r}]"
+        if name in scope:
+            return scope[name]
+        if self.memo is not None and self.memo.env_reads:
+            return self.memo.first(f"env[{name!r}]")
+        return f"env[{name!r}]"
 
     def e_players(self, ir, scope):
         return "list(range(st.n))"
@@ -491,18 +509,27 @@ class PyGen:
             return f"_read({table}, {index})"
         return f"{table}[{index}]"
 
+    def _counters(self, kind, name):
+        """The list of a player or card counter.  Read once per function
+        (or op): the list object stays the same while nothing is written,
+        and every counter the game declares exists in every state."""
+        table = f"st.{'pc' if kind == 'player' else 'cc'}[{name!r}]"
+        if self.memo is not None and name in self.game.counters.get(kind, {}):
+            return self.memo.first(table)
+        return table
+
     def e_pctr(self, ir, scope):
-        return self._read(f"st.pc[{str(ir[1])!r}]", self.expr(ir[2], scope))
+        return self._read(self._counters("player", str(ir[1])), self.expr(ir[2], scope))
 
     def e_pattr(self, ir, scope):
         p = self.expr(ir[2], scope)
         return p if ir[1] == "seat" else f"st.player_name({p})"
 
     def e_cctr(self, ir, scope):
-        return self._read(f"st.cc[{str(ir[1])!r}]", self.expr(ir[2], scope))
+        return self._read(self._counters("card", str(ir[1])), self.expr(ir[2], scope))
 
     def e_cpp(self, ir, scope):
-        return (f"st.cc[{str(ir[1])!r}][({self.expr(ir[2], scope)}) * st.n + "
+        return (f"{self._counters('card', str(ir[1]))}[({self.expr(ir[2], scope)}) * st.n + "
                 f"({self.expr(ir[3], scope)})]")
 
     def e_field(self, ir, scope):
@@ -540,9 +567,23 @@ class PyGen:
             # the index is found once per expression (hoisted out of loops
             # over cells when the zone does not change with the element)
             index = self._zone_index(args[0], scope)
-            return f"{self.bind(cards_in, '_b')}({index}, {self.expr(args[1], scope)})"
+            where = args[1]
+            if isinstance(where, list) and where[:2] == ["call", "neighbors"] and \
+                    len(where[2]) == 1 and self._neighbors_distinct():
+                # a cell's neighbours repeat no cell
+                return f"{self.bind(cards_in_distinct, '_b')}({index}, {self.expr(where, scope)})"
+            return f"{self.bind(cards_in, '_b')}({index}, {self.expr(where, scope)})"
         if name in ("max", "min"):
-            return f"{name}({', '.join(self.expr(a, scope) for a in args)})"
+            parts = [self.expr(a, scope) for a in args]
+            lit = [a[0] == "lit" and type(a[1]) is int for a in args]
+            if len(args) == 2 and lit.count(True) == 1 and self.memo is not None and self.memo.on:
+                # max(0, x) without a call: the same comparison the builtin
+                # makes (x > 0, or 0 > x), so the same result and the same error
+                t, op = self.fresh("_x"), ">" if name == "max" else "<"
+                if lit[0]:
+                    return f"({t} if ({t} := {parts[1]}) {op} {parts[0]} else {parts[0]})"
+                return f"({parts[1]} if {parts[1]} {op} ({t} := {parts[0]}) else {t})"
+            return f"{name}({', '.join(parts)})"
         if name == "modified":
             mod = str(args[0][1])
             declared = self.game.modifier_args.get(mod)
@@ -554,13 +595,13 @@ class PyGen:
                 call = self.modifier_call(mod)
                 base = self.expr(args[1], scope)
                 # most of the time no card in force modifies this: then it is
-                # the value itself, found with one lookup hoisted out of loops
-                # (where nothing is kept, the call checks for itself)
+                # the value itself, known from one lookup at the top of the
+                # function (where nothing is kept, the call checks for itself)
                 direct = f"{call}(st, {base}{''.join(', ' + v for v in values)})"
-                if self.memo is None or not self.memo.on:
+                if self.memo is None:
                     return direct
-                active = self.memo.use("_mods_of(st)")
-                return f"({base} if not {active}.get({mod!r}) else {direct})"
+                unmodified = self.memo.first(f"not {self.memo.first('_mods_of(st)')}.get({mod!r})")
+                return f"({base} if {unmodified} else {direct})"
             with self.no_memo():
                 kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
             return (f"_modified(st, {str(args[0][1])!r}, {self.expr(args[1], scope)}, "
@@ -568,12 +609,26 @@ class PyGen:
         if name == "cell" and len(args) == 1 and "cell" in self.game.card_field:
             # a read of the printed field, as the builtin does (the same error on none)
             return f"{self.bind(self.game.card_field['cell'], '_F')}[{self.expr(args[0], scope)}]"
+        if name == "owner_of" and self._in_modifier and args == [["var", "this"]] and \
+                scope.get("this") == "_this":
+            return "_owner"         # the modifier's own card: its zone's owner was passed in
+        if name == "playable" and len(args) == 1 and trivial(args[0]):
+            # most cards have no requirement: known from one list, no call
+            c = self.expr(args[0], scope)
+            return f"(_game.card_requires[{c}] is None or {self.bind(IMPL[name], '_b')}(st, env, {c}))"
+        if name == "has_effect" and len(args) == 1:
+            return f"_game.card_has_effect[{self.expr(args[0], scope)}]"
         if name == "neighbors" and len(args) == 1:
             return f"{self.bind(self.game.grid_neighbors, '_G')}[{self.expr(args[0], scope)}]"
         impl = self.bind(IMPL[name], "_b")
         env = "env" if name in ("playable",) else "None"
         parts = [self.expr(a, scope) for a in args]
         return f"{impl}(st, {env}{''.join(', ' + p for p in parts)})"
+
+    def _neighbors_distinct(self):
+        """No cell's neighbour list repeats a cell (true of any grid whose
+        column names differ)."""
+        return all(len(set(v)) == len(v) for v in self.game.grid_neighbors.values())
 
     def _zone_index(self, cards, scope):
         """The cell index of a whole zone (`["cards", zone]`), found once per
@@ -707,8 +762,10 @@ class Memo:
     needed is still never computed, and a fault happens exactly where and when
     it did: only repeated work goes."""
 
-    def __init__(self):
+    def __init__(self, env_reads=False):
         self.on = True
+        self.env_reads = env_reads  # the frame's locals are read once, at the top (a menu)
+        self.eager = {}            # text -> local, computed at the top (see `first`)
         self.loops = []            # (region, loop local) of the loops being written
         self.regions = 0
         self.slots = {}            # text -> [name, region, uses, hoisted]
@@ -728,6 +785,18 @@ class Memo:
 
     def leave(self):
         self.loops.pop()
+
+    def first(self, text):
+        """A local holding `text`, computed once at the top of the function.
+
+        Only for values that cannot fail, cost little, and stay the same
+        while the function runs: which modifiers are in force, and (in a menu,
+        which changes nothing) the frame's own locals.  Computing them before
+        they are needed is then exact, and a read in a loop costs one name."""
+        name = self.eager.get(text)
+        if name is None:
+            name = self.eager[text] = f"_k{len(self.eager)}"
+        return name
 
     def use(self, text):
         bare = text
@@ -768,6 +837,8 @@ class Memo:
         for line in lines:
             m = re.fullmatch(r"(\s*)\x00R(\d+)\x00", line)
             if m:
+                if m.group(2) == "0":       # in the order made: a later one may read an earlier
+                    out += [f"{m.group(1)}{name} = {text}" for text, name in self.eager.items()]
                 names = [n for n in sorted(kept) if by_name[n][1][1] == int(m.group(2))]
                 if names:
                     out.append(f"{m.group(1)}{' = '.join(names)} = _U")

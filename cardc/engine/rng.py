@@ -35,3 +35,15 @@ def below(s: int, n: int) -> tuple[int, int]:
     """(new state, a number in range(n))."""
     s, z = step(s)
     return s, (z * n) >> 64
+
+
+def shuffle(s: int, xs: list) -> int:
+    """Fisher-Yates of `xs` in place, drawing as `below` does; the new state.
+    (`step` and `below` written in: every shuffle of every game runs this loop.)"""
+    for i in range(len(xs) - 1, 0, -1):
+        s = (s + 0x9E3779B97F4A7C15) & MASK
+        z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        j = ((z ^ (z >> 31)) * (i + 1)) >> 64
+        xs[i], xs[j] = xs[j], xs[i]
+    return s

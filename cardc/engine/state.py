@@ -33,13 +33,13 @@ class State(Interpreter, Asking, Table):
         self.n = n
         self.budget = game.limits.steps       # steps left before the next decision (see run)
         # the version part of each zone slot, and whether its cards are in force
-        self.slot_parts, self.slot_active = game.slot_tables(n)
+        self.slot_parts, self.slot_active, self.slot_limit = game.slot_tables(n)
 
     @classmethod
     def initial(cls, game, n, seed=0, log=False, run=True):
         st = cls(game, n)
         st.zones = [[] for _ in range(game.slot_count(n))]
-        st.zshared = None                     # every zone list is this state's own
+        st.zowned = None                      # None: every zone list is this state's own
         st.loc = [OUT] * len(game.instances)
         for iid, inst in enumerate(game.instances):
             card = game.cards[game.card_def[iid]]
@@ -77,8 +77,7 @@ class State(Interpreter, Asking, Table):
         st = State(self.game, self.n)
         # zone lists, like card counters, are shared until written (own_zone)
         st.zones = self.zones[:]
-        st.zshared = set(range(len(st.zones)))
-        self.zshared = set(st.zshared)
+        st.zowned, self.zowned = set(), set()
         st.loc = self.loc[:]
         st.host = dict(self.host)
         st.under = {k: v[:] for k, v in self.under.items()}
@@ -241,7 +240,7 @@ class State(Interpreter, Asking, Table):
                                      "(its bundle hash differs): the rules may have changed")
             st = cls(game, int(data["players"]))
             st.zones = [list(map(int, z)) for z in data["zones"]]
-            st.zshared = None
+            st.zowned = None
             if len(st.zones) != game.slot_count(st.n):
                 raise CorruptState("the saved zones do not match the game's zones")
             st.loc = list(data["loc"])
@@ -251,6 +250,9 @@ class State(Interpreter, Asking, Table):
             st.under = {int(k): v for k, v in data["under"].items()}
             st.revealed = {int(k): v for k, v in data["revealed"].items()}
             st.g, st.pc, st.cc = data["g"], data["pc"], data["cc"]
+            for kind, saved in (("game", st.g), ("player", st.pc), ("card", st.cc)):
+                if set(saved) != set(game.counters[kind]):
+                    raise CorruptState(f"the saved {kind} counters do not match the game's")
             st.cc_own = set(st.cc)
             st.rng, st.seed = int(data["rng"]), data["seed"]
             st.stack = []

@@ -56,10 +56,10 @@ class Table:
     def own_zone(self, slot):
         """The list of the zone at `slot`, this state's own to change in place:
         after a clone, parent and clone share zone lists until one of them
-        writes (`zshared`: the slots still shared, None when none is)."""
-        shared = self.zshared
-        if shared is not None and slot in shared:
-            shared.discard(slot)
+        writes (`zowned`: the slots copied since, None when all are its own)."""
+        owned = self.zowned
+        if owned is not None and slot not in owned:
+            owned.add(slot)
             self.zones[slot] = self.zones[slot][:]
         return self.zones[slot]
 
@@ -73,28 +73,31 @@ class Table:
             key = self.game.card_field["id"][c] + ">" + self.game.slot_decl(self, slot)["id"]
             self.track["enter"][key] = self.track["enter"].get(key, 0) + 1
         # take it from where it is (as `_take`, written in: the hottest path)
+        # ("active" versions the scan of the cards in force, `_scan_modifiers`:
+        # a card with no modifier and no hook coming or going leaves it as it is)
         pv = self.pv
         here = self.loc[c]
-        shared = self.zshared
+        owned = self.zowned
         if here >= 0:
-            (self.zones[here] if shared is None else self.own_zone(here)).remove(c)
+            (self.zones[here] if owned is None else self.own_zone(here)).remove(c)
             part = self.slot_parts[here]
             pv[part] = pv.get(part, 0) + 1
-            if self.slot_active[here]:
+            if self.slot_active[here] and self.game.card_special[c] is not None:
                 pv["active"] = pv.get("active", 0) + 1
         else:
             self._take(c)
-        dest = self.zones[slot] if shared is None else self.own_zone(slot)
+        dest = self.zones[slot] if owned is None else self.own_zone(slot)
         part = self.slot_parts[slot]
         pv[part] = pv.get(part, 0) + 1
-        if self.slot_active[slot]:
+        if self.slot_active[slot] and self.game.card_special[c] is not None:
             pv["active"] = pv.get("active", 0) + 1
         if place == "top":
             dest.insert(0, c)
         else:
             dest.append(c)
         self.loc[c] = slot
-        self.revealed.pop(c, None)
+        if c in self.revealed:
+            del self.revealed[c]
         if c in self.under and not self.game.slot_decl(self, slot).get("keeps_attachments"):
             # attachments follow their host into a zone that keeps them (a
             # tableau); anywhere else they come off and go in beside it
@@ -104,6 +107,8 @@ class Table:
                 dest.insert(at, a)
                 self.loc[a] = slot
                 at += 1
+            if self.slot_active[slot]:
+                pv["active"] = pv.get("active", 0) + 1
 
     def check_limit(self, slot) -> bool:
         """Start the zone's overflow procedure if a move took it over its
@@ -125,16 +130,13 @@ class Table:
         self.touch_slot(slot)
         cards = self.own_zone(slot)
         self.shuffled(cards)
-        for c in cards:
-            self.revealed.pop(c, None)
+        if self.revealed:
+            for c in cards:
+                self.revealed.pop(c, None)
 
     def shuffled(self, xs):
         """Fisher-Yates in place with the state's generator; returns xs."""
-        s = self.rng
-        for i in range(len(xs) - 1, 0, -1):
-            s, j = rng.below(s, i + 1)
-            xs[i], xs[j] = xs[j], xs[i]
-        self.rng = s
+        self.rng = rng.shuffle(self.rng, xs)
         return xs
 
     def pick(self, values):
@@ -216,7 +218,7 @@ class Table:
             for slot, positions in places:
                 if type(positions) is range:        # the whole zone
                     chunk = d.zones[slot] = cards[k:k + len(positions)]
-                    d.zshared.discard(slot)
+                    d.zowned.add(slot)
                     for c in chunk:
                         loc[c] = slot
                 else:

@@ -96,10 +96,11 @@ class Table:
 
     def _take(self, action: int) -> None:
         st, d = self.st, self.st.pending
-        label = d.labels[action]        # labels are lazy: read them before the state moves on
+        # labels and the prompt are lazy: read them before the state moves on
+        label, prompt = d.labels[action], d.prompt
         self.actions.append(action)
         st.apply(action)
-        self.logger.lines.append(self._decision_line(d, label, action))
+        self.logger.lines.append(self._decision_line(d, prompt, label, action))
 
     def _advance(self) -> None:
         st = self.st
@@ -112,14 +113,14 @@ class Table:
         if st.is_terminal():
             self.logger.end()
 
-    def _decision_line(self, d, label: str, action: int) -> str:
+    def _decision_line(self, d, prompt, label: str, action: int) -> str:
         """The log line of decision `d`, just taken, as the person may read
         it: another seat's choice of a card the person still cannot see is
         not named."""
         st = self.st
         if d.player != self.seat and self._names_hidden_card(d, label, action):
             label = "a card you cannot see"
-        return f"  {st.player_name(d.player)} · {d.prompt or d.kind} → {label}"
+        return f"  {st.player_name(d.player)} · {prompt or d.kind} → {label}"
 
     def _names_hidden_card(self, d, label, action) -> bool:
         """Whether the chosen value holds a card the person cannot see whose
