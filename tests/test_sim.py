@@ -212,6 +212,8 @@ def test_sweep_shows_card_use_by_agent_in_a_family_of_its_own(tmp_path, capsys):
     # the outcome metrics are corrected among themselves only
     assert families["outcome"]["tests"] == sum(len(v["diffs"]) for v in sweep["variants"])
     assert not any(n.startswith("played.") for v in sweep["variants"] for n in v["diffs"])
+    from cardc.sim.report import _p
+    assert (_p(0.0), _p(0.0123)) == ("<1e-15", "0.012")     # 1 - cdf rounds to 0: a bound, not 0
     printed = capsys.readouterr().out
     assert "card use" in printed and "Thief *" in printed
     assert "Card use, params.win_at=20" in page.read_text()

@@ -411,9 +411,15 @@ def _print_card_use(console, variant: dict) -> None:
         star = d["significant"]
         t.add_row(d["name"] + (" *" if star else ""), d["agent"],
                   f"{d['base']:.3f}", f"{d['variant']:.3f}", f"{d['diff']:+.3f}", _relative(d),
-                  f"[{d['lo']:+.3f}, {d['hi']:+.3f}]", f"{d['p_adjusted']:.2g}",
+                  f"[{d['lo']:+.3f}, {d['hi']:+.3f}]", _p(d["p_adjusted"]),
                   style="bold" if star else None, end_section=i == len(marked) - 1 and bool(near))
     console.print(t)
+
+
+def _p(p: float) -> str:
+    """A p-value; below double precision's reach (1 - cdf rounds to 0) it
+    is shown as a bound, never as an impossible 0."""
+    return f"{p:.2g}" if p >= 1e-15 else "<1e-15"
 
 
 def _relative(d: dict) -> str:
@@ -562,7 +568,7 @@ def render_sweep_html(sweep: dict) -> str:
             f"<span class=note>{e(d['card'])}</span>{' *' if d['significant'] else ''}</td>"
             f"<td>{e(d['agent'])}</td><td>{d['base']:.3f}</td><td>{d['variant']:.3f}</td>"
             f"<td>{d['diff']:+.3f}</td><td>{_relative(d)}</td><td>[{d['lo']:+.3f}, {d['hi']:+.3f}]</td>"
-            f"<td>{d['p_adjusted']:.2g}</td></tr>" for d in marked + near)
+            f"<td>{_p(d['p_adjusted'])}</td></tr>" for d in marked + near)
         if rows:
             parts.append("<table><tr><th>card</th><th>agent</th><th>baseline</th><th>variant</th>"
                          "<th>difference</th><th>change</th><th>95% interval</th><th>p (Holm)</th></tr>"
