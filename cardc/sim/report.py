@@ -568,7 +568,7 @@ def render_sweep_html(sweep: dict) -> str:
             f"<span class=note>{e(d['card'])}</span>{' *' if d['significant'] else ''}</td>"
             f"<td>{e(d['agent'])}</td><td>{d['base']:.3f}</td><td>{d['variant']:.3f}</td>"
             f"<td>{d['diff']:+.3f}</td><td>{_relative(d)}</td><td>[{d['lo']:+.3f}, {d['hi']:+.3f}]</td>"
-            f"<td>{_p(d['p_adjusted'])}</td></tr>" for d in marked + near)
+            f"<td>{e(_p(d['p_adjusted']))}</td></tr>" for d in marked + near)
         if rows:
             parts.append("<table><tr><th>card</th><th>agent</th><th>baseline</th><th>variant</th>"
                          "<th>difference</th><th>change</th><th>95% interval</th><th>p (Holm)</th></tr>"
