@@ -74,10 +74,10 @@ def _attachments(st, env, c):
 
 
 def _playable(st, env, c):
-    req = st.game.requires[st.game.card_def[c]]
+    req = st.game.card_requires[c]
     if req is None:
         return True
-    return bool(req(st, {"me": env.get("me"), "this": c}))
+    return bool(req(st, env.get("me"), c))
 
 
 def _has_effect(st, env, c):
