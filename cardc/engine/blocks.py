@@ -411,7 +411,9 @@ class BlockGen:
             raise BadBundle(f"{self.where}[{i}][3]: a card goes to the top or the bottom, "
                             f"not {str(place)[:20]!r}")
         lines = [f"_z = {self.x(zone)}", f"fr.pc = {i + 1}"]
-        if is_list:
+        if is_list and isinstance(cards, list) and cards[:1] == ["cards"]:     # a whole zone
+            lines.append(f"st.move_zone({self.x(cards[1])}, _z, {place!r})")
+        elif is_list:
             lines += [f"for _c in list({self.x(cards)}):", f"    st.move(_c, _z, {place!r})"]
         else:
             lines += [f"_c = {self.x(cards)}",
