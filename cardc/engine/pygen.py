@@ -767,10 +767,12 @@ class Memo:
     needed is still never computed, and a fault happens exactly where and when
     it did: only repeated work goes."""
 
-    def __init__(self, env_reads=False):
+    def __init__(self, env_reads=False, known=None):
         self.on = True
         self.env_reads = env_reads  # the frame's locals are read once, at the top (a menu)
-        self.eager = {}            # text -> local, computed at the top (see `first`)
+        self.eager = dict(known or {})  # text -> local, computed at the top (see `first`)
+        self.known = set(self.eager)    # those already computed before this function part
+        self.count = max((int(v[2:]) for v in self.eager.values()), default=-1)
         self.loops = []            # (region, loop local) of the loops being written
         self.regions = 0
         self.slots = {}            # text -> [name, region, uses, hoisted]
@@ -800,7 +802,8 @@ class Memo:
         they are needed is then exact, and a read in a loop costs one name."""
         name = self.eager.get(text)
         if name is None:
-            name = self.eager[text] = f"_k{len(self.eager)}"
+            self.count += 1
+            name = self.eager[text] = f"_k{self.count}"
         return name
 
     def use(self, text):
@@ -843,7 +846,8 @@ class Memo:
             m = re.fullmatch(r"(\s*)\x00R(\d+)\x00", line)
             if m:
                 if m.group(2) == "0":       # in the order made: a later one may read an earlier
-                    out += [f"{m.group(1)}{name} = {text}" for text, name in self.eager.items()]
+                    out += [f"{m.group(1)}{name} = {text}" for text, name in self.eager.items()
+                            if text not in self.known]
                 names = [n for n in sorted(kept) if by_name[n][1][1] == int(m.group(2))]
                 if names:
                     out.append(f"{m.group(1)}{' = '.join(names)} = _U")
