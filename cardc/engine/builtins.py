@@ -158,7 +158,7 @@ def zone_index(st, slot):
     zone order, card -> position), rebuilt only when the zone changes.  Pure
     for a given state, so generated code finds it once per expression."""
     stamp = st.pv.get(st.slot_parts[slot], 0)
-    key = ("#cells", slot)       # "#": never the name of a content function
+    key = -1 - slot     # content functions' entries are keyed by tuples; these by ints below 0
     hit = st.cache.get(key)
     if hit is None or hit[0] != stamp:
         cells = st.game.card_field["cell"]
