@@ -313,3 +313,33 @@ def test_a_shuffle_draws_exactly_as_below_does():
             s, j = rng.below(s, i + 1)
             xs[i], xs[j] = xs[j], xs[i]
         assert rng.shuffle(s0, ys) == s and ys == xs
+
+
+@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
+def test_moving_a_whole_zone_at_once_is_moving_its_cards_one_by_one(name):
+    """`move zone to other` is done in one step; it must leave the state as
+    moving each card in turn would: zones, places, reveals, versions, counts."""
+    from cardc.project import load_bundle
+    game = Game(load_bundle(name))
+    r = random.Random(7)
+    checked = 0
+    for seed in range(6):
+        st = game.new_state(4, seed=seed)
+        for _ in range(r.randrange(20, 120)):
+            if st.is_terminal():
+                break
+            st.apply(r.randrange(len(st.legal_actions())))
+        st.start_tracking()
+        slots = range(len(st.zones))
+        for _ in range(40):
+            src, dest = r.choice(slots), r.choice(slots)
+            place = r.choice(["top", "bottom"])
+            a, b = st.clone(), st.clone()
+            a.track, b.track = {"enter": {}}, {"enter": {}}
+            a.move_zone(src, dest, place)
+            for c in list(b.zones[src]):
+                b.move(c, dest, place)
+            assert a.zones == b.zones and a.loc == b.loc and a.revealed == b.revealed
+            assert a.pv == b.pv and a.track == b.track and a.host == b.host and a.under == b.under
+            checked += bool(st.zones[src])
+    assert checked > 50

@@ -112,12 +112,19 @@ class Asking:
                                 make_one)
 
     def ask_yes_no(self, who, var, prompt):
-        self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var, owner=self)
+        # (a decision that names its state makes a reference cycle, freed
+        # only by the garbage collector: only when it needs the state)
+        self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var,
+                                owner=self if callable(prompt) else None)
 
     def stop_here(self, who, kind, prompt=None):
         """A throwaway clone that a bot only wants to score (`lookahead`)
-        stops at its next question without working out the options."""
-        self.pending = Decision(kind, who, prompt, [], [], None, owner=self)
+        stops at its next question without working out the options.  (Its
+        prompt is made now: a throwaway that names its state would wait for
+        the garbage collector to be freed.)"""
+        if callable(prompt):
+            prompt = prompt(self, self.stack[-1].env)
+        self.pending = Decision(kind, who, prompt, [], [], None)
 
     def ask_menu(self, who, prompt, items):
         if self.lookahead:

@@ -35,6 +35,7 @@ with `BadBundle` naming the field (see `cardc/engine/pygen.py`).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from cardc.engine.errors import BadBundle
@@ -136,6 +137,7 @@ class BlockGen:
                 emit("            st.stack.pop()", start)
                 emit("            return", start)
                 continue
+            known = {}          # values read by earlier ops of this case, still true
             for i in range(start, min(stop, len(ops))):
                 o = ops[i]
                 line, col = code.src[i] if i < len(code.src) else (0, 0)
@@ -145,11 +147,13 @@ class BlockGen:
                 # each op has its own Memo: within it nothing changes the
                 # state or the frame's locals until its values are computed,
                 # so a value needed twice is computed once, and a local, a
-                # counter's list or the modifiers in force are read once
-                memo = Memo(env_reads=True)
+                # counter's list or the modifiers in force are read once;
+                # the next ops of the case reuse what this op cannot change
+                memo = Memo(env_reads=True, known=known)
                 with self.px.memo_of(memo):
                     body, ends = self.op(o, i)
                 body = memo.finish([Memo.reset(0)] + body)
+                known = _still_true(memo.eager, o)
                 for text in body:
                     emit("            " + text, i)
                 if ends:
@@ -411,7 +415,9 @@ class BlockGen:
             raise BadBundle(f"{self.where}[{i}][3]: a card goes to the top or the bottom, "
                             f"not {str(place)[:20]!r}")
         lines = [f"_z = {self.x(zone)}", f"fr.pc = {i + 1}"]
-        if is_list:
+        if is_list and isinstance(cards, list) and cards[:1] == ["cards"]:     # a whole zone
+            lines.append(f"st.move_zone({self.x(cards[1])}, _z, {place!r})")
+        elif is_list:
             lines += [f"for _c in list({self.x(cards)}):", f"    st.move(_c, _z, {place!r})"]
         else:
             lines += [f"_c = {self.x(cards)}",
@@ -502,6 +508,35 @@ class BlockGen:
         fields = "{" + ", ".join(f"{k!r}: {self.fn(v)}" for k, v in o[4].items()) + "}"
         return [f"fr.pc = {i}", f"st.poll_window(fr, {var!r}, {tag!r}, {players}, {fields})",
                 "return"], True
+
+
+# Ops after which no value an op read up front (see Memo.first) needs reading
+# again, but for the ones listed beside them; any other op forgets them all.
+_KEEPS = {"set", "log", "assert", "phase", "reveal", "cancel", "shuffle", "attach", "detach"}
+
+
+def _still_true(read: dict, o) -> dict:
+    """The values read up front by op `o` and the ops before it (text -> local)
+    that the ops after it may use as they are: the frame's locals and the
+    counters' lists stay, except a card counter `o` sets (its list may be
+    copied on write); the cards in force change with a shuffle, an attach
+    or a detach."""
+    if o[0] not in _KEEPS:
+        return {}
+    gone = set()
+    for text in read:
+        if o[0] in ("shuffle", "attach", "detach") and text.startswith("_mods_of("):
+            gone.add(text)
+        if o[0] == "set" and o[1][0] in ("cctr", "cpp") and text == f"st.cc[{str(o[1][1])!r}]":
+            gone.add(text)
+    names = {read[t] for t in gone}
+    out = {}
+    for text, name in read.items():     # in the order made: what reads a dropped one goes too
+        if text in gone or any(re.search(rf"\b{n}\b", text) for n in names):
+            names.add(name)
+            continue
+        out[text] = name
+    return out
 
 
 def bad_pc(name, pc):

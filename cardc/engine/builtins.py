@@ -74,10 +74,10 @@ def _attachments(st, env, c):
 
 
 def _playable(st, env, c):
-    req = st.game.requires[st.game.card_def[c]]
+    req = st.game.card_requires[c]
     if req is None:
         return True
-    return bool(req(st, {"me": env.get("me"), "this": c}))
+    return bool(req(st, env.get("me"), c))
 
 
 def _has_effect(st, env, c):
@@ -158,7 +158,7 @@ def zone_index(st, slot):
     zone order, card -> position), rebuilt only when the zone changes.  Pure
     for a given state, so generated code finds it once per expression."""
     stamp = st.pv.get(st.slot_parts[slot], 0)
-    key = ("#cells", slot)       # "#": never the name of a content function
+    key = -1 - slot     # content functions' entries are keyed by tuples; these by ints below 0
     hit = st.cache.get(key)
     if hit is None or hit[0] != stamp:
         cells = st.game.card_field["cell"]

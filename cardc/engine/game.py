@@ -255,7 +255,9 @@ class Game:
         self.hooks_of, self.modifiers_of = [], []
         for c in self.cards:
             cid = c["id"]
-            self.requires.append(build(c.get("requires")))
+            # f(st, me, this): no dict of locals made for each check
+            self.requires.append(px.compile_body(c["requires"], ["me", "this"])
+                                 if c.get("requires") is not None else None)
             self.reaction_if.append(build((c.get("reaction") or {}).get("if")))
             self.hooks_of.append({event: f"card:{cid}:hook:{event}" for event in (c.get("hooks") or {})})
             self.modifiers_of.append({m: px.compile_modifier(ir, self.modifier_args.get(m, []))

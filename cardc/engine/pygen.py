@@ -235,26 +235,32 @@ class PyGen:
         return self.exec_source(name, f"def {name}(st, _value, _this, _me, _owner{params}):\n"
                                       f"    env = None\n    return {text}\n")
 
-    def modifier_call(self, name):
+    def modifier_call(self, name, listed=False):
         """f(st, value, *args) for `modified("name", value, …)` with plain
         arguments: one check of which cards modify `name` now, then each
-        card's modifier called directly."""
-        key = ("modifier", name)
+        card's modifier called directly.  With `listed`, f(st, mods, value,
+        *args) for the list of those cards, already found (see e_call)."""
+        key = ("modifier", name, listed)
         if key not in self.names:
-            fname = self.fresh("_modified_")
             n = len(self.game.modifier_args.get(name, ()))
             params = "".join(f", _a{i}" for i in range(n))
-            src = (f"def {fname}(st, value{params}):\n"
-                   f"    # modifier {name}\n"
-                   "    hit = st.mods\n"
-                   "    if hit is None or hit[0] != st.pv['active']:\n"
-                   "        hit = _game._scan_modifiers(st)\n"
-                   f"    mods = hit[1].get({name!r})\n"
-                   "    if mods:\n"
-                   "        tp = st.turn_player\n"
-                   "        for c, f, owner in mods:\n"
-                   f"            value = f(st, value, c, owner if owner is not None else tp, owner{params})\n"
-                   "    return value\n")
+            if listed:
+                fname = self.fresh("_applied_")
+                src = (f"def {fname}(st, mods, value{params}):\n"
+                       f"    # modifier {name}, by the cards in force that have it\n"
+                       "    tp = st.turn_player\n"
+                       "    for c, f, owner in mods:\n"
+                       f"        value = f(st, value, c, owner if owner is not None else tp, owner{params})\n"
+                       "    return value\n")
+            else:
+                fname = self.fresh("_modified_")
+                src = (f"def {fname}(st, value{params}):\n"
+                       f"    # modifier {name}\n"
+                       "    hit = st.mods\n"
+                       "    if hit is None or hit[0] != st.pv['active']:\n"
+                       "        hit = _game._scan_modifiers(st)\n"
+                       f"    mods = hit[1].get({name!r})\n"
+                       f"    return {self.modifier_call(name, True)}(st, mods, value{params}) if mods else value\n")
             fn = self.exec_source(fname, src)
             self.ns[fname] = fn
             self.names[key] = (fname, fn)
@@ -591,17 +597,16 @@ class PyGen:
                     all(v[0] in ("var", "lit") for v in kwargs.values()):
                 # plain arguments: cheap and safe to evaluate before knowing
                 # whether any card modifies this (so no dict, no lambda)
-                values = [self.expr(kwargs.get(a, ["lit", None]), scope) for a in declared]
-                call = self.modifier_call(mod)
+                values = "".join(", " + self.expr(kwargs.get(a, ["lit", None]), scope)
+                                 for a in declared)
                 base = self.expr(args[1], scope)
+                if self.memo is None:       # nothing kept here: the call checks for itself
+                    return f"{self.modifier_call(mod)}(st, {base}{values})"
                 # most of the time no card in force modifies this: then it is
                 # the value itself, known from one lookup at the top of the
-                # function (where nothing is kept, the call checks for itself)
-                direct = f"{call}(st, {base}{''.join(', ' + v for v in values)})"
-                if self.memo is None:
-                    return direct
-                unmodified = self.memo.first(f"not {self.memo.first('_mods_of(st)')}.get({mod!r})")
-                return f"({base} if {unmodified} else {direct})"
+                # function (or op), which also finds the cards that do
+                mods = self.memo.first(f"{self.memo.first('_mods_of(st)')}.get({mod!r})")
+                return f"({base} if not {mods} else {self.modifier_call(mod, True)}(st, {mods}, {base}{values}))"
             with self.no_memo():
                 kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
             return (f"_modified(st, {str(args[0][1])!r}, {self.expr(args[1], scope)}, "
@@ -762,10 +767,12 @@ class Memo:
     needed is still never computed, and a fault happens exactly where and when
     it did: only repeated work goes."""
 
-    def __init__(self, env_reads=False):
+    def __init__(self, env_reads=False, known=None):
         self.on = True
         self.env_reads = env_reads  # the frame's locals are read once, at the top (a menu)
-        self.eager = {}            # text -> local, computed at the top (see `first`)
+        self.eager = dict(known or {})  # text -> local, computed at the top (see `first`)
+        self.known = set(self.eager)    # those already computed before this function part
+        self.count = max((int(v[2:]) for v in self.eager.values()), default=-1)
         self.loops = []            # (region, loop local) of the loops being written
         self.regions = 0
         self.slots = {}            # text -> [name, region, uses, hoisted]
@@ -795,7 +802,8 @@ class Memo:
         they are needed is then exact, and a read in a loop costs one name."""
         name = self.eager.get(text)
         if name is None:
-            name = self.eager[text] = f"_k{len(self.eager)}"
+            self.count += 1
+            name = self.eager[text] = f"_k{self.count}"
         return name
 
     def use(self, text):
@@ -838,7 +846,8 @@ class Memo:
             m = re.fullmatch(r"(\s*)\x00R(\d+)\x00", line)
             if m:
                 if m.group(2) == "0":       # in the order made: a later one may read an earlier
-                    out += [f"{m.group(1)}{name} = {text}" for text, name in self.eager.items()]
+                    out += [f"{m.group(1)}{name} = {text}" for text, name in self.eager.items()
+                            if text not in self.known]
                 names = [n for n in sorted(kept) if by_name[n][1][1] == int(m.group(2))]
                 if names:
                     out.append(f"{m.group(1)}{' = '.join(names)} = _U")

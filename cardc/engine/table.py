@@ -110,6 +110,50 @@ class Table:
             if self.slot_active[slot]:
                 pv["active"] = pv.get("active", 0) + 1
 
+    def move_zone(self, src, slot, place="top"):
+        """`move` of every card of the zone at `src` to `slot`, one after
+        another in the zone's order, done in one step: the same zones, order,
+        versions and counts as moving them one by one (to the top, the last
+        one moved ends on top).  Cards with attachments, or a zone moved onto
+        itself, go one by one."""
+        cards = self.zones[src]
+        if not cards:
+            return
+        if src == slot or (self.under and any(c in self.under for c in cards)):
+            for c in list(cards):
+                self.move(c, slot, place)
+            return
+        game, k = self.game, len(cards)
+        if self.track is not None:
+            enter, ids = self.track["enter"], game.card_field["id"]
+            into = ">" + game.slot_decl(self, slot)["id"]
+            for c in cards:
+                key = ids[c] + into
+                enter[key] = enter.get(key, 0) + 1
+        owned = self.zowned
+        if owned is not None:
+            owned.add(src)              # the emptied zone is a new list of its own
+        self.zones[src] = []
+        dest = self.zones[slot] if owned is None else self.own_zone(slot)
+        pv = self.pv
+        for part in (self.slot_parts[src], self.slot_parts[slot]):
+            pv[part] = pv.get(part, 0) + k
+        if self.slot_active[src] or self.slot_active[slot]:
+            special = game.card_special
+            n = sum(1 for c in cards if special[c] is not None)
+            n *= self.slot_active[src] + self.slot_active[slot]
+            if n:
+                pv["active"] = pv.get("active", 0) + n
+        if place == "top":
+            dest[0:0] = cards[::-1]
+        else:
+            dest.extend(cards)
+        loc, revealed = self.loc, self.revealed
+        for c in cards:
+            loc[c] = slot
+            if c in revealed:
+                del revealed[c]
+
     def check_limit(self, slot) -> bool:
         """Start the zone's overflow procedure if a move took it over its
         limit; True if it did (it runs before anything else)."""
