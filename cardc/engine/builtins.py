@@ -173,18 +173,10 @@ def zone_index(st, slot):
 def cards_in(hit, cell):
     """The cards of an indexed zone (`zone_index`) on `cell`, or on any of a
     list of cells, in the zone's order (as a scan would find them)."""
-    index = hit[1]
     if not isinstance(cell, list):
-        found = index.get(cell)
+        found = hit[1].get(cell)
         return found[:] if found else []
-    found = []
-    for x in dict.fromkeys(cell):
-        here = index.get(x)
-        if here:
-            found += here
-    if len(found) > 1:
-        found.sort(key=hit[2].__getitem__)
-    return found
+    return cards_in_distinct(hit, dict.fromkeys(cell))      # each cell once
 
 
 def cards_in_distinct(hit, cells):
