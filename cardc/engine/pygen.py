@@ -769,7 +769,7 @@ class Memo:
 
     def __init__(self, env_reads=False, known=None):
         self.on = True
-        self.env_reads = env_reads  # the frame's locals are read once, at the top (a menu)
+        self.env_reads = env_reads  # the frame's locals are read once, at the top (menus, ops)
         self.eager = dict(known or {})  # text -> local, computed at the top (see `first`)
         self.known = set(self.eager)    # those already computed before this function part
         self.count = max((int(v[2:]) for v in self.eager.values()), default=-1)
@@ -794,12 +794,16 @@ class Memo:
         self.loops.pop()
 
     def first(self, text):
-        """A local holding `text`, computed once at the top of the function.
+        """A local holding `text`, computed once at the top of the function
+        (or of the op, in a block).
 
         Only for values that cannot fail, cost little, and stay the same
-        while the function runs: which modifiers are in force, and (in a menu,
-        which changes nothing) the frame's own locals.  Computing them before
-        they are needed is then exact, and a read in a loop costs one name."""
+        while the function or op runs: which modifiers are in force, each
+        counter's list, and (in a menu, or an op, which writes none of them
+        before reading) the frame's own locals, which the compiler's scoping
+        guarantees are bound.  Computing them before they are needed is then
+        exact, and a read in a loop costs one name.  `known` entries were
+        computed by an earlier op of the same straight run (see blocks.py)."""
         name = self.eager.get(text)
         if name is None:
             self.count += 1
