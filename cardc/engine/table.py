@@ -226,14 +226,39 @@ class Table:
         back are put in a fixed order before the shuffle (so their real order
         does not show through), and the copy gets its own random generator,
         seeded from `rnd`, so a look-ahead that shuffles or draws does not
-        see the real future."""
+        see the real future.
+
+        A place is a position in a zone or under a host card: a card attached
+        to a card `p` cannot see is unseen too and is shuffled like the rest
+        (a hidden card's attachments are never in view, `card_view`).
+        Whatever named a real card by its id names the imagined card in that
+        card's place instead (`_imagine_names`): frame locals, the fields of
+        pending window events (`st.events`), attachments (`host`/`under`),
+        card-valued counters, and reveals to other seats (a reveal belongs to
+        a place: moving or shuffling a card clears it).
+
+        The counters of the shuffled cards (`cc`: tokens on a card) are
+        imagined at their start values, neither kept by the card nor left
+        with the place: a card counter shows only on a card in view
+        (`observe.card_counters`), so the value on an unseen card is as
+        hidden as the card.  Kept by the card, it would tie the real card to
+        its real value (the one Ace with a token would be the card with the
+        token in every imagined world, wherever it lands); left with the
+        place, it would tell which place holds the real marked card.  Only
+        the start value is free of both, as secret game and player counters
+        are imagined at theirs (below).  What `p` saw of a card before it
+        went out of view is forgotten with the card's place, as it already
+        is for the card itself."""
         d = self.clone()
         game = self.game
         start = game.card_start
         shown = {c for c, seen in d.revealed.items() if p in seen}     # revealed to p
-        # back -> (places: [(slot, [positions])], cards), in slot order
+        under = d.under
+        # back -> (places: [(slot, [positions])], cards), in slot order; a
+        # place under a host is (ATTACHED, (host, index)), after the zones
         groups: dict = {}
-        for slot in game.hidden_slots(d.n, p):
+        hidden = game.hidden_slots(d.n, p)
+        for slot in hidden:
             zone = d.zones[slot]
             if not zone:
                 continue
@@ -249,15 +274,20 @@ class Table:
                     places, cards = groups.setdefault(backs[i], ([], []))
                     places.append((slot, (i,)))
                     cards.append(c)
+        piled = bool(under) and _attached_places(d, hidden, shown, groups)
         touched = set()
         loc = d.loc
         moved = {}                      # real card -> the imagined card in its place
-        remap = any(fr.code.cards for fr in d.stack)     # only frames with card locals need it
+        plan = _unseen_plan(self, p, groups)
+        # what names a real card by its id: frame locals, pending events,
+        # card-valued counters, attachments, reveals to others
+        names = (plan[0] or plan[1] or piled or d.revealed.keys() - shown
+                 or any(fr.code.cards for fr in d.stack))
         for back in sorted(groups):
             places, real = groups[back]          # the real cards, in place order
             cards = _permuted(sorted(real), rnd)
-            if remap:
-                moved.update((was, c) for was, c in zip(real, cards) if c != was)
+            if names:
+                moved.update({was: c for was, c in zip(real, cards) if c != was})
             k = 0
             for slot, positions in places:
                 if type(positions) is range:        # the whole zone
@@ -265,13 +295,23 @@ class Table:
                     d.zowned.add(slot)
                     for c in chunk:
                         loc[c] = slot
+                    touched.add(slot)
+                elif slot == ATTACHED:              # under a host: see _imagine_names
+                    k += 1
+                    continue
                 else:
                     c = d.own_zone(slot)[positions[0]] = cards[k]
                     loc[c] = slot
+                    touched.add(slot)
                 k += len(positions)
-                touched.add(slot)
+        if piled:
+            _imagine_attachments(d, self.loc, hidden, shown, moved, rnd, touched)
         if moved:
-            _remap_locals(d.stack, moved)
+            if any(fr.code.cards for fr in d.stack):
+                _remap_locals(d.stack, moved)
+            _imagine_names(d, moved, plan)
+        if plan[2]:
+            _start_card_counters(d, plan[2])
         d.rng = rng.seed_state(rnd.getrandbits(64))
         # counters p may not see are imagined at their start values
         for scope, values in (("game", d.g), ("player", d.pc)):
@@ -290,6 +330,190 @@ class Table:
         for slot in touched:
             d.touch_slot(slot)
         return d
+
+
+def _attached_places(d, hidden, shown, groups):
+    """Add to `groups` the places under the cards of the zones `hidden`
+    (attachments of attachments too): an attached card is in its host's zone,
+    so under a host `p` cannot see it is unseen (unless revealed to `p`).
+    True if a card of those zones has cards under it."""
+    start, under, zones = d.game.card_start, d.under, d.zones
+    todo = [c for slot in hidden for c in zones[slot] if c in under]
+    if not todo:
+        return False
+    while todo:
+        h = todo.pop()
+        for j, a in enumerate(under[h]):
+            if a not in shown:
+                places, cards = groups.setdefault(start[a], ([], []))
+                places.append((ATTACHED, (h, j)))
+                cards.append(a)
+            if a in under:
+                todo.append(a)
+    return True
+
+
+def _imagine_attachments(d, real_loc, hidden, shown, moved, rnd, touched):
+    """Rebuild the attachments (`host`/`under`) of copy `d` after the shuffle
+    (`moved`: real card -> imagined card in its place; `real_loc`: where the
+    real cards are).  The cards under a host `p` sees stay under it, each
+    place holding its imagined card.  Under the unseen cards of a hidden zone
+    (`hidden`), the piles go to unseen places of that zone drawn at random
+    (`rnd`): `p` sees only how many cards such a zone holds, so neither which
+    card holds a pile nor where it lies in the zone is kept from the real game
+    (a pile left with its place would tell a bot that the top card of a deck
+    is the marked one).  A pile under an attached card stays with that place."""
+    get = moved.get
+    host, under = {}, {}
+    loc = d.loc
+    piles: dict = {}                        # hidden slot -> piles under its unseen cards
+    hidden = set(hidden)
+    for h, cards in d.under.items():
+        now = [get(a, a) for a in cards]
+        slot = real_loc[h]
+        if slot in hidden and h not in shown:
+            piles.setdefault(slot, []).append(now)
+            continue
+        under[get(h, h)] = now
+        if slot >= 0:
+            touched.add(slot)
+    for slot in sorted(piles):
+        zone = d.zones[slot]
+        free = [c for c in zone if c not in shown]
+        for h, now in zip(rnd.sample(free, len(piles[slot])), piles[slot]):
+            under[h] = now
+        touched.add(slot)
+    for h, now in under.items():
+        for a in now:
+            host[a] = h
+            loc[a] = ATTACHED
+    d.host, d.under = host, under
+
+
+def _unseen_plan(st, p, groups) -> tuple:
+    """What of `st` names or marks the cards `p` cannot see (`groups`, see
+    `determinized`): ([indexes of the window events whose card fields name
+    one, among those a frame holds], [(scope, name) of the card-valued
+    counters naming one], [(card
+    counter, per player, start value, [the unseen cards off that start])]).
+    It depends only on the state and the seat, so a search that imagines
+    many worlds of one decision works it out once (kept on `st` while its
+    versions stand still: every change to a state moves one)."""
+    key = (p, st.version, sum(st.pv.values()), len(st.events))
+    hit = st.__dict__.get("_unseen_plan")
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    game = st.game
+    unseen = {c for _, real in groups.values() for c in real}
+    fields, card_counters = _card_slots(game)
+    # the events the rules can still read: those a frame holds (a window
+    # being polled, `$w…`, or a window's result, an event index in a local;
+    # any int of a frame counts, which is more than needed, never less)
+    held = set()
+    for fr in st.stack:
+        for k, v in fr.env.items():
+            if type(v) is int:
+                held.add(v)
+            elif k[:2] == "$w":
+                held.add(v[0])
+    events = [i for i in sorted(held) if 0 <= i < len(st.events)
+              and any(st.events[i].get(f) in unseen
+                      for f in fields.get(st.events[i]["tag"], _RESPONSE))]
+    counters = []
+    for scope, name in card_counters:
+        v = st.g[name] if scope == "g" else st.pc[name] if scope == "p" else st.cc[name]
+        if (v in unseen) if scope == "g" else not unseen.isdisjoint(v):
+            counters.append((scope, name))
+    marks = []
+    n = st.n
+    for name, spec in game.counters["card"].items():
+        s, values = spec["start"], st.cc[name]
+        if values.count(s) == len(values):
+            continue                    # every card at its start: the usual case
+        if spec["per_player"]:          # values[c * n + q]
+            off = [c for c in unseen if values[c * n:(c + 1) * n].count(s) != n]
+        else:
+            off = [c for c in unseen if values[c] != s]
+        if off:
+            marks.append((name, spec["per_player"], s, sorted(off)))
+    plan = (events, counters, marks)
+    st.__dict__["_unseen_plan"] = (key, plan)
+    return plan
+
+
+def _imagine_names(d, moved, plan):
+    """What of copy `d` names a shuffled card by its id names the imagined
+    card in its place (`moved`: real card -> imagined card): window events,
+    card-valued counters (those `plan` lists, see `_unseen_plan`), reveals.
+    The containers are replaced, never changed in place (the real game may
+    share them)."""
+    get = moved.get
+    events, counters, _ = plan
+    if events:
+        fields = _card_slots(d.game)[0]
+        new = d.events[:]
+        for i in events:
+            e = new[i]
+            names = fields.get(e["tag"], _RESPONSE)
+            if any(e.get(f) in moved for f in names):
+                new[i] = {k: (get(x, x) if k in names and x is not None else x)
+                          for k, x in e.items()}
+        d.events = new
+        d.touch("events")
+    for scope, name in counters:
+        if scope == "g":
+            v = d.g[name]
+            if v in moved:
+                d.g[name] = moved[v]
+                d.touch("g:" + name)
+            continue
+        v = d.pc[name] if scope == "p" else d.cc[name]
+        if moved.keys().isdisjoint(v):
+            continue
+        v = [get(x, x) if x is not None else x for x in v]
+        if scope == "p":
+            d.pc[name] = v
+        else:
+            d.cc[name] = v
+            d.cc_own.add(name)
+        d.touch(scope + ":" + name)
+    if d.revealed and not moved.keys().isdisjoint(d.revealed):
+        d.revealed = {get(c, c): seen for c, seen in d.revealed.items()}
+
+
+_RESPONSE = ("response",)
+
+
+def _card_slots(game) -> tuple:
+    """({window tag: the fields of its events that hold cards: its declared
+    card fields and the answering card, `response`}, [(scope, name) of every
+    counter that holds a card: "g", "p" or "c"]), worked out once a game."""
+    hit = game.__dict__.get("_determinized_card_slots")
+    if hit is None:
+        fields = {tag: tuple(sorted(f for f, t in (w.get("fields") or {}).items() if t == "card"))
+                  + _RESPONSE for tag, w in game.windows.items()}
+        counters = [(scope[0], name) for scope in ("game", "player", "card")
+                    for name, spec in game.counters[scope].items() if spec.get("type") == "card"]
+        hit = game.__dict__["_determinized_card_slots"] = (fields, counters)
+    return hit
+
+
+def _start_card_counters(d, marks):
+    """The card counters of the shuffled cards at their start values (`marks`:
+    [(counter, per player, start, [the unseen cards off it])], see
+    `_unseen_plan`; why, in `determinized`: a card counter shows only on a
+    card in view)."""
+    n = d.n
+    for name, per_player, s, cards in marks:
+        values = d.own_cc(name)
+        if per_player:
+            row = [s] * n
+            for c in cards:
+                values[c * n:(c + 1) * n] = row
+        else:
+            for c in cards:
+                values[c] = s
+        d.touch("c:" + name)
 
 
 def _remap_locals(stack, moved):
