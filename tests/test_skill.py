@@ -49,3 +49,70 @@ def test_skill_report_is_deterministic_and_ranks_greedy_above_random(tmp_path):
 @pytest.mark.parametrize("agents", ["random", "random,genius", "greedy,mcts:0", "greedy,human"])
 def test_skill_usage_errors(agents):
     assert main(["skill", str(MINI), "--agents", agents, "--games", "2", "--quiet"]) == 2
+
+
+def _t(a, b, wa, wb, no_winner=0):
+    return Table(2, a, b, wa + wb + no_winner, {a: wa, b: wb}, no_winner)
+
+
+def test_open_ends_follow_the_chains_of_wins():
+    """A rating rests on games at both ends only where wins link the agent
+    to the first agent both ways; a clean sweep leaves the winner's upper end
+    (and the loser's lower end) open."""
+    from cardc.sim.skill import open_ends
+    agents = ["r", "g", "m", "x"]
+    # r and m beat each other; g beat both and lost to neither; x never played
+    tables = [_t("r", "g", 0, 8), _t("g", "m", 8, 0), _t("r", "m", 3, 5)]
+    assert open_ends(tables, agents) == {"r": None, "g": "above", "m": None, "x": "both"}
+    # a circle of wins (r beat m, m beat g, g beat r) links all three
+    tables = [_t("r", "g", 0, 8), _t("g", "m", 0, 8), _t("r", "m", 1, 7)]
+    assert open_ends(tables, ["r", "g", "m"]) == {"r": None, "g": None, "m": None}
+    # m beats everyone, nobody beats m: open above; r is linked to g both ways
+    tables = [_t("r", "g", 3, 5), _t("g", "m", 0, 8), _t("r", "m", 0, 8)]
+    assert open_ends(tables, ["r", "g", "m"]) == {"r": None, "g": None, "m": "above"}
+    # measured from the strongest: the weak ones are open below
+    assert open_ends(tables, ["m", "g", "r"]) == {"m": None, "g": "below", "r": "below"}
+
+
+def test_a_clean_sweep_is_shown_as_a_bound_not_as_a_point(capsys):
+    """sweep4's ipo tables (8 games a table, every one but mcts:50-mcts a
+    clean sweep): the plain bootstrap printed greedy +324 [+323, +325].  Now
+    each rating is open above, its interval is wide, and the terminal shows
+    only the lower end, with the reason."""
+    from rich.console import Console
+    from cardc.sim.skill import print_skill, summarize
+    agents = ["random", "greedy", "mcts:50", "mcts"]
+    tables = [_t("random", "greedy", 0, 8), _t("random", "mcts:50", 0, 8), _t("random", "mcts", 0, 8),
+              _t("greedy", "mcts:50", 0, 8), _t("greedy", "mcts", 0, 8), _t("mcts:50", "mcts", 6, 2)]
+    rep = summarize(tables, agents, [2], 0, {})
+    rated = rep["players"]["2"]["ratings"]
+    for a in ("greedy", "mcts:50", "mcts"):
+        x = rated[a]
+        assert x["open"] == "above"
+        assert x["hi"] - x["lo"] > 100, x            # not a point
+        assert x["lo"] < x["rating"]
+    assert rated["random"]["open"] is None and rated["random"]["reference"]
+    assert rep["players"]["2"]["spread"]["open"] == "above"
+    rep.update(name="ipo", games=8)
+    print_skill(rep, Console(width=200))
+    out = capsys.readouterr().out
+    assert "no upper end" in out and "clean sweeps" in out and "≥ +" in out
+    assert "[+323, +325]" not in out and "+324*" in out
+
+
+def test_tables_that_are_not_clean_sweeps_keep_two_ended_intervals(capsys):
+    from rich.console import Console
+    from cardc.sim.skill import print_skill, summarize
+    agents = ["random", "greedy", "mcts"]
+    tables = [_t("random", "greedy", 2, 28), _t("random", "mcts", 1, 29), _t("greedy", "mcts", 9, 21)]
+    rep = summarize(tables, agents, [2], 0, {})
+    rated = rep["players"]["2"]["ratings"]
+    assert all(rated[a]["open"] is None for a in agents)
+    assert rated["random"]["rating"] == 0
+    assert rated["greedy"]["lo"] < rated["greedy"]["rating"] < rated["greedy"]["hi"]
+    assert 0 < rated["greedy"]["rating"] < rated["mcts"]["rating"]
+    rep.update(name="startup", games=30)
+    print_skill(rep, Console(width=200))
+    out = capsys.readouterr().out
+    assert "no upper end" not in out and "clean sweeps" not in out
+    assert f"[{rated['mcts']['lo']:+.0f}, {rated['mcts']['hi']:+.0f}]" in out

@@ -95,22 +95,71 @@ def elo(strength: float) -> float:
 
 
 def resample(tables: list[Table], rnd: random.Random) -> list[Table]:
-    """The tables with their games drawn again, with replacement."""
+    """The tables played again in imagination: each table's chances (which
+    agent wins, or nobody) drawn from their Jeffreys posterior, a Dirichlet
+    of the counts plus 1/2, and its games drawn from those chances.  A plain
+    bootstrap (the games drawn again with replacement) cannot vary a clean
+    sweep: 8 wins in 8 resample to 8 in 8, and every interval that rests on
+    such a table collapses to a point; the posterior lets the loser win now
+    and then, as often as 8 losses in 8 allow.  "Nobody won" is a chance only
+    at a table where it happened."""
     out = []
     for t in tables:
         kinds = sorted({t.hero, t.rival})
-        weights = [t.wins.get(a, 0) for a in kinds] + [t.no_winner]
+        counts = [t.wins.get(a, 0) for a in kinds]
+        cats = list(kinds)
+        if t.no_winner:
+            counts.append(t.no_winner)
+            cats.append(None)
         copy = Table(t.players, t.hero, t.rival, t.games)
-        if t.games and sum(weights):
-            draws = rnd.choices(kinds + [None], weights=weights, k=t.games)
+        if t.games:
+            weights = [rnd.gammavariate(c + 0.5, 1.0) for c in counts]
+            draws = rnd.choices(cats, weights=weights, k=t.games)
             copy.wins = {a: draws.count(a) for a in kinds}
             copy.no_winner = draws.count(None)
         out.append(copy)
     return out
 
 
+def open_ends(tables: list[Table], agents) -> dict:
+    """agent -> which end of its rating the games leave open, relative to the
+    first agent: None (both ends rest on games), "above" (no chain of wins
+    leads from the first agent up to it: it and every agent it lost to won
+    every game against the agents below, so nothing the games say caps its
+    rating), "below" (no chain of wins leads from it to the first agent) or
+    "both" (no chain either way).  A Luce rating has a finite best fit only
+    within a set of agents that beat one another around in a circle; across
+    sets, only the order is known.  The fit's prior (PRIOR pseudo-wins) gives
+    such a rating a value all the same: that value and the open end are the
+    prior's, not the games'."""
+    beat = {a: set() for a in agents}          # a -> the agents a won a game against
+    for t in tables:
+        kinds = {t.hero, t.rival}
+        for a in kinds:
+            if t.wins.get(a, 0):
+                beat[a] |= kinds - {a}
+
+    def reach(a):
+        seen, todo = {a}, [a]
+        while todo:
+            for b in beat[todo.pop()]:
+                if b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+        return seen
+
+    ref = agents[0]
+    from_ref = reach(ref)
+    out = {}
+    for a in agents:
+        up, down = a in from_ref, ref in reach(a)
+        out[a] = None if (up and down) else "above" if down else "below" if up else "both"
+    return out
+
+
 def ratings(tables: list[Table], agents, seed: int = 0, bootstrap: int = BOOTSTRAP) -> dict:
-    """agent -> {rating, lo, hi} on the Elo scale, the first agent at 0."""
+    """agent -> {rating, lo, hi, open} on the Elo scale, the first agent at 0
+    (`open`: see `open_ends`; an open end's number is the prior's)."""
     point = fit_strengths(tables, agents)
     rnd = random.Random(seed)
     samples = {a: [] for a in agents}
@@ -118,13 +167,31 @@ def ratings(tables: list[Table], agents, seed: int = 0, bootstrap: int = BOOTSTR
         s = fit_strengths(resample(tables, rnd), agents, iterations=200)
         for a in agents:
             samples[a].append(elo(s[a]))
+    ends = open_ends(tables, agents)
     out = {}
     for a in agents:
         xs = sorted(samples[a])
         lo = xs[int(0.025 * (len(xs) - 1))] if xs else -math.inf
         hi = xs[int(math.ceil(0.975 * (len(xs) - 1)))] if xs else math.inf
-        out[a] = {"rating": elo(point[a]), "lo": lo, "hi": hi, "strength": point[a]}
+        out[a] = {"rating": elo(point[a]), "lo": lo, "hi": hi, "strength": point[a],
+                  "open": None if a == agents[0] else ends[a]}
+    out[agents[0]]["reference"] = True
     return out
+
+
+def rating_text(x: dict) -> str:
+    """A rating's interval as the terminal shows it: `[lo, hi]`, or only the
+    end the games fix (`≥ lo`, `≤ hi`) when the other is open."""
+    end = x.get("open")
+    if x.get("reference"):
+        return "the reference"
+    if end == "above":
+        return f"≥ {x['lo']:+.0f} (no upper end)"
+    if end == "below":
+        return f"≤ {x['hi']:+.0f} (no lower end)"
+    if end == "both":
+        return "no end (never linked to the first agent by a win)"
+    return f"[{x['lo']:+.0f}, {x['hi']:+.0f}]"
 
 
 def summarize(tables: list[Table], agents, players, seed: int, run: dict) -> dict:
@@ -154,6 +221,7 @@ def summarize(tables: list[Table], agents, players, seed: int, run: dict) -> dic
             "spread": {"best": best, "over": base, "rating": rated[best]["rating"] - rated[base]["rating"],
                        "lo": rated[best]["lo"] - rated[base]["rating"],
                        "hi": rated[best]["hi"] - rated[base]["rating"],
+                       "open": rated[best]["open"],
                        "win_rate_vs": matrix.get(best, {}).get(base)}}
     return out
 
@@ -182,17 +250,30 @@ def print_skill(report: dict, console=None) -> None:
                            f"{100 * row[b]['rate']:.0f}% [{100 * row[b]['lo']:.0f}–{100 * row[b]['hi']:.0f}]"
                            for b in agents))
         console.print(t)
-        r = RichTable(title=f"{n} players: rating (Elo scale, {agents[0]} = 0, 95% bootstrap interval)")
+        r = RichTable(title=f"{n} players: rating (Elo scale, {agents[0]} = 0, 95% interval: a bootstrap from each table's posterior)")
         for col in ("agent", "rating", "95% interval"):
             r.add_column(col, justify="left" if col == "agent" else "right")
+        opened = []
         for a in sorted(agents, key=lambda a: -part["ratings"][a]["rating"]):
             x = part["ratings"][a]
-            r.add_row(a, f"{x['rating']:+.0f}", f"[{x['lo']:+.0f}, {x['hi']:+.0f}]")
+            if x.get("open"):
+                opened.append(a)
+            r.add_row(a, f"{x['rating']:+.0f}" + ("*" if x.get("open") else ""), rating_text(x))
         console.print(r)
+        if opened:
+            console.print(
+                f"* {', '.join(opened)}: clean sweeps leave an end of the rating open: no chain of "
+                f"wins links {'it' if len(opened) == 1 else 'each'} to {agents[0]} both ways (one "
+                f"side won every game between them), so the games fix only the end shown; the "
+                f"rating itself is set by the fit's prior ({PRIOR} pseudo-wins a table), not by "
+                f"the games.  More games, or a closer opponent in the round robin, close it.")
         sp = part["spread"]
         vs = sp["win_rate_vs"]
-        console.print(f"Skill spread at {n} players: {sp['best']} is {sp['rating']:+.0f} "
-                      f"[{sp['lo']:+.0f}, {sp['hi']:+.0f}] over {sp['over']}"
+        rel = {k: sp[k] for k in ("lo", "hi")}
+        rel["open"] = sp.get("open")
+        console.print(f"Skill spread at {n} players: {sp['best']} is "
+                      + (f"{sp['rating']:+.0f} " if not rel["open"] else "")
+                      + rating_text(rel) + f" over {sp['over']}"
                       + (f"; in one seat against {sp['over']} it wins {100 * vs['rate']:.0f}% "
                          f"[{100 * vs['lo']:.0f}–{100 * vs['hi']:.0f}] (fair share "
                          f"{100 * part['fair_share']:.0f}%)" if vs else ""))
