@@ -199,7 +199,8 @@ def test_sweep_shows_card_use_by_agent_in_a_family_of_its_own(tmp_path, capsys):
     assert code == 0
     sweep = json.loads(out.read_text())
     same, longer = sweep["variants"]
-    assert set(same["cards"]) == set(longer["cards"]) == {"played.thief.random", "played.thief.greedy"}
+    assert set(same["cards"]) == set(longer["cards"]) == {
+        "played.thief.random", "played.thief.greedy", "answered.guard.random", "answered.guard.greedy"}
     assert not any(d["tested"] or d["significant"] for d in same["cards"].values())  # the same game
     thief = longer["cards"]["played.thief.random"]
     # a longer game leaves more turns to rob in: one observation per random seat per game
@@ -207,16 +208,48 @@ def test_sweep_shows_card_use_by_agent_in_a_family_of_its_own(tmp_path, capsys):
     assert thief["card"] == "thief" and thief["agent"] == "random" and thief["name"] == "Thief"
     tested = [d for v in sweep["variants"] for d in v["cards"].values() if d["tested"]]
     families = sweep["families"]
-    assert families["card_use"] == {"tests": len(tested), "untested": 4 - len(tested),
+    guard = longer["cards"]["answered.guard.random"]
+    assert guard["card"] == "guard" and guard["use"] == "answered" and guard["name"] == "Guard (answer)"
+    assert families["card_use"] == {"tests": len(tested), "untested": 8 - len(tested),
                                     "significant": sum(d["significant"] for d in tested)}
     # the outcome metrics are corrected among themselves only
     assert families["outcome"]["tests"] == sum(len(v["diffs"]) for v in sweep["variants"])
-    assert not any(n.startswith("played.") for v in sweep["variants"] for n in v["diffs"])
+    assert not any(n.startswith(("played.", "answered.")) for v in sweep["variants"] for n in v["diffs"])
     from cardc.sim.report import _p
     assert (_p(0.0), _p(0.0123)) == ("<1e-15", "0.012")     # 1 - cdf rounds to 0: a bound, not 0
     printed = capsys.readouterr().out
     assert "card use" in printed and "Thief *" in printed
     assert "Card use, params.win_at=20" in page.read_text()
+
+
+def test_an_answer_is_the_answering_seats_and_records_keep_card_use_per_seat(tmp_path):
+    """Mini's Guard answers a Thief: the answer is credited to the robbed
+    seat (whose turn it is not), the theft to the thief; a sweep pairs both
+    per agent, and `--records` lines keep both per seat."""
+    from cardc.engine import Game
+    from cardc.project import build_folder
+    from cardc.sim.run import Plan, play_game
+    from cardc.sim.stats import card_observations
+    game = Game(build_folder(MINI).bundle)
+    plan = Plan((2,), ("random", "greedy"), 0, None, 10_000)
+    answered = 0
+    for index in range(100):
+        rec = play_game(game, plan, index)
+        for seat, times in (rec.answered.get("guard") or {}).items():
+            answered += times
+            # every Guard answers a Thief played by the other seat
+            assert rec.resolved["thief"][1 - seat] >= times
+        obs = card_observations(rec, ["thief"], ["guard"])
+        for agent in set(rec.agents):
+            seats = [s for s, a in enumerate(rec.agents) if a == agent]
+            assert obs[f"answered.guard.{agent}"] == [rec.answered.get("guard", {}).get(s, 0) for s in seats]
+        line = rec.line()
+        assert line["answered_by_seat"].get("guard", [0, 0]) == [
+            rec.answered.get("guard", {}).get(s, 0) for s in range(2)]
+        if "thief" in rec.resolved:
+            assert line["resolved_by_seat"]["thief"] == [rec.resolved["thief"].get(s, 0) for s in range(2)]
+            assert sum(line["resolved_by_seat"]["thief"]) == line["resolved"]["thief"]
+    assert answered > 5
 
 
 # ---------------------------------------------------------------- holes, records, reports

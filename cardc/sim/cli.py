@@ -23,7 +23,7 @@ from cardc.cliargs import not_negative, positive
 from cardc.paths import find_project
 from cardc.project import UsageError, build_folder, game_folders, generated_dir, load_bundle
 from cardc.sim import report as rep
-from cardc.sim.stats import CARD_USE, mark_significant
+from cardc.sim.stats import ANSWER_USE, CARD_USES, mark_significant
 from cardc.sim.run import (HoleWriter, Plan, Totals, executor, peak_rss_mb, play_many,
                            seconds_per_decision, write_bundle)
 
@@ -157,11 +157,13 @@ def sweep_report(args, progress=None) -> dict:
     names = {c["id"]: c["name"] for c in bundles[0]["cards"]}
     for k in range(1, len(bundles)):
         every = {name: d.summary() for name, d in sorted(totals.paired[k].diffs.items())}
-        diffs = {n: d for n, d in every.items() if not n.startswith(CARD_USE)}
-        cards = {n: d for n, d in every.items() if n.startswith(CARD_USE)}
+        diffs = {n: d for n, d in every.items() if not n.startswith(CARD_USES)}
+        cards = {n: d for n, d in every.items() if n.startswith(CARD_USES)}
         for n, d in cards.items():
-            d["card"], _, d["agent"] = n[len(CARD_USE):].partition(".")
-            d["name"] = names.get(d["card"], d["card"])
+            use, _, rest = n.partition(".")
+            d["card"], _, d["agent"] = rest.partition(".")
+            d["use"] = use
+            d["name"] = names.get(d["card"], d["card"]) + (" (answer)" if n.startswith(ANSWER_USE) else "")
         sweep["variants"].append({
             "set": variants[k], "diffs": diffs, "cards": cards,
             "decided": _widths_ok(every, patterns, args.until_decisive) if args.until_decisive else None,
@@ -175,8 +177,8 @@ def sweep_report(args, progress=None) -> dict:
 def mark_families(variants: list) -> dict:
     """Mark significance in two families, each Holm-corrected on its own:
     the outcome metrics (`diffs`: length, win rates, scores) of every
-    variant, and the card-use metrics (`cards`: `played.<card>.<agent>`) of
-    every variant.  Forty cards times two agents would otherwise swamp a
+    variant, and the card-use metrics (`cards`: `played.<card>.<agent>` and
+    `answered.<card>.<agent>`) of every variant.  Forty cards times two agents would otherwise swamp a
     dozen outcome metrics: a change in who wins would need a p-value ten
     times smaller to be seen.  A card row whose every paired difference is
     0 (the card was resolved alike in both games of every pair, mostly

@@ -400,8 +400,9 @@ def _card_summary(variant: dict) -> str:
 def _print_card_use(console, variant: dict) -> None:
     from rich.table import Table
     marked, near = card_rows(variant)
-    t = Table(title="card use: times a seat of the agent resolved the card per game "
-                    "(JSON: cards.played.<card id>.<agent>)",
+    t = Table(title="card use: times a seat of the agent resolved the card per game, or "
+                    "answered a window with it (“(answer)”) (JSON: cards.played.<card id>.<agent>, "
+                    "cards.answered.<card id>.<agent>)",
               caption=_card_summary(variant) + ("; below the line: the closest, not significant"
                                                 if near else ""))
     for col in ("card", "agent", "baseline", "variant", "difference", "change", "95% interval",
@@ -558,7 +559,7 @@ def render_sweep_html(sweep: dict) -> str:
         label = ", ".join(f"{k}={x}" for k, x in v["set"].items())
         marked, near = card_rows(v)
         parts.append(f"<h2>Card use, {e(label)}</h2><p class=note>Times a seat of the agent "
-                     "resolved the card per game, variant − baseline; a family of its own for "
+                     "resolved the card per game (or answered a window with it: “(answer)”), variant − baseline; a family of its own for "
                      f"Holm's correction. {e(_card_summary(v))}.</p>")
         if marked:
             parts.append(svg_bars([(f"{d['name']} · {d['agent']}", d["diff"], d["lo"], d["hi"])

@@ -29,8 +29,8 @@ from pathlib import Path
 from cardc.agents import make_agent
 from cardc.agents.view import SeatView
 from cardc.engine import Game
-from cardc.sim.stats import (HOLE_ENDINGS, Aggregate, Paired, card_observations, observations,
-                             resolvable_cards)
+from cardc.sim.stats import (HOLE_ENDINGS, Aggregate, Paired, answering_cards, card_observations,
+                             observations, resolvable_cards)
 
 #: seconds a person needs for one real decision when the game's `timing` does not say
 DEFAULT_SECONDS_PER_ACTION = 5.0
@@ -85,6 +85,7 @@ class GameRecord:
     samples: list = field(default_factory=list)     # (turns completed, scores) at turn changes
     lead_changes: int = 0
     resolved: dict = field(default_factory=dict)    # card id -> Counter(seat -> times)
+    answered: dict = field(default_factory=dict)    # card id -> Counter(seat -> windows answered with it)
     entered: dict = field(default_factory=dict)     # "card>zone" -> Counter(seat -> times)
     fault: str | None = None
     actions: list = field(default_factory=list)
@@ -101,6 +102,11 @@ class GameRecord:
         del out["actions"], out["samples"], out["think"]
         out["resolved"] = {k: sum(v.values()) for k, v in self.resolved.items()}
         out["entered"] = {k: sum(v.values()) for k, v in self.entered.items()}
+        out["answered"] = {k: sum(v.values()) for k, v in self.answered.items()}
+        # card use per seat: [times by seat 0, seat 1, ...]
+        for name in ("resolved", "answered"):
+            out[name + "_by_seat"] = {k: [v.get(p, 0) for p in range(self.players)]
+                                      for k, v in getattr(self, name).items()}
         return out
 
 
@@ -112,14 +118,16 @@ class _Credit(dict):
     (when players choose in turn but nobody has a turn) the decider.  This
     is what "win rate of the players who played it" is measured on."""
 
-    def __init__(self, st, by_seat: dict, decider: list):
+    def __init__(self, st, by_seat: dict, decider: list, to_decider: bool = False):
         super().__init__()
         self.st, self.by_seat, self.decider = st, by_seat, decider
+        self.to_decider = to_decider        # the answers of windows: the answering seat's
 
     def __setitem__(self, key, value):
         before = self.get(key, 0)
         super().__setitem__(key, value)
-        seat = self.decider[0] if self.st.stage in SETUP_STAGES else self.st.turn_player
+        seat = self.decider[0] if self.to_decider or self.st.stage in SETUP_STAGES \
+            else self.st.turn_player
         self.by_seat.setdefault(key, Counter())[seat] += value - before
 
 
@@ -195,6 +203,7 @@ def _track(st, rec: GameRecord, decider: list) -> None:
     st.start_tracking()
     st.track["resolve"] = _Credit(st, rec.resolved, decider)
     st.track["enter"] = _Credit(st, rec.entered, decider)
+    st.track["react"] = _Credit(st, rec.answered, decider, to_decider=True)
 
 
 @dataclass
@@ -275,8 +284,10 @@ def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = Fa
     """Play games [start, stop) under every variant (bundles[0] is the baseline)."""
     games = [_game(b) for b in bundles]
     out = ChunkResult(start, stop, [Aggregate() for _ in games], [Paired() for _ in games])
-    # a sweep also pairs card use by agent (the baseline's resolvable cards)
+    # a sweep also pairs card use by agent (the baseline's resolvable and
+    # answering cards)
     cards = resolvable_cards(bundles[0]) if len(bundles) > 1 else ()
+    answers = answering_cards(bundles[0]) if len(bundles) > 1 else ()
     for index in range(start, stop):
         base = None
         for k, game in enumerate(games):
@@ -284,8 +295,8 @@ def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = Fa
             add_think(out.think, rec.think)
             obs = observations(rec)
             out.aggregates[k].add(rec, obs)
-            if cards:
-                obs = {**obs, **card_observations(rec, cards)}
+            if cards or answers:
+                obs = {**obs, **card_observations(rec, cards, answers)}
             if k == 0:
                 base = obs
             else:

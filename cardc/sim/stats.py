@@ -295,28 +295,37 @@ def observations(rec) -> dict[str, list]:
     return obs
 
 
-#: the prefix of the card-use metrics of a sweep (see `card_observations`)
+#: the prefixes of the card-use metrics of a sweep (see `card_observations`):
+#: a card resolved (played for its effect), a window answered with a card
 CARD_USE = "played."
+ANSWER_USE = "answered."
+CARD_USES = (CARD_USE, ANSWER_USE)
 
 
-def card_observations(rec, cards) -> dict[str, list]:
-    """How often each agent's seats resolved each card in one game:
-    `played.<card id>.<agent>` gets one observation per seat that agent held
-    (like `win.<agent>`), 0 when the seat never resolved it, so that every
-    game counts and the mean is "times per seat per game".  `cards` are the
-    card ids that can be resolved (those with an effect), the same list for
-    every variant, so a baseline game and its variant pair metric by metric.
+def card_observations(rec, cards, answers=()) -> dict[str, list]:
+    """How often each agent's seats used each card in one game:
+    `played.<card id>.<agent>` (the card resolved: played for its effect)
+    and `answered.<card id>.<agent>` (a reaction window answered with it)
+    get one observation per seat that agent held (like `win.<agent>`), 0 when
+    the seat never did, so that every game counts and the mean is "times per
+    seat per game".  `cards` are the card ids that can be resolved (those
+    with an effect), `answers` those that can answer a window (a
+    `reaction`), the same lists for every variant, so a baseline game and
+    its variant pair metric by metric.  An answer is the answering seat's
+    (the target of an attack, not the attacker whose turn it is).
 
     A strong player adapts its play to a rule change where random play
     cannot: these are what `sweep` shows beside the outcome metrics, tested
-    as a family of their own (see `cardc.sim.cli.sweep_report`)."""
+    as a family of their own (see `cardc.sim.cli.sweep_report`); a defence
+    held back for the attack that matters shows in `answered`."""
     if rec.ending == "fault":
         return {}
     obs = {}
-    for cid in cards:
-        by_seat = rec.resolved.get(cid) or {}
-        for seat, agent in enumerate(rec.agents):
-            obs.setdefault(f"{CARD_USE}{cid}.{agent}", []).append(by_seat.get(seat, 0))
+    for prefix, ids, used in ((CARD_USE, cards, rec.resolved), (ANSWER_USE, answers, rec.answered)):
+        for cid in ids:
+            by_seat = used.get(cid) or {}
+            for seat, agent in enumerate(rec.agents):
+                obs.setdefault(f"{prefix}{cid}.{agent}", []).append(by_seat.get(seat, 0))
     return obs
 
 
@@ -324,6 +333,12 @@ def resolvable_cards(bundle: dict) -> list[str]:
     """The ids of the cards a game can resolve (those with an effect), in
     the bundle's order."""
     return [c["id"] for c in bundle["cards"] if c.get("effect")]
+
+
+def answering_cards(bundle: dict) -> list[str]:
+    """The ids of the cards that can answer a reaction window, in the
+    bundle's order."""
+    return [c["id"] for c in bundle["cards"] if c.get("reaction")]
 
 
 @dataclass
