@@ -230,12 +230,15 @@ class Table:
 
         A place is a position in a zone or under a host card: a card attached
         to a card `p` cannot see is unseen too and is shuffled like the rest
-        (a hidden card's attachments are never in view, `card_view`).
-        Whatever named a real card by its id names the imagined card in that
-        card's place instead (`_imagine_names`): frame locals, the fields of
-        pending window events (`st.events`), attachments (`host`/`under`),
-        card-valued counters, and reveals to other seats (a reveal belongs to
-        a place: moving or shuffling a card clears it).
+        (a hidden card's attachments are never in view, `card_view`), and
+        the piles under a hidden zone's unseen cards go under unseen cards of
+        that zone drawn at random (`_imagine_attachments`: `p` sees only how
+        many cards such a zone holds).  Whatever names a real card by its id
+        names the imagined card in that card's place instead: frame locals
+        (`_remap_locals`), the card fields of the window events a frame still
+        holds (`st.events`), card-valued counters, and reveals to other seats
+        (a reveal belongs to a place: moving or shuffling a card clears it)
+        (`_imagine_names`).
 
         The counters of the shuffled cards (`cc`: tokens on a card) are
         imagined at their start values, neither kept by the card nor left
@@ -296,7 +299,7 @@ class Table:
                     for c in chunk:
                         loc[c] = slot
                     touched.add(slot)
-                elif slot == ATTACHED:              # under a host: see _imagine_names
+                elif slot == ATTACHED:              # under a host: see _imagine_attachments
                     k += 1
                     continue
                 else:
