@@ -35,3 +35,26 @@ def test_cache_changes_nothing(name, agent, games):
         plain = play(game, 3, seed, agent)
         game.cache_functions = True
         assert cached == plain
+
+
+def test_a_value_read_before_a_write_is_not_taken_for_current_after_it(game_copy):
+    """`me.plays = plays_of(me) + 1` reads the cached function before the
+    write; the read after it must see the new count, not the entry cached on
+    the way in (the version moves on after each write, not before it)."""
+    from cardc.project import build_folder
+    folder = game_copy(edits={
+        "rules.yaml": [("functions:\n", "functions:\n  plays_of:\n    params: {p: player}\n"
+                        "    returns: int\n    expr: sum([p.plays for q in players if q == p])\n")],
+        "game.yaml": [("    me.plays = 1\n",
+                       "    me.plays = plays_of(me) + 1\n"
+                       "    assert plays_of(me) == 1, \"plays_of(me) is {plays_of(me)}\"\n"
+                       "    me.plays = 1\n")]})
+    built = build_folder(folder)
+    assert built.bundle, built.diags.render()
+    game = Game(built.bundle)
+    assert game.fn_simple.get("plays_of") is not True      # it is cached, or this tests nothing
+    st = game.new_state(2, seed=0)
+    rnd = random.Random(0)
+    while not st.is_terminal() and st.decisions < 40:
+        st.apply(rnd.randrange(len(st.legal_actions())))
+    assert st.decisions >= 10
