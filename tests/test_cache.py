@@ -76,3 +76,30 @@ def test_functions_settled_mid_game_change_nothing(monkeypatch):
     plain = Game(load_bundle("ipo"))
     plain.cache_functions = False
     assert settling == [play(plain, 3, seed, "random") for seed in range(2)]
+
+
+def test_a_function_reading_attachments_sees_an_attach_and_a_detach():
+    """`host(c)` reads which card is attached to which: a part of its own
+    ("attachments", see deps.py), so a cached function that reads it stays
+    valid while other things change and is computed again after an attach
+    or a detach (unicorn's `banked`: a card tucked under another is not banked)."""
+    game = Game(load_bundle("unicorn"))
+    assert "attachments" in game.fn_deps["banked"] and "*" not in game.fn_deps["banked"]
+    banked = game.cached_function("banked")
+    st = game.new_state(3, seed=0)
+    bank = st.zones[game.slot(st, "bank", 0)]
+    a, b = st.zones[game.slot(st, "draw", None)][:2]
+    st.move(a, game.slot(st, "bank", 0))
+    st.move(b, game.slot(st, "bank", 0))
+    st.version += 1
+    assert sorted(banked(st, 0)) == sorted(bank) == sorted([a, b])
+    seen = st.pv["attachments"]
+    st.attach(a, b)
+    st.version += 1
+    assert banked(st, 0) == [b]
+    assert st.pv["attachments"] > seen       # a function reading only `host` sees it too
+    seen = st.pv["attachments"]
+    st.detach(a)
+    st.version += 1
+    assert sorted(banked(st, 0)) == sorted([a, b])
+    assert st.pv["attachments"] > seen
