@@ -35,3 +35,71 @@ def test_cache_changes_nothing(name, agent, games):
         plain = play(game, 3, seed, agent)
         game.cache_functions = True
         assert cached == plain
+
+
+def test_a_value_read_before_a_write_is_not_taken_for_current_after_it(game_copy):
+    """`me.plays = plays_of(me) + 1` reads the cached function before the
+    write; the read after it must see the new count, not the entry cached on
+    the way in (the version moves on after each write, not before it)."""
+    from cardc.project import build_folder
+    folder = game_copy(edits={
+        "rules.yaml": [("functions:\n", "functions:\n  plays_of:\n    params: {p: player}\n"
+                        "    returns: int\n    expr: sum([p.plays for q in players if q == p])\n")],
+        "game.yaml": [("    me.plays = 1\n",
+                       "    me.plays = plays_of(me) + 1\n"
+                       "    assert plays_of(me) == 1, \"plays_of(me) is {plays_of(me)}\"\n"
+                       "    me.plays = 1\n")]})
+    built = build_folder(folder)
+    assert built.bundle, built.diags.render()
+    game = Game(built.bundle)
+    assert game.fn_simple.get("plays_of") is not True      # it is cached, or this tests nothing
+    st = game.new_state(2, seed=0)
+    rnd = random.Random(0)
+    while not st.is_terminal() and st.decisions < 40:
+        st.apply(rnd.randrange(len(st.legal_actions())))
+    assert st.decisions >= 10
+
+
+def test_functions_settled_mid_game_change_nothing(monkeypatch):
+    """A cached function counts its first calls and then keeps its cache or
+    drops it (Game.cached_function); with a probe of a few calls, functions
+    settle both ways in the middle of the first game, and the games stay
+    exactly those played with no cache at all."""
+    from cardc.engine import game as game_module
+    monkeypatch.setattr(game_module, "PROBE_CALLS", 5)
+    game = Game(load_bundle("ipo"))
+    game.cache_functions = True
+    settling = [play(game, 3, seed, "random") for seed in range(2)]
+    kept = {f for f, share in game.settled.items() if share >= game_module.REUSE_FLOOR}
+    dropped = set(game.settled) - kept
+    assert kept and dropped, game.settled           # both ways, or this tests less than it says
+    plain = Game(load_bundle("ipo"))
+    plain.cache_functions = False
+    assert settling == [play(plain, 3, seed, "random") for seed in range(2)]
+
+
+def test_a_function_reading_attachments_sees_an_attach_and_a_detach():
+    """`host(c)` reads which card is attached to which: a part of its own
+    ("attachments", see deps.py), so a cached function that reads it stays
+    valid while other things change and is computed again after an attach
+    or a detach (unicorn's `banked`: a card tucked under another is not banked)."""
+    game = Game(load_bundle("unicorn"))
+    assert "attachments" in game.fn_deps["banked"] and "*" not in game.fn_deps["banked"]
+    banked = game.cached_function("banked")
+    st = game.new_state(3, seed=0)
+    bank = st.zones[game.slot(st, "bank", 0)]
+    a, b = st.zones[game.slot(st, "draw", None)][:2]
+    st.move(a, game.slot(st, "bank", 0))
+    st.move(b, game.slot(st, "bank", 0))
+    st.version += 1
+    assert sorted(banked(st, 0)) == sorted(bank) == sorted([a, b])
+    seen = st.pv["attachments"]
+    st.attach(a, b)
+    st.version += 1
+    assert banked(st, 0) == [b]
+    assert st.pv["attachments"] > seen       # a function reading only `host` sees it too
+    seen = st.pv["attachments"]
+    st.detach(a)
+    st.version += 1
+    assert sorted(banked(st, 0)) == sorted([a, b])
+    assert st.pv["attachments"] > seen

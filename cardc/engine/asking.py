@@ -166,13 +166,14 @@ class Asking:
             for k, f in fields.items():
                 event[k] = f(self, fr.env)
             self.events.append(event)
+            self.touch("events")
+            self.version += 1           # before anything reads the new event (see blocks.MUTATING)
             seen, order = set(), []
             for p in players_fn(self, fr.env):
                 if p is not None and p not in seen:
                     seen.add(p)
                     order.append(p)
             state = fr.env[key] = [len(self.events) - 1, order, 0]
-            self.touch("events")
             if "window_open" in g.has_hooks:
                 self._window_hook("window_open", tag, len(self.events) - 1)
                 return      # the hooks run first; this op then polls

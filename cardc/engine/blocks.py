@@ -45,10 +45,14 @@ from cardc.engine.total import harmless, risky_parts
 
 WHILE_LIMIT = 10_000
 
-# Ops that change the state (not just a frame's locals): `st.version` is
-# bumped before each of them; cached function results are keyed on it.
+# Ops that change the state (not just a frame's locals).  Cached function
+# results are keyed on `st.version`, so each of these bumps it right after its
+# write: a value the op reads before writing (`x = f(x) + 1` reads f) is cached
+# under the old version, and the next read of f sees the new one.  A bump
+# before the write would let such a value pass for current afterwards.
 MUTATING = {"set", "move", "shuffle", "attach", "detach", "reveal", "cancel", "window",
             "end", "random"}
+BUMP = "st.version += 1"
 # Ops after which the engine may have to run something else first (a pushed
 # frame, a decision): the op after them is a place to resume.
 SUSPENDS = {"call", "resolve", "trigger", "move", "end", "return", "choose", "ask",
@@ -142,8 +146,6 @@ class BlockGen:
                 o = ops[i]
                 line, col = code.src[i] if i < len(code.src) else (0, 0)
                 emit(f"            # {code.file}:{line}:{col} {o[0]}", i)
-                if o[0] in MUTATING:
-                    emit("            st.version += 1", i)
                 # each op has its own Memo: within it nothing changes the
                 # state or the frame's locals until its values are computed,
                 # so a value needed twice is computed once, and a local, a
@@ -303,7 +305,7 @@ class BlockGen:
             lines.append(f"_v = {ref} {op[0]} {value}")
         if not (op == "=" and self._plain_literal(o[3])):
             lines.append(self._int_check("_v"))
-        lines.append(f"{ref} = _v")
+        lines += [f"{ref} = _v", BUMP]
         part = SET_KINDS[kind] + name
         if part in self.game.parts:     # else no cached value reads it
             lines += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
@@ -393,7 +395,7 @@ class BlockGen:
 
     def _end(self, o, i):
         winners = self.x(o[1]) if o[1] else "None"
-        return [f"st.end_game({winners})", "return"], True
+        return [f"st.end_game({winners})", BUMP, "return"], True
 
     def _assert(self, o, i):
         return [f"if not {self.x(o[1])}:",
@@ -423,30 +425,30 @@ class BlockGen:
             lines += [f"_c = {self.x(cards)}",
                       "if _c is None: raise EngineFault('`move` of none: no card to move')",
                       f"st.move(_c, _z, {place!r})"]
-        return lines + ["if st.slot_limit[_z] is not None and st.check_limit(_z): return",
+        return lines + [BUMP, "if st.slot_limit[_z] is not None and st.check_limit(_z): return",
                         f"pc = {i + 1}"], True
 
     def _shuffle(self, o, i):
-        return [f"st.shuffle_zone({self.x(o[1])})"], False
+        return [f"st.shuffle_zone({self.x(o[1])})", BUMP], False
 
     def _attach(self, o, i):
-        return [f"st.attach({self.x(o[1])}, {self.x(o[2])})"], False
+        return [f"st.attach({self.x(o[1])}, {self.x(o[2])})", BUMP], False
 
     def _detach(self, o, i):
-        return [f"st.detach({self.x(o[1])})"], False
+        return [f"st.detach({self.x(o[1])})", BUMP], False
 
     def _reveal(self, o, i):
         return [f"_ps = {self.x(o[2])}",
                 f"for _c in {self.x(o[1])}:",
                 "    for _p in _ps:",
                 "        if _p is not None:",
-                "            st.reveal(_c, _p)"], False
+                "            st.reveal(_c, _p)", BUMP], False
 
     def _cancel(self, o, i):
         return [f"_v = {self.x(o[1])}",
                 "if _v is None: raise EngineFault('`cancel` of none: no event')",
                 "st.events[_v]['cancelled'] = True",
-                "st.touch('events')"], False
+                "st.touch('events')", BUMP], False
 
     def _values(self, items, var, cond):
         lines = [f"_vs = list({self.x(items)})"]
@@ -488,7 +490,7 @@ class BlockGen:
     def _random(self, o, i):
         var, items, itvar, cond = o[1:5]
         return self._values(items, itvar, cond) + [
-            f"env[{var!r}] = st.pick(_vs) if _vs else None"], False
+            f"env[{var!r}] = st.pick(_vs) if _vs else None", BUMP], False
 
     def _ask(self, o, i):
         return [f"fr.pc = {i}",
@@ -506,6 +508,7 @@ class BlockGen:
             raise BadBundle(f"{self.where}[{i}][2]: unknown window {str(tag)[:40]!r}")
         players = self.fn(o[3])
         fields = "{" + ", ".join(f"{k!r}: {self.fn(v)}" for k, v in o[4].items()) + "}"
+        # poll_window bumps the version itself, right after the event is added
         return [f"fr.pc = {i}", f"st.poll_window(fr, {var!r}, {tag!r}, {players}, {fields})",
                 "return"], True
 

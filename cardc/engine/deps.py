@@ -5,7 +5,8 @@ function depends on is unchanged.  Parts are named "z:<zone>" (the cards of
 every zone of that name), "g:<counter>", "p:<counter>", "c:<counter>",
 "flow:<attribute>" (turn, round, turn_player, first_player: each its own, so
 a function that reads whose turn it is stays valid when only the turn
-number moves on), "events" (reaction windows).  A function
+number moves on), "events" (reaction windows), "attachments" (which card is
+attached to which: `host`, `attachments`).  A function
 that reads something harder to track (where a card is, what is revealed,
 randomness) depends on "*": any change at all.
 
@@ -16,6 +17,9 @@ from nothing and add what each body reads until nothing changes.
 from __future__ import annotations
 
 EVERYTHING = "*"
+#: the part `attach`, `detach` and moves of attached cards change
+ATTACHMENTS = "attachments"
+ATTACHMENT_CALLS = {"host", "attachments"}
 #: the parts of the game's outer structure content can read (`game.turn` …)
 FLOW_PARTS = ("flow:turn", "flow:round", "flow:turn_player", "flow:first_player")
 _STATIC_CALLS = {"count", "sum", "any", "all", "max", "min", "max_list", "min_list", "top",
@@ -49,6 +53,8 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set) -> None:
             out.update(fn_deps.get(ir[2][1][1], ()))
         elif name == "modified":
             out.update(mod_deps.get(ir[2][0][1], ()))
+        elif name in ATTACHMENT_CALLS:
+            out.add(ATTACHMENTS)
         elif name not in _STATIC_CALLS:
             out.add(EVERYTHING)
     elif op == "fn":

@@ -6,6 +6,7 @@ A mixin of `State`: these methods work on the state's own data.
 from __future__ import annotations
 
 from cardc.engine import rng
+from cardc.engine.deps import ATTACHMENTS
 from cardc.engine.errors import EngineFault
 
 ATTACHED = -1
@@ -46,6 +47,7 @@ class Table:
         slot = self.loc[c]
         self.touch_slot(slot)
         if slot == ATTACHED:
+            self.touch(ATTACHMENTS)
             h = self.host.pop(c)
             self.under[h].remove(c)
             if not self.under[h]:
@@ -102,6 +104,7 @@ class Table:
             # attachments follow their host into a zone that keeps them (a
             # tableau); anywhere else they come off and go in beside it
             at = dest.index(c) + 1
+            pv[ATTACHMENTS] = pv.get(ATTACHMENTS, 0) + 1
             for a in self.under.pop(c):
                 del self.host[a]
                 dest.insert(at, a)
@@ -193,6 +196,7 @@ class Table:
         if c == h:
             raise EngineFault("a card cannot be attached to itself")
         self._take(c)
+        self.touch(ATTACHMENTS)
         self.revealed.pop(c, None)
         self.loc[c] = ATTACHED
         self.host[c] = h
