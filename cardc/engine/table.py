@@ -395,6 +395,7 @@ def _imagine_attachments(d, real_loc, hidden, shown, moved, rnd, touched):
             host[a] = h
             loc[a] = ATTACHED
     d.host, d.under = host, under
+    d.touch(ATTACHMENTS)            # cached `host` and `attachments` reads are stale
 
 
 def _unseen_plan(st, p, groups) -> tuple:
