@@ -255,3 +255,21 @@ def test_a_resampled_world_of_a_shipped_game_is_whole_and_leaves_the_real_one(na
                 checked += 1
             st.apply(r.randrange(len(st.legal_actions())))
     assert checked > 50
+
+
+def test_a_pile_under_a_card_the_seat_was_shown_stays_under_it(gap_games):
+    """Revealed to P1, the pinned card is seen: it keeps its place and the
+    Pin stays under it in every imagined world (the Pin itself is unseen,
+    the only card of its back, so it stays the Pin)."""
+    import random
+    game = gap_games["guess_attached"]
+    st = game.new_state(2, seed=3)
+    (pin,) = [c for c in range(len(game.instances)) if game.card_field["id"][c] == "pin"]
+    host = st.host[pin]
+    st.reveal(host, 0)
+    deck = game.slot(st, "deck", None)
+    rnd = random.Random(0)
+    for _ in range(50):
+        world = SeatView(st, 0).resample(rnd)._st
+        assert world.host == {pin: host} and world.under == {host: [pin]}
+        assert world.zones[deck].index(host) == st.zones[deck].index(host)
