@@ -60,24 +60,6 @@ def test_a_value_read_before_a_write_is_not_taken_for_current_after_it(game_copy
     assert st.decisions >= 10
 
 
-def test_functions_settled_mid_game_change_nothing(monkeypatch):
-    """A cached function counts its first calls and then keeps its cache or
-    drops it (Game.cached_function); with a probe of a few calls, functions
-    settle both ways in the middle of the first game, and the games stay
-    exactly those played with no cache at all."""
-    from cardc.engine import game as game_module
-    monkeypatch.setattr(game_module, "PROBE_CALLS", 5)
-    game = Game(load_bundle("ipo"))
-    game.cache_functions = True
-    settling = [play(game, 3, seed, "random") for seed in range(2)]
-    kept = {f for f, share in game.settled.items() if share >= game_module.REUSE_FLOOR}
-    dropped = set(game.settled) - kept
-    assert kept and dropped, game.settled           # both ways, or this tests less than it says
-    plain = Game(load_bundle("ipo"))
-    plain.cache_functions = False
-    assert settling == [play(plain, 3, seed, "random") for seed in range(2)]
-
-
 def test_a_function_reading_attachments_sees_an_attach_and_a_detach():
     """`host(c)` reads which card is attached to which: a part of its own
     ("attachments", see deps.py), so a cached function that reads it stays

@@ -330,18 +330,14 @@ class PyGen:
             else:
                 raise BadBundle(f"unknown menu item {str(item[0])[:40]!r}")
 
-    def compile_cached(self, name, body, params, deps, probe=None):
+    def compile_cached(self, name, body, params, deps):
         """The cached call of a content function, written out for its own
         parameters and dependencies: the cache check, the stamp (the sum of the
         versions of the parts it reads) and the body itself, in one function.
 
         An entry is (state version, stamp, result): valid as is while nothing
         changed, and still valid after a change to parts the function does
-        not read (versions only grow, so their sum changes whenever one does).
-
-        With `probe` (a list [calls, reuses, limit, settle]), the function
-        also counts its calls and how many of them reused an entry, and calls
-        `settle()` at the limit (see Game.cached_function)."""
+        not read (versions only grow, so their sum changes whenever one does)."""
         args = [f"_a{i}" for i in range(len(params))]
         scope = dict(zip(params, args))
         sig = "".join(", " + a for a in args)
@@ -349,10 +345,6 @@ class PyGen:
         everything = "*" in deps
         stamp = "None" if everything else (" + ".join(f"pv[{d!r}]" for d in deps) or "0")
         fname = self.fresh("_fn")
-        count_reuse = []
-        if probe is not None:
-            pname = self.bind(probe, "_probe")
-            count_reuse = [f"            {pname}[1] += 1"]
         memo = Memo()          # a value the body needs twice is computed once
         with self.memo_of(memo):
             result = self.expr(body, scope)
@@ -369,12 +361,10 @@ class PyGen:
             "    version = st.version",
             "    if hit is not None:",
             "        if hit[0] == version:",
-            *count_reuse,
             "            return hit[2]",
             "        pv = st.pv",
             f"        stamp = {stamp}",
-            *([] if everything else ["        if hit[1] == stamp:", *count_reuse,
-                                     "            return hit[2]"]),
+            *([] if everything else ["        if hit[1] == stamp:", "            return hit[2]"]),
             "    else:",
             "        pv = st.pv",
             f"        stamp = {stamp}",
@@ -386,10 +376,6 @@ class PyGen:
         ]
         if name in self.game.fn_recursive:
             lines[3:3] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
-        if probe is not None:
-            lines[3:3] = ["    # its first calls are counted, to see if the cache pays (Game.cached_function)",
-                          f"    {pname}[0] += 1",
-                          f"    if {pname}[0] == {pname}[2]: {pname}[3]()"]
         return self.exec_source(fname, "\n".join(memo.finish(lines)) + "\n")
 
     @contextmanager
@@ -671,7 +657,7 @@ class PyGen:
                 return f"({self.expr(body, scope)})"
             finally:
                 self._inlining.pop()
-        call = game.function_name(name)
+        call = self.bind(game.cached_function(name), "_fn")
         return f"{call}(st{''.join(', ' + self.expr(a, scope) for a in args)})"
 
     # ------------------------------------------------------------ operators
