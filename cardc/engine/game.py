@@ -199,7 +199,7 @@ class Game:
         # every part of the state a function can depend on, at version 0
         self.parts = dict.fromkeys(
             {d for deps in list(self.fn_deps.values()) + list(self.mod_deps.values())
-             for d in deps if d != "*"} | {"active", "events"} | set(FLOW_PARTS), 0)
+             for d in deps if d != "*" and "@" not in d} | {"active", "events"} | set(FLOW_PARTS), 0)
         self.fn_simple = simple_functions(code)
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_impure = impure_functions(self.fn_bodies)

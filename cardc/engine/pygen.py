@@ -343,7 +343,7 @@ class PyGen:
         sig = "".join(", " + a for a in args)
         key = f"({name!r}, {''.join(a + ', ' for a in args)})"     # one flat tuple
         everything = "*" in deps
-        stamp = "None" if everything else (" + ".join(f"pv[{d!r}]" for d in deps) or "0")
+        stamp = "None" if everything else (" + ".join(self._stamp_term(d, args) for d in deps) or "0")
         fname = self.fresh("_fn")
         memo = Memo()          # a value the body needs twice is computed once
         with self.memo_of(memo):
@@ -377,6 +377,17 @@ class PyGen:
         if name in self.game.fn_recursive:
             lines[3:3] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
         return self.exec_source(fname, "\n".join(memo.finish(lines)) + "\n")
+
+    def _stamp_term(self, part, args):
+        """The version of one part a function reads: a part of the state
+        (`pv`), or one player's zone, the zone slot of argument i (`st.sv`,
+        see deps.player_part)."""
+        if "@" not in part:
+            return f"pv[{part!r}]"
+        zone, i = part[2:].split("@")
+        base, index = self.game.player_zone_base(zone)
+        who = args[int(i)]
+        return f"(st.sv[{base} + {index} * st.n + {who}] if {who} is not None else 0)"
 
     @contextmanager
     def memo_of(self, memo):
