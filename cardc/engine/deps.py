@@ -29,13 +29,25 @@ _STATIC_CALLS = {"count", "sum", "any", "all", "max", "min", "max_list", "min_li
                  "has_reaction", "has_effect", "sort_by", "modified", "flatten"}
 
 
-def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set) -> None:
-    """Add to `out` the parts read by expression `ir`."""
+def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=()) -> None:
+    """Add to `out` the parts read by expression `ir`, in the body of a
+    function with parameters `params` (a zone of one of them is a part of
+    its own: see `player_part`)."""
     if not isinstance(ir, list) or not ir:
         return
     op = ir[0]
-    if op in ("zone", "pzone"):
+    if op == "zone":
         out.add("z:" + ir[1])
+    elif op == "pzone":
+        out.add(player_part(ir[1], ir[2], params))
+    elif op == "comp" and len(ir) == 5 and ir[2] in params:
+        # the comprehension's variable hides a parameter of the same name
+        _, elt, var, it, cond = ir
+        expr_deps(it, fn_deps, mod_deps, out, params)
+        hidden = tuple(None if p == var else p for p in params)
+        expr_deps(elt, fn_deps, mod_deps, out, hidden)
+        expr_deps(cond, fn_deps, mod_deps, out, hidden)
+        return
     elif op == "gctr":
         out.add("g:" + ir[1])
     elif op == "pctr":
@@ -58,24 +70,47 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set) -> None:
         elif name not in _STATIC_CALLS:
             out.add(EVERYTHING)
     elif op == "fn":
-        out.update(fn_deps.get(ir[1], ()))
+        args = ir[2] if len(ir) > 2 else []
+        for d in fn_deps.get(ir[1], ()):
+            if "@" in d:            # the callee's parameter i: here, the zone of its argument
+                zone, i = d[2:].split("@")
+                arg = args[int(i)] if int(i) < len(args) else None
+                d = player_part(zone, arg, params)
+            out.add(d)
     elif op == "var":
         return
     for part in ir[1:]:
         if isinstance(part, list):
             if part and isinstance(part[0], str):
-                expr_deps(part, fn_deps, mod_deps, out)
+                expr_deps(part, fn_deps, mod_deps, out, params)
             else:
                 for item in part:
-                    expr_deps(item, fn_deps, mod_deps, out)
+                    expr_deps(item, fn_deps, mod_deps, out, params)
         elif isinstance(part, dict):
             for item in part.values():
-                expr_deps(item, fn_deps, mod_deps, out)
+                expr_deps(item, fn_deps, mod_deps, out, params)
+
+
+def player_part(zone: str, who, params) -> str:
+    """The part of player zone `zone` read for player `who`: "z:<zone>@<i>"
+    when `who` is the function's parameter i (only that player's zone: a
+    function of one player stays valid while another player's hand changes;
+    its stamp reads that slot's own version, `State.sv`), else "z:<zone>"
+    (every player's)."""
+    if isinstance(who, list) and len(who) == 2 and who[0] == "var" and who[1] in params:
+        return f"z:{zone}@{params.index(who[1])}"
+    return "z:" + zone
+
+
+def _whole(deps: set) -> set:
+    """`deps` without the one-player parts whose whole zone is there too."""
+    return {d for d in deps if "@" not in d or d.split("@")[0] not in deps}
 
 
 def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, dict]:
     """({function: frozenset of parts}, {modifier: frozenset of parts})."""
     bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
+    params = {k[3:]: tuple(v.get("params") or ()) for k, v in code.items() if k.startswith("fn:")}
     modifiers: dict = {}
     for card in cards:
         for name, ir in (card.get("modifiers") or {}).items():
@@ -90,7 +125,8 @@ def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, di
         changed = False
         for name, body in bodies.items():
             out = set(fn_deps[name])
-            expr_deps(body, fn_deps, mod_deps, out)
+            expr_deps(body, fn_deps, mod_deps, out, params[name])
+            out = _whole(out)
             if out != fn_deps[name]:
                 fn_deps[name], changed = out, True
         for name, irs in modifiers.items():

@@ -16,10 +16,6 @@ from cardc.engine.blocks import BlockGen
 from cardc.engine.pygen import PyGen
 
 SUPPORTED_FORMAT = 1
-#: a cached function's first calls, counted to see whether its cache pays
-PROBE_CALLS = 1000
-#: the share of those calls that must reuse an entry for the cache to stay
-REUSE_FLOOR = 0.1
 
 
 def _env_call(body, params):
@@ -203,7 +199,7 @@ class Game:
         # every part of the state a function can depend on, at version 0
         self.parts = dict.fromkeys(
             {d for deps in list(self.fn_deps.values()) + list(self.mod_deps.values())
-             for d in deps if d != "*"} | {"active", "events"} | set(FLOW_PARTS), 0)
+             for d in deps if d != "*" and "@" not in d} | {"active", "events"} | set(FLOW_PARTS), 0)
         self.fn_simple = simple_functions(code)
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_impure = impure_functions(self.fn_bodies)
@@ -217,8 +213,6 @@ class Game:
                 self.modifier_bodies.setdefault(m, []).append(ir)
         self.cache_functions = True       # off only to test that caching changes nothing
         self._cached = {}
-        self._fn_names = {}
-        self.settled = {}       # function -> the share of its first calls that reused an entry
         self.pygen = px = PyGen(self)
         self.py_bodies = {}
         for name, body in self.fn_bodies.items():
@@ -316,56 +310,19 @@ class Game:
                                                            name)
         return self.py_bodies[name]
 
-    def function_name(self, name):
-        """The name generated code calls function `name` by: one name in the
-        generated code's namespace, bound to the function's current code
-        (which `_settle` may replace while games run)."""
-        key = self._fn_names.get(name)
-        if key is None:
-            key = self._fn_names[name] = self.pygen.fresh("_fn")
-            self.pygen.ns[key] = self.cached_function(name)
-        return key
-
     def cached_function(self, name):
         """The call of function `name` with positional arguments: cached by
-        the versions of the state parts it reads, unless it is too cheap to cache.
-
-        Whether caching pays depends on how often a result is asked for again
-        before what it reads changes, which only play shows: a function whose
-        arguments seldom repeat (a question about the cells of one player's
-        rack, asked once a turn) pays for the key, the lookup and the entry on
-        every call and reuses nothing.  So a cached function counts its first
-        PROBE_CALLS calls and then settles: it keeps its cache if at least
-        REUSE_FLOOR of them reused an entry, and is computed each time
-        otherwise.  Either way it returns the same values (tests/test_cache.py),
-        so this changes how fast a game runs, never what happens in it.
-        Recursive functions always keep their cache (each call counts against
-        the step budget, so computing them more often could change a game)."""
+        the versions of the state parts it reads, unless it is too cheap to cache."""
         if name not in self._cached:
+            # a recursive function binds this stand-in until its own code exists
+            self._cached[name] = lambda st, *args: self._cached[name](st, *args)
             if self.fn_simple.get(name):
                 self._cached[name] = self.body_function(name)
             else:
-                probe = None
-                if name not in self.fn_recursive:
-                    probe = [0, 0, PROBE_CALLS, lambda: self._settle(name, probe)]
+                deps = tuple(sorted(self.fn_deps.get(name, ("*",))))
                 self._cached[name] = self.pygen.compile_cached(
-                    name, self.fn_bodies[name], self.fn_params[name], self._deps_of(name), probe)
+                    name, self.fn_bodies[name], self.fn_params[name], deps)
         return self._cached[name]
-
-    def _deps_of(self, name):
-        return tuple(sorted(self.fn_deps.get(name, ("*",))))
-
-    def _settle(self, name, probe):
-        """After PROBE_CALLS calls: keep the cache of function `name` (without
-        the counting) or compute it each time (see cached_function)."""
-        calls, reuses = probe[0], probe[1]
-        if reuses < calls * REUSE_FLOOR:
-            fn = self.body_function(name)
-        else:
-            fn = self.pygen.compile_cached(name, self.fn_bodies[name], self.fn_params[name],
-                                           self._deps_of(name))
-        self.settled[name] = reuses / calls
-        self._cached[name] = self.pygen.ns[self.function_name(name)] = fn
 
     def active_modifiers(self, st, name):
         """[(card, modifier function, owner)] in force for `name`, in zone order."""

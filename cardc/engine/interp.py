@@ -88,7 +88,10 @@ class Interpreter:
         self.pv[part] = self.pv.get(part, 0) + 1
 
     def touch_slot(self, slot):
+        """Note that the zone at `slot` changed: its zone's part, and the
+        slot's own version (`sv`: a function of one player's zone, see deps.py)."""
         if slot >= 0:
+            self.sv[slot] += 1
             pv = self.pv
             part = self.slot_parts[slot]
             pv[part] = pv.get(part, 0) + 1

@@ -330,29 +330,21 @@ class PyGen:
             else:
                 raise BadBundle(f"unknown menu item {str(item[0])[:40]!r}")
 
-    def compile_cached(self, name, body, params, deps, probe=None):
+    def compile_cached(self, name, body, params, deps):
         """The cached call of a content function, written out for its own
         parameters and dependencies: the cache check, the stamp (the sum of the
         versions of the parts it reads) and the body itself, in one function.
 
         An entry is (state version, stamp, result): valid as is while nothing
         changed, and still valid after a change to parts the function does
-        not read (versions only grow, so their sum changes whenever one does).
-
-        With `probe` (a list [calls, reuses, limit, settle]), the function
-        also counts its calls and how many of them reused an entry, and calls
-        `settle()` at the limit (see Game.cached_function)."""
+        not read (versions only grow, so their sum changes whenever one does)."""
         args = [f"_a{i}" for i in range(len(params))]
         scope = dict(zip(params, args))
         sig = "".join(", " + a for a in args)
         key = f"({name!r}, {''.join(a + ', ' for a in args)})"     # one flat tuple
         everything = "*" in deps
-        stamp = "None" if everything else (" + ".join(f"pv[{d!r}]" for d in deps) or "0")
+        stamp = "None" if everything else (" + ".join(self._stamp_term(d, args) for d in deps) or "0")
         fname = self.fresh("_fn")
-        count_reuse = []
-        if probe is not None:
-            pname = self.bind(probe, "_probe")
-            count_reuse = [f"            {pname}[1] += 1"]
         memo = Memo()          # a value the body needs twice is computed once
         with self.memo_of(memo):
             result = self.expr(body, scope)
@@ -369,12 +361,10 @@ class PyGen:
             "    version = st.version",
             "    if hit is not None:",
             "        if hit[0] == version:",
-            *count_reuse,
             "            return hit[2]",
             "        pv = st.pv",
             f"        stamp = {stamp}",
-            *([] if everything else ["        if hit[1] == stamp:", *count_reuse,
-                                     "            return hit[2]"]),
+            *([] if everything else ["        if hit[1] == stamp:", "            return hit[2]"]),
             "    else:",
             "        pv = st.pv",
             f"        stamp = {stamp}",
@@ -386,11 +376,18 @@ class PyGen:
         ]
         if name in self.game.fn_recursive:
             lines[3:3] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
-        if probe is not None:
-            lines[3:3] = ["    # its first calls are counted, to see if the cache pays (Game.cached_function)",
-                          f"    {pname}[0] += 1",
-                          f"    if {pname}[0] == {pname}[2]: {pname}[3]()"]
         return self.exec_source(fname, "\n".join(memo.finish(lines)) + "\n")
+
+    def _stamp_term(self, part, args):
+        """The version of one part a function reads: a part of the state
+        (`pv`), or one player's zone, the zone slot of argument i (`st.sv`,
+        see deps.player_part)."""
+        if "@" not in part:
+            return f"pv[{part!r}]"
+        zone, i = part[2:].split("@")
+        base, index = self.game.player_zone_base(zone)
+        who = args[int(i)]
+        return f"(st.sv[{base} + {index} * st.n + {who}] if {who} is not None else 0)"
 
     @contextmanager
     def memo_of(self, memo):
@@ -671,7 +668,7 @@ class PyGen:
                 return f"({self.expr(body, scope)})"
             finally:
                 self._inlining.pop()
-        call = game.function_name(name)
+        call = self.bind(game.cached_function(name), "_fn")
         return f"{call}(st{''.join(', ' + self.expr(a, scope) for a in args)})"
 
     # ------------------------------------------------------------ operators

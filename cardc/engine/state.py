@@ -68,6 +68,7 @@ class State(Interpreter, Asking, Table):
         st.track = None
         st.lookahead = False
         st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
+        st.sv = [0] * len(st.zones)
         st.mods = None
         if run:
             st.run()
@@ -103,7 +104,7 @@ class State(Interpreter, Asking, Table):
         st.lookahead = False
         # the clone starts with the same versions, so the cached function
         # values stay valid for it (a copy: the two states diverge from here)
-        st.version, st.pv = self.version, dict(self.pv)
+        st.version, st.pv, st.sv = self.version, dict(self.pv), self.sv[:]
         st.cache = dict(self.cache) if type(self.cache) is dict else new_cache(self.game)
         st.mods = self.mods             # never changed in place: a new scan replaces it
         return st
@@ -272,6 +273,7 @@ class State(Interpreter, Asking, Table):
             st.track = None
             st.lookahead = False
             st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
+            st.sv = [0] * len(st.zones)
             st.mods = None
             _check_cards(st)
             return st

@@ -84,6 +84,7 @@ class Table:
             (self.zones[here] if owned is None else self.own_zone(here)).remove(c)
             part = self.slot_parts[here]
             pv[part] = pv.get(part, 0) + 1
+            self.sv[here] += 1
             if self.slot_active[here] and self.game.card_special[c] is not None:
                 pv["active"] = pv.get("active", 0) + 1
         else:
@@ -91,6 +92,7 @@ class Table:
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
         part = self.slot_parts[slot]
         pv[part] = pv.get(part, 0) + 1
+        self.sv[slot] += 1
         if self.slot_active[slot] and self.game.card_special[c] is not None:
             pv["active"] = pv.get("active", 0) + 1
         if place == "top":
@@ -141,6 +143,8 @@ class Table:
         pv = self.pv
         for part in (self.slot_parts[src], self.slot_parts[slot]):
             pv[part] = pv.get(part, 0) + k
+        self.sv[src] += 1
+        self.sv[slot] += 1
         if self.slot_active[src] or self.slot_active[slot]:
             special = game.card_special
             n = sum(1 for c in cards if special[c] is not None)

@@ -58,10 +58,11 @@
   let fetching = null, again = false;
   function refresh() {
     if (fetching) { again = true; return; }
-    const kept = keptFields();
     fetching = fetch(location.href, { cache: "no-store" })
       .then(r => r.text())
       .then(html => {
+        // read at the swap, not at the fetch: what was typed meanwhile stays too
+        const kept = keptFields();
         swapFrom(html);
         restoreFields(kept);
         applyFilter();
