@@ -78,6 +78,7 @@ def test_report_matches_a_hand_count(tmp_path, mini_game):
     plan = Plan(players=(2, 3), agents=("random", "greedy"), seed=5)
     from cardc.agents import make_agent
     endings, wins, trials, turns, resolved = Counter(), Counter(), Counter(), {}, Counter()
+    answered = Counter()
     decisions = forced = 0
     for i in range(12):
         n, seats = plan.seating(i)
@@ -91,6 +92,7 @@ def test_report_matches_a_hand_count(tmp_path, mini_game):
         endings["capped" if st.capped else "winner" if len(st.winners) == 1 else "shared"] += 1
         turns.setdefault(n, []).append(st.turn)
         resolved.update(st.track["resolve"])
+        answered.update(st.track["react"])
         for s in range(n):
             trials[n, s] += 1
             wins[n, s] += s in st.winners
@@ -108,6 +110,10 @@ def test_report_matches_a_hand_count(tmp_path, mini_game):
     assert report["decisions"]["forced"] == forced
     for card in report["cards"]:
         assert card["resolved"]["times"] == resolved.get(card["id"], 0)
+        # a card with a reaction also says how often it answered a window
+        assert ("answered" in card) == (card["id"] == "guard")
+    guard = next(c for c in report["cards"] if c["id"] == "guard")
+    assert guard["answered"]["times"] == answered["guard"]
     assert report["unused"]["never_resolved"] == ([] if resolved["thief"] else ["thief"])
 
 

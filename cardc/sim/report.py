@@ -120,10 +120,13 @@ def _cards(agg, bundle) -> list[dict]:
     for card in bundle["cards"]:
         cid = card["id"]
         r = agg.resolved.get(cid)
-        out.append({"id": cid, "name": card["name"], "kind": card["kind"],
-                    "has_effect": bool(card.get("effect")),
-                    "resolved": _use(r, agg.games),
-                    "entered": {z: _use(u, agg.games) for z, u in sorted(entered[cid].items())}})
+        row = {"id": cid, "name": card["name"], "kind": card["kind"],
+               "has_effect": bool(card.get("effect")),
+               "resolved": _use(r, agg.games),
+               "entered": {z: _use(u, agg.games) for z, u in sorted(entered[cid].items())}}
+        if card.get("reaction"):        # a defence: how often it answered a window
+            row["answered"] = _use(agg.answered.get(cid), agg.games)
+        out.append(row)
     return out
 
 
@@ -140,11 +143,17 @@ def _unused(cards: list, bundle, use_zones) -> dict:
     go to a shared board) is structural, not a sign of a dead card, so its
     cards are not listed: the kind is named instead."""
     def used(c):
-        return c["resolved"]["times"] or any(c["entered"].get(z, {}).get("times") for z in use_zones)
+        return (c["resolved"]["times"] or c.get("answered", {}).get("times")
+                or any(c["entered"].get(z, {}).get("times") for z in use_zones))
     live_kinds = {c["kind"] for c in cards if used(c)}
     return {"never_resolved": [c["id"] for c in cards if c["has_effect"] and not c["resolved"]["times"]],
             "never_used": [c["id"] for c in cards if not used(c) and c["kind"] in live_kinds],
             "kinds_never_used": sorted({c["kind"] for c in cards} - live_kinds)}
+
+
+def _answers(card: dict) -> int:
+    """Windows the card answered (0 for a card without a reaction)."""
+    return card.get("answered", {}).get("times", 0)
 
 
 def _entries(card: dict, zones) -> int:
@@ -250,15 +259,18 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
 
     zones = report["use_zones"]
     t = Table(title=f"Card usage (win rate: the seats that did it; top {card_rows} by plays)")
+    answers = any("answered" in c for c in report["cards"])
     for col in ("card", "kind", "resolved/game", "in games", "win when resolved",
-                *(f"→{z}/game" for z in zones)):
+                *(("answered/game",) if answers else ()), *(f"→{z}/game" for z in zones)):
         t.add_column(col, justify="left" if col in ("card", "kind") else "right")
-    cards = sorted(report["cards"], key=lambda c: (-c["resolved"]["times"], -_entries(c, zones), c["id"]))
-    shown = [c for c in cards if c["resolved"]["times"] or _entries(c, zones)][:card_rows]
+    cards = sorted(report["cards"], key=lambda c: (-c["resolved"]["times"], -_answers(c),
+                                                   -_entries(c, zones), c["id"]))
+    shown = [c for c in cards if c["resolved"]["times"] or _answers(c) or _entries(c, zones)][:card_rows]
     for c in shown:
         r = c["resolved"]
         t.add_row(c["id"], c["kind"], f"{r['per_game']:.2f}", _pct(r["game_share"]),
                   _ci(r["win"]) if r["win"]["trials"] else "–",
+                  *((f"{c['answered']['per_game']:.2f}" if "answered" in c else "–",) if answers else ()),
                   *(f"{c['entered'][z]['per_game']:.2f}" if z in c["entered"] else "–" for z in zones))
     console.print(t)
     if len(shown) < len(cards):
@@ -505,19 +517,23 @@ def render_html(report: dict) -> str:
                                 "all seats": [(r[0], r[3]) for r in s["by_turn"]]}, "turns"))
         parts.append(svg_histogram(f.get("counts", []), "final score"))
 
-    parts.append("<h2>Cards</h2><p class=note>Resolved = played for its effect. Win rate: of the "
-                 "seats that did it in a game.</p>")
+    parts.append("<h2>Cards</h2><p class=note>Resolved = played for its effect; answered = a "
+                 "reaction window answered with it. Win rate: of the seats that resolved it in a "
+                 "game.</p>")
     zones = report["use_zones"]
     cards = sorted(report["cards"], key=lambda c: (-c["resolved"]["times"], -_entries(c, zones), c["id"]))
     parts.append(svg_bars([(c["id"], c["resolved"]["per_game"], None, None)
                            for c in cards if c["resolved"]["times"]]))
-    head = "".join(f"<th>→{e(z)}/game</th>" for z in zones)
+    answers = any("answered" in c for c in report["cards"])
+    head = ("<th>answered/game</th>" if answers else "") + "".join(f"<th>→{e(z)}/game</th>" for z in zones)
     rows = []
     for c in cards:
         r = c["resolved"]
         win = _ci(r["win"]) if r["win"]["trials"] else "–"
         cells = "".join(f"<td>{c['entered'][z]['per_game']:.2f}</td>" if z in c["entered"] else "<td>–</td>"
                         for z in zones)
+        if answers:
+            cells = (f"<td>{c['answered']['per_game']:.2f}</td>" if "answered" in c else "<td>–</td>") + cells
         rows.append(f"<tr><td>{e(c['name'])} <span class=note>{e(c['id'])}</span></td><td>{e(c['kind'])}</td>"
                     f"<td>{r['per_game']:.2f}</td><td>{100 * r['game_share']:.1f}%</td><td>{win}</td>{cells}</tr>")
     parts.append("<table><tr><th>card</th><th>kind</th><th>resolved/game</th><th>in games</th>"

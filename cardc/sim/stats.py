@@ -365,8 +365,9 @@ class Paired:
 
 @dataclass
 class CardUse:
-    """How often something happened to a card (resolved, or entered a zone),
-    in how many games, and how the seats that did it fared."""
+    """How often something happened to a card (resolved, entered a zone, or
+    answered a window), in how many games, and how the seats that did it
+    fared."""
     times: int = 0
     games: int = 0
     seats: Tally = field(default_factory=Tally)
@@ -450,13 +451,15 @@ class Aggregate:
     counts: dict[int, CountStats] = field(default_factory=dict)
     resolved: dict[str, CardUse] = field(default_factory=dict)    # card id -> use
     entered: dict[str, CardUse] = field(default_factory=dict)     # "card>zone" -> use
+    answered: dict[str, CardUse] = field(default_factory=dict)    # card id -> windows answered
     metrics: dict[str, Moments] = field(default_factory=dict)
 
     def add(self, rec, obs: dict | None = None) -> None:
         self.games += 1
         self.endings[rec.ending] += 1
         self.counts.setdefault(rec.players, CountStats()).add(rec)
-        for target, used in ((self.resolved, rec.resolved), (self.entered, rec.entered)):
+        for target, used in ((self.resolved, rec.resolved), (self.entered, rec.entered),
+                             (self.answered, rec.answered)):
             for key, by_seat in used.items():
                 use = target.setdefault(key, CardUse())
                 use.times += sum(by_seat.values())
@@ -475,6 +478,7 @@ class Aggregate:
         _merge_map(self.counts, other.counts, CountStats)
         _merge_map(self.resolved, other.resolved, CardUse)
         _merge_map(self.entered, other.entered, CardUse)
+        _merge_map(self.answered, other.answered, CardUse)
         _merge_map(self.metrics, other.metrics, Moments)
 
 
