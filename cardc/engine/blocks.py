@@ -299,17 +299,22 @@ class BlockGen:
                       f"if _c is None or _p is None: raise EngineFault({none})",
                       self._own_cc(name)]
             ref = "_t[_c * st.n + _p]"
+        write = []
         if op == "=":
             lines.append(f"_v = {value}")
         else:
-            lines.append(f"_v = {ref} {op[0]} {value}")
+            write.append(f"_v = {ref} {op[0]} _d")
         if not (op == "=" and self._plain_literal(o[3])):
-            lines.append(self._int_check("_v"))
-        lines += [f"{ref} = _v", BUMP]
+            write.append(self._int_check("_v"))
+        write += [f"{ref} = _v", BUMP]
         part = SET_KINDS[kind] + name
         if part in self.game.parts:     # else no cached value reads it
-            lines += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
-        return lines, False
+            write += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
+        if op == "=":
+            return lines + write, False
+        # adding 0 changes nothing (a card's printed 0 of most resources):
+        # no write, and the cached values that read the counter stay valid
+        return lines + [f"_d = {value}", "if _d != 0:"] + ["    " + x for x in write], False
 
     @staticmethod
     def _own_cc(name):
