@@ -53,6 +53,10 @@ WHILE_LIMIT = 10_000
 MUTATING = {"set", "move", "shuffle", "attach", "detach", "reveal", "cancel", "window",
             "end", "random"}
 BUMP = "st.version += 1"
+# Ops that run straight through: no stop, no jump (a loop of only these runs
+# as a Python loop, see BlockGen._emit_loop).
+STRAIGHT = {"let", "set", "log", "assert", "phase", "shuffle", "attach", "detach", "reveal",
+            "cancel", "random"}
 # Ops after which the engine may have to run something else first (a pushed
 # frame, a decision): the op after them is a place to resume.
 SUSPENDS = {"call", "resolve", "trigger", "move", "end", "return", "choose", "ask",
@@ -141,23 +145,13 @@ class BlockGen:
                 emit("            st.stack.pop()", start)
                 emit("            return", start)
                 continue
+            end = self._straight_loop(ops, start, leaders)
+            if end is not None:
+                self._emit_loop(ops, start, end, emit)
+                continue
             known = {}          # values read by earlier ops of this case, still true
             for i in range(start, min(stop, len(ops))):
-                o = ops[i]
-                line, col = code.src[i] if i < len(code.src) else (0, 0)
-                emit(f"            # {code.file}:{line}:{col} {o[0]}", i)
-                # each op has its own Memo: within it nothing changes the
-                # state or the frame's locals until its values are computed,
-                # so a value needed twice is computed once, and a local, a
-                # counter's list or the modifiers in force are read once;
-                # the next ops of the case reuse what this op cannot change
-                memo = Memo(env_reads=True, known=known)
-                with self.px.memo_of(memo):
-                    body, ends = self.op(o, i)
-                body = memo.finish([Memo.reset(0)] + body)
-                known = _still_true(memo.eager, o)
-                for text in body:
-                    emit("            " + text, i)
+                known, ends = self._emit_op(ops, i, known, emit, "            ")
                 if ends:
                     break
             else:
@@ -167,6 +161,59 @@ class BlockGen:
         code.run = self.px.exec_source(fname, source)
         code.line_op = line_op
         code.source = source
+
+    def _emit_op(self, ops, i, known, emit, pad):
+        """Write op `i`; (what the ops after it may reuse, whether it ends the case)."""
+        o = ops[i]
+        line, col = self.code.src[i] if i < len(self.code.src) else (0, 0)
+        emit(f"{pad}# {self.code.file}:{line}:{col} {o[0]}", i)
+        # each op has its own Memo: within it nothing changes the state or
+        # the frame's locals until its values are computed, so a value needed
+        # twice is computed once, and a local, a counter's list or the
+        # modifiers in force are read once; the next ops of the case reuse
+        # what this op cannot change
+        memo = Memo(env_reads=True, known=known)
+        with self.px.memo_of(memo):
+            body, ends = self.op(o, i)
+        body = memo.finish([Memo.reset(0)] + body)
+        for text in body:
+            emit(pad + text, i)
+        return _still_true(memo.eager, o), ends
+
+    def _straight_loop(self, ops, i, leaders):
+        """For a loop's `next` at `i` whose body runs straight through (no
+        op in it can stop, jump or be jumped to), the index after the loop;
+        else None."""
+        o = ops[i]
+        if o[0] != "next":
+            return None
+        end = o[3]
+        if not (i + 1 < end - 1 and ops[end - 1] == ["jump", i]):
+            return None
+        body = range(i + 1, end - 1)
+        if any(ops[k][0] not in STRAIGHT for k in body) or any(k in leaders for k in body[1:]):
+            return None
+        return end
+
+    def _emit_loop(self, ops, i, end, emit):
+        """A straight loop as a Python loop: each turn binds the variable and
+        runs the body, with the iterator's place kept in the frame's locals as
+        the op-by-op loop keeps it (and one step of the budget per turn, as
+        its jump back counts one)."""
+        slot, var = repr(ops[i][1]), repr(ops[i][2])
+        line, col = self.code.src[i] if i < len(self.code.src) else (0, 0)
+        emit(f"            # {self.code.file}:{line}:{col} next (a straight loop)", i)
+        emit(f"            _s = env[{slot}]", i)
+        emit("            while _s[1] < len(_s[0]):", i)
+        emit(f"                env[{var}] = _s[0][_s[1]]", i)
+        emit("                _s[1] += 1", i)
+        known = {}
+        for k in range(i + 1, end - 1):
+            known, _ = self._emit_op(ops, k, known, emit, "                ")
+        emit("                st.budget -= 1", end - 1)
+        emit("                if st.budget < 0: raise EngineFault(_game.over_steps)", end - 1)
+        emit(f"            del env[{slot}]", i)
+        emit(f"            pc = {end}", i)
 
     def _check(self, ops):
         """Refuse what the compiler never writes: an unknown op, a jump outside the block."""
