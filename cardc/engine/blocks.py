@@ -346,21 +346,20 @@ class BlockGen:
                       f"if _c is None or _p is None: raise EngineFault({none})",
                       self._own_cc(name)]
             ref = "_t[_c * st.n + _p]"
-        write = []
-        if op == "=":
-            lines.append(f"_v = {value}")
-        else:
-            write.append(f"_v = {ref} {op[0]} _d")
-        if not (op == "=" and self._plain_literal(o[3])):
-            write.append(self._int_check("_v"))
-        write += [f"{ref} = _v", BUMP]
         part = SET_KINDS[kind] + name
+        write = [f"{ref} = _v", BUMP]
         if part in self.game.parts:     # else no cached value reads it
             write += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
         if op == "=":
-            return lines + write, False
+            lines.append(f"_v = {value}")
+            if not self._plain_literal(o[3]):
+                lines.append(self._int_check("_v"))
+            # the value it already holds (`is`: the same object, so true is
+            # never taken for 1) changes nothing: no write, no version bump
+            return lines + [f"if {ref} is not _v:"] + ["    " + x for x in write], False
         # adding 0 changes nothing (a card's printed 0 of most resources):
         # no write, and the cached values that read the counter stay valid
+        write = [f"_v = {ref} {op[0]} _d", self._int_check("_v")] + write
         return lines + [f"_d = {value}", "if _d != 0:"] + ["    " + x for x in write], False
 
     @staticmethod
