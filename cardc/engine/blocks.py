@@ -191,7 +191,8 @@ class BlockGen:
         if not (i + 1 < end - 1 and ops[end - 1] == ["jump", i]):
             return None
         body = range(i + 1, end - 1)
-        if any(ops[k][0] not in STRAIGHT for k in body) or any(k in leaders for k in body[1:]):
+        if any(ops[k][0] not in STRAIGHT and not (ops[k][0] == "move" and not self._move_may_stop(ops[k]))
+               for k in body) or any(k in leaders for k in body[1:]):
             return None
         return end
 
@@ -262,7 +263,7 @@ class BlockGen:
                 out.update((o[1], i + 1))
             elif kind in ("jf", "next", "countdown"):
                 out.update((o[-1] if kind != "jf" else o[2], i + 1))
-            if kind in SUSPENDS:
+            if kind in SUSPENDS and not (kind == "move" and not self._move_may_stop(o)):
                 out.add(i + 1)
             if kind in WAITS:
                 out.add(i)
@@ -467,7 +468,8 @@ class BlockGen:
         if place not in ("top", "bottom"):
             raise BadBundle(f"{self.where}[{i}][3]: a card goes to the top or the bottom, "
                             f"not {str(place)[:20]!r}")
-        lines = [f"_z = {self.x(zone)}", f"fr.pc = {i + 1}"]
+        stops = self._move_may_stop(o)
+        lines = [f"_z = {self.x(zone)}"] + ([f"fr.pc = {i + 1}"] if stops else [])
         if is_list and isinstance(cards, list) and cards[:1] == ["cards"]:     # a whole zone
             lines.append(f"st.move_zone({self.x(cards[1])}, _z, {place!r})")
         elif is_list:
@@ -476,8 +478,20 @@ class BlockGen:
             lines += [f"_c = {self.x(cards)}",
                       "if _c is None: raise EngineFault('`move` of none: no card to move')",
                       f"st.move(_c, _z, {place!r})"]
+        if not stops:           # into a zone without a limit: the next op follows
+            return lines + [BUMP], False
         return lines + [BUMP, "if st.slot_limit[_z] is not None and st.check_limit(_z): return",
                         f"pc = {i + 1}"], True
+
+    def _move_may_stop(self, o) -> bool:
+        """Whether move `o` can stop for something else to run first: only a
+        move into a zone with a limit can (its overflow procedure runs at once)."""
+        zone = o[2]
+        if isinstance(zone, list) and len(zone) >= 2 and zone[0] in ("zone", "pzone"):
+            for decl in self.game.zone_decls:
+                if decl["id"] == zone[1]:
+                    return decl.get("limit") is not None
+        return True
 
     def _shuffle(self, o, i):
         return [f"st.shuffle_zone({self.x(o[1])})", BUMP], False
