@@ -376,7 +376,11 @@ class BlockGen:
         return [f"pc = {i + 1} if {self.x(o[1])} else {t}"] + (["continue"] if t <= i else []), True
 
     def _iter(self, o, i):
-        return [f"env[{o[1]!r}] = [list({self.x(o[2])}), 0]"], False
+        # the loop walks its own copy (the body may change the zone it walks);
+        # `players`, a comprehension or a list written out is a new list already
+        fresh = isinstance(o[2], list) and o[2][:1] in (["players"], ["comp"], ["list"])
+        items = self.x(o[2])
+        return [f"env[{o[1]!r}] = [{items if fresh else f'list({items})'}, 0]"], False
 
     def _next(self, o, i):
         slot, var, end = repr(o[1]), repr(o[2]), o[3]
