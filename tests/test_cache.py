@@ -24,6 +24,17 @@ def play(game, n, seed, agent):
     return st.to_json()
 
 
+def mini_with(game_copy, functions: str, turn_start: str) -> Game:
+    """The mini game with more functions (YAML under `functions:`) and the
+    lines `turn_start` in place of its turn's `me.plays = 1`."""
+    from cardc.project import build_folder
+    folder = game_copy(edits={"rules.yaml": [("functions:\n", "functions:\n" + functions)],
+                              "game.yaml": [("    me.plays = 1\n", turn_start)]})
+    built = build_folder(folder)
+    assert built.bundle, built.diags.render()
+    return Game(built.bundle)
+
+
 @pytest.mark.parametrize("name, agent, games", [
     ("unicorn", "greedy", 2), ("startup", "random", 2), ("ipo", "random", 2), ("ipo", "greedy", 1)])
 def test_cache_changes_nothing(name, agent, games):
@@ -41,17 +52,12 @@ def test_a_value_read_before_a_write_is_not_taken_for_current_after_it(game_copy
     """`me.plays = plays_of(me) + 1` reads the cached function before the
     write; the read after it must see the new count, not the entry cached on
     the way in (the version moves on after each write, not before it)."""
-    from cardc.project import build_folder
-    folder = game_copy(edits={
-        "rules.yaml": [("functions:\n", "functions:\n  plays_of:\n    params: {p: player}\n"
-                        "    returns: int\n    expr: sum([p.plays for q in players if q == p])\n")],
-        "game.yaml": [("    me.plays = 1\n",
-                       "    me.plays = plays_of(me) + 1\n"
-                       "    assert plays_of(me) == 1, \"plays_of(me) is {plays_of(me)}\"\n"
-                       "    me.plays = 1\n")]})
-    built = build_folder(folder)
-    assert built.bundle, built.diags.render()
-    game = Game(built.bundle)
+    game = mini_with(game_copy,
+                     "  plays_of:\n    params: {p: player}\n"
+                     "    returns: int\n    expr: sum([p.plays for q in players if q == p])\n",
+                     "    me.plays = plays_of(me) + 1\n"
+                     "    assert plays_of(me) == 1, \"plays_of(me) is {plays_of(me)}\"\n"
+                     "    me.plays = 1\n")
     assert game.fn_simple.get("plays_of") is not True      # it is cached, or this tests nothing
     st = game.new_state(2, seed=0)
     rnd = random.Random(0)
@@ -92,22 +98,16 @@ def test_a_function_of_one_player_depends_on_that_players_zones_only(game_copy):
     player's hand); a comprehension variable of the same name hides the
     parameter, so there `p.hand` is every player's.  Played with the cache on
     and off, the games are the same."""
-    from cardc.project import build_folder
-    folder = game_copy(edits={
-        "rules.yaml": [("functions:\n", "functions:\n"
-                        "  hand_size:\n    params: {p: player}\n    returns: int\n"
-                        "    expr: count([c for c in p.hand])\n"
-                        "  all_hands:\n    params: {p: player}\n    returns: int\n"
-                        "    expr: sum([count([c for c in p.hand]) for p in players])\n"
-                        "  rival_hands:\n    params: {p: player}\n    returns: int\n"
-                        "    expr: sum([hand_size(q) for q in rivals(p)]) + hand_size(p)\n")],
-        "game.yaml": [("    me.plays = 1\n",
-                       "    me.plays = 1\n"
-                       "    log \"{hand_size(me)} {all_hands(me)} {rival_hands(me)}\"\n"
-                       "    assert all_hands(me) == rival_hands(me), \"hands {all_hands(me)}\"\n")]})
-    built = build_folder(folder)
-    assert built.bundle, built.diags.render()
-    game = Game(built.bundle)
+    game = mini_with(game_copy,
+                     "  hand_size:\n    params: {p: player}\n    returns: int\n"
+                     "    expr: count([c for c in p.hand])\n"
+                     "  all_hands:\n    params: {p: player}\n    returns: int\n"
+                     "    expr: sum([count([c for c in p.hand]) for p in players])\n"
+                     "  rival_hands:\n    params: {p: player}\n    returns: int\n"
+                     "    expr: sum([hand_size(q) for q in rivals(p)]) + hand_size(p)\n",
+                     "    me.plays = 1\n"
+                     "    log \"{hand_size(me)} {all_hands(me)} {rival_hands(me)}\"\n"
+                     "    assert all_hands(me) == rival_hands(me), \"hands {all_hands(me)}\"\n")
     assert game.fn_deps["hand_size"] == {"z:hand@0"}
     assert game.fn_deps["all_hands"] == {"z:hand"}
     assert game.fn_deps["rival_hands"] == {"z:hand"}

@@ -137,6 +137,26 @@ def test_engine_fault_names_the_card_and_the_source_line(game_copy):
     assert "Thief (thief) effect" in text and "assertion failed: boom" in text
 
 
+def test_a_loop_that_runs_straight_through_counts_and_fails_where_its_op_is(game_copy):
+    """A loop whose body cannot stop runs as one Python loop (blocks.py,
+    `_emit_loop`): its variable is bound at each turn, its body's fault names
+    the body's line, and the loop still counts one step a turn."""
+    folder = game_copy(edits={"game.yaml": [
+        ("    me.plays = 1\n",
+         "    me.plays = 1\n"
+         "    for c in me.hand:\n"
+         "      me.plays += 1\n"
+         "      assert me.plays < 4, \"a third card in hand\"\n"
+         "    me.plays = 1\n")]})
+    game = Game(build_folder(folder).bundle)
+    assert "a straight loop" in "".join(src for _, src in game.pygen.sources)
+    with pytest.raises(EngineFault) as err:
+        for seed in range(50):
+            play_out(game.new_state(2, seed=seed), seed)
+    text = str(err.value)
+    assert "game.yaml:33:7" in text and "assertion failed: a third card in hand" in text
+
+
 def test_cards_are_never_created_or_lost(mini_game):
     for seed in range(30):
         st = mini_game.new_state(3, seed=seed)

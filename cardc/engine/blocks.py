@@ -53,6 +53,10 @@ WHILE_LIMIT = 10_000
 MUTATING = {"set", "move", "shuffle", "attach", "detach", "reveal", "cancel", "window",
             "end", "random"}
 BUMP = "st.version += 1"
+# Ops that run straight through: no stop, no jump (a loop of only these runs
+# as a Python loop, see BlockGen._emit_loop).
+STRAIGHT = {"let", "set", "log", "assert", "phase", "shuffle", "attach", "detach", "reveal",
+            "cancel", "random"}
 # Ops after which the engine may have to run something else first (a pushed
 # frame, a decision): the op after them is a place to resume.
 SUSPENDS = {"call", "resolve", "trigger", "move", "end", "return", "choose", "ask",
@@ -141,23 +145,13 @@ class BlockGen:
                 emit("            st.stack.pop()", start)
                 emit("            return", start)
                 continue
+            end = self._straight_loop(ops, start, leaders)
+            if end is not None:
+                self._emit_loop(ops, start, end, emit)
+                continue
             known = {}          # values read by earlier ops of this case, still true
             for i in range(start, min(stop, len(ops))):
-                o = ops[i]
-                line, col = code.src[i] if i < len(code.src) else (0, 0)
-                emit(f"            # {code.file}:{line}:{col} {o[0]}", i)
-                # each op has its own Memo: within it nothing changes the
-                # state or the frame's locals until its values are computed,
-                # so a value needed twice is computed once, and a local, a
-                # counter's list or the modifiers in force are read once;
-                # the next ops of the case reuse what this op cannot change
-                memo = Memo(env_reads=True, known=known)
-                with self.px.memo_of(memo):
-                    body, ends = self.op(o, i)
-                body = memo.finish([Memo.reset(0)] + body)
-                known = _still_true(memo.eager, o)
-                for text in body:
-                    emit("            " + text, i)
+                known, ends = self._emit_op(ops, i, known, emit, "            ")
                 if ends:
                     break
             else:
@@ -167,6 +161,60 @@ class BlockGen:
         code.run = self.px.exec_source(fname, source)
         code.line_op = line_op
         code.source = source
+
+    def _emit_op(self, ops, i, known, emit, pad):
+        """Write op `i`; (what the ops after it may reuse, whether it ends the case)."""
+        o = ops[i]
+        line, col = self.code.src[i] if i < len(self.code.src) else (0, 0)
+        emit(f"{pad}# {self.code.file}:{line}:{col} {o[0]}", i)
+        # each op has its own Memo: within it nothing changes the state or
+        # the frame's locals until its values are computed, so a value needed
+        # twice is computed once, and a local, a counter's list or the
+        # modifiers in force are read once; the next ops of the case reuse
+        # what this op cannot change
+        memo = Memo(env_reads=True, known=known)
+        with self.px.memo_of(memo):
+            body, ends = self.op(o, i)
+        body = memo.finish([Memo.reset(0)] + body)
+        for text in body:
+            emit(pad + text, i)
+        return _still_true(memo.eager, o), ends
+
+    def _straight_loop(self, ops, i, leaders):
+        """For a loop's `next` at `i` whose body runs straight through (no
+        op in it can stop, jump or be jumped to), the index after the loop;
+        else None."""
+        o = ops[i]
+        if o[0] != "next":
+            return None
+        end = o[3]
+        if not (i + 1 < end - 1 and ops[end - 1] == ["jump", i]):
+            return None
+        body = range(i + 1, end - 1)
+        if any(ops[k][0] not in STRAIGHT and not (ops[k][0] == "move" and not self._move_may_stop(ops[k]))
+               for k in body) or any(k in leaders for k in body[1:]):
+            return None
+        return end
+
+    def _emit_loop(self, ops, i, end, emit):
+        """A straight loop as a Python loop: each turn binds the variable and
+        runs the body, with the iterator's place kept in the frame's locals as
+        the op-by-op loop keeps it (and one step of the budget per turn, as
+        its jump back counts one)."""
+        slot, var = repr(ops[i][1]), repr(ops[i][2])
+        line, col = self.code.src[i] if i < len(self.code.src) else (0, 0)
+        emit(f"            # {self.code.file}:{line}:{col} next (a straight loop)", i)
+        emit(f"            _s = env[{slot}]", i)
+        emit("            while _s[1] < len(_s[0]):", i)
+        emit(f"                env[{var}] = _s[0][_s[1]]", i)
+        emit("                _s[1] += 1", i)
+        known = {}
+        for k in range(i + 1, end - 1):
+            known, _ = self._emit_op(ops, k, known, emit, "                ")
+        emit("                st.budget -= 1", end - 1)
+        emit("                if st.budget < 0: raise EngineFault(_game.over_steps)", end - 1)
+        emit(f"            del env[{slot}]", i)
+        emit(f"            pc = {end}", i)
 
     def _check(self, ops):
         """Refuse what the compiler never writes: an unknown op, a jump outside the block."""
@@ -215,7 +263,7 @@ class BlockGen:
                 out.update((o[1], i + 1))
             elif kind in ("jf", "next", "countdown"):
                 out.update((o[-1] if kind != "jf" else o[2], i + 1))
-            if kind in SUSPENDS:
+            if kind in SUSPENDS and not (kind == "move" and not self._move_may_stop(o)):
                 out.add(i + 1)
             if kind in WAITS:
                 out.add(i)
@@ -299,17 +347,21 @@ class BlockGen:
                       f"if _c is None or _p is None: raise EngineFault({none})",
                       self._own_cc(name)]
             ref = "_t[_c * st.n + _p]"
+        part = SET_KINDS[kind] + name
+        write = [f"{ref} = _v", BUMP]
+        if part in self.game.parts:     # else no cached value reads it
+            write += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
         if op == "=":
             lines.append(f"_v = {value}")
-        else:
-            lines.append(f"_v = {ref} {op[0]} {value}")
-        if not (op == "=" and self._plain_literal(o[3])):
-            lines.append(self._int_check("_v"))
-        lines += [f"{ref} = _v", BUMP]
-        part = SET_KINDS[kind] + name
-        if part in self.game.parts:     # else no cached value reads it
-            lines += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
-        return lines, False
+            if not self._plain_literal(o[3]):
+                lines.append(self._int_check("_v"))
+            # the value it already holds (`is`: the same object, so true is
+            # never taken for 1) changes nothing: no write, no version bump
+            return lines + [f"if {ref} is not _v:"] + ["    " + x for x in write], False
+        # adding 0 changes nothing (a card's printed 0 of most resources):
+        # no write, and the cached values that read the counter stay valid
+        write = [f"_v = {ref} {op[0]} _d", self._int_check("_v")] + write
+        return lines + [f"_d = {value}", "if _d != 0:"] + ["    " + x for x in write], False
 
     @staticmethod
     def _own_cc(name):
@@ -324,7 +376,11 @@ class BlockGen:
         return [f"pc = {i + 1} if {self.x(o[1])} else {t}"] + (["continue"] if t <= i else []), True
 
     def _iter(self, o, i):
-        return [f"env[{o[1]!r}] = [list({self.x(o[2])}), 0]"], False
+        # the loop walks its own copy (the body may change the zone it walks);
+        # `players`, a comprehension or a list written out is a new list already
+        fresh = isinstance(o[2], list) and o[2][:1] in (["players"], ["comp"], ["list"])
+        items = self.x(o[2])
+        return [f"env[{o[1]!r}] = [{items if fresh else f'list({items})'}, 0]"], False
 
     def _next(self, o, i):
         slot, var, end = repr(o[1]), repr(o[2]), o[3]
@@ -416,7 +472,8 @@ class BlockGen:
         if place not in ("top", "bottom"):
             raise BadBundle(f"{self.where}[{i}][3]: a card goes to the top or the bottom, "
                             f"not {str(place)[:20]!r}")
-        lines = [f"_z = {self.x(zone)}", f"fr.pc = {i + 1}"]
+        stops = self._move_may_stop(o)
+        lines = [f"_z = {self.x(zone)}"] + ([f"fr.pc = {i + 1}"] if stops else [])
         if is_list and isinstance(cards, list) and cards[:1] == ["cards"]:     # a whole zone
             lines.append(f"st.move_zone({self.x(cards[1])}, _z, {place!r})")
         elif is_list:
@@ -425,8 +482,20 @@ class BlockGen:
             lines += [f"_c = {self.x(cards)}",
                       "if _c is None: raise EngineFault('`move` of none: no card to move')",
                       f"st.move(_c, _z, {place!r})"]
+        if not stops:           # into a zone without a limit: the next op follows
+            return lines + [BUMP], False
         return lines + [BUMP, "if st.slot_limit[_z] is not None and st.check_limit(_z): return",
                         f"pc = {i + 1}"], True
+
+    def _move_may_stop(self, o) -> bool:
+        """Whether move `o` can stop for something else to run first: only a
+        move into a zone with a limit can (its overflow procedure runs at once)."""
+        zone = o[2]
+        if isinstance(zone, list) and len(zone) >= 2 and zone[0] in ("zone", "pzone"):
+            for decl in self.game.zone_decls:
+                if decl["id"] == zone[1]:
+                    return decl.get("limit") is not None
+        return True
 
     def _shuffle(self, o, i):
         return [f"st.shuffle_zone({self.x(o[1])})", BUMP], False

@@ -17,6 +17,9 @@ class Frame:
 
 
 class Interpreter:
+    #: a stage to stop at once, when nothing is left to run (scenarios set it)
+    hold_at = None
+
     def push(self, code, env):
         if len(self.stack) >= self.game.limits.depth:
             raise EngineFault(self.game.over_depth)
@@ -37,7 +40,7 @@ class Interpreter:
                 if stack:
                     fr = stack[-1]
                     fr.code.run(self, fr)
-                elif self.stage == getattr(self, "hold_at", None):
+                elif self.stage == self.hold_at:
                     self.hold_at = None        # a checkpoint (scenarios): stop here, once
                     return
                 else:

@@ -173,7 +173,8 @@ class State(Interpreter, Asking, Table):
             raise IllegalAction("the game is over")
         if d is None:
             raise IllegalAction("no decision is pending")
-        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < len(d.values):
+        if (type(action) is not int and (not isinstance(action, int) or isinstance(action, bool))) \
+                or not 0 <= action < len(d.values):
             raise IllegalAction(f"action {action!r} is not one of the {len(d.values)} legal actions "
                                 f"for {self.player_name(d.player)} ({d.prompt or d.kind})")
         self.pending = None
