@@ -176,6 +176,9 @@ class BlockGen:
         with self.px.memo_of(memo):
             body, ends = self.op(o, i)
         body = memo.finish([Memo.reset(0)] + body)
+        # every op that writes bumps the version after its write (a window's
+        # poll_window does it itself)
+        assert o[0] not in MUTATING or o[0] == "window" or any(BUMP in t for t in body), o[0]
         for text in body:
             emit(pad + text, i)
         return _still_true(memo.eager, o), ends
