@@ -122,3 +122,28 @@ def test_a_function_of_one_player_depends_on_that_players_zones_only(game_copy):
             runs.append(st.log)
         game.cache_functions = True
         assert runs[0] == runs[1]
+
+
+def test_a_clone_and_its_original_never_read_each_others_cached_values(mini_game):
+    """After a clone the two states share their function caches until one
+    writes (copy on write, `State.own_cache`).  Two copies that take
+    different actions reach the same version numbers; each must still read
+    its own value of a function they both cached."""
+    worth = mini_game.cached_function("worth")
+    body = mini_game.body_function("worth")
+    for seed in range(40):
+        st = mini_game.new_state(2, seed=seed)
+        labels = st.pending.labels
+        banks = {lab for lab in labels if lab in ("Bank Ruby", "Bank Pearl")}
+        if len(banks) < 2:
+            continue
+        p = st.current_player()
+        worth(st, p)                        # cached before the clone: shared
+        other = st.clone()
+        st.apply(labels.index("Bank Ruby"))
+        other.apply(other.pending.labels.index("Bank Pearl"))
+        assert st.version == other.version
+        assert (worth(other, p), worth(st, p)) == (body(other, p), body(st, p))
+        assert worth(st, p) - worth(other, p) == 1      # a ruby is worth 3, a pearl 2
+        return
+    pytest.fail("no deal with a ruby and a pearl in the first hand")

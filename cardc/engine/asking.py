@@ -5,6 +5,8 @@ A mixin of `State`; `Decision` is the pending question itself.
 """
 from __future__ import annotations
 
+from weakref import ref as _ref
+
 from cardc.engine.errors import EngineFault
 from cardc.engine.pygen import fmt
 
@@ -28,14 +30,24 @@ class Decision:
         self.kind, self.player, self._prompt = kind, player, prompt
         self._labels, self.values, self.var = labels, values, var
         self._unavailable = unavailable          # a list, or a function of the state
-        self._make, self._owner, self._one = make_labels, owner, make_one
+        # the state is held by a weak reference: a state holds its pending
+        # decision, and a cycle between them would leave every discarded
+        # look-ahead copy to the garbage collector instead of freeing it at once
+        self._owner = _ref(owner) if owner is not None else None
+        self._make, self._one = make_labels, make_one
         self.menu = menu        # a menu's generated function and its options not open
+
+    def _state(self):
+        st = self._owner() if self._owner is not None else None
+        if st is None:
+            raise RuntimeError("a decision's text is read after its state is gone: keep the state")
+        return st
 
     @property
     def prompt(self):
         p = self._prompt
         if callable(p):
-            st = self._owner
+            st = self._state()
             if st.pending is not self:
                 raise RuntimeError("a decision's prompt is read while it is pending, not after")
             p = self._prompt = p(st, st.stack[-1].env)
@@ -44,20 +56,20 @@ class Decision:
     @property
     def labels(self):
         if self._labels is None:
-            self._labels = self._make(self._owner, self)
+            self._labels = self._make(self._state(), self)
             self._make = None
         return self._labels
 
     def label(self, i):
         """The label of option `i` alone (a log needs just the one taken)."""
         if self._labels is None and self._one is not None:
-            return self._one(self._owner, self, i)
+            return self._one(self._state(), self, i)
         return self.labels[i]
 
     @property
     def unavailable(self):
         if callable(self._unavailable):
-            self._unavailable = self._unavailable(self._owner, self)
+            self._unavailable = self._unavailable(self._state(), self)
         return list(self._unavailable)
 
     def copy_for(self, st):
@@ -112,19 +124,15 @@ class Asking:
                                 make_one)
 
     def ask_yes_no(self, who, var, prompt):
-        # (a decision that names its state makes a reference cycle, freed
-        # only by the garbage collector: only when it needs the state)
         self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var,
                                 owner=self if callable(prompt) else None)
 
     def stop_here(self, who, kind, prompt=None):
         """A throwaway clone that a bot only wants to score (`lookahead`)
-        stops at its next question without working out the options.  (Its
-        prompt is made now: a throwaway that names its state would wait for
-        the garbage collector to be freed.)"""
-        if callable(prompt):
-            prompt = prompt(self, self.stack[-1].env)
-        self.pending = Decision(kind, who, prompt, [], [], None)
+        stops at its next question without working out the options (or its
+        prompt, until someone reads it)."""
+        self.pending = Decision(kind, who, prompt, [], [], None,
+                                owner=self if callable(prompt) else None)
 
     def ask_menu(self, who, prompt, items):
         if self.lookahead:

@@ -166,7 +166,8 @@ def zone_index(st, slot):
         for i, c in enumerate(st.zones[slot]):
             index.setdefault(cells[c], []).append(c)
             position[c] = i
-        hit = st.cache[0][key] = (stamp, index, position)
+        cache = st.cache[0] if st.cown is None or 0 in st.cown else st.own_cache(0)
+        hit = cache[key] = (stamp, index, position)
     return hit
 
 

@@ -376,6 +376,8 @@ class PyGen:
             "    " + Memo.reset(0),
             f"    result = {result}",
             "    if key is not None:",
+            # after a clone the caches are shared until one of the two writes
+            f"        if st.cown is not None and {slot} not in st.cown: cache = st.own_cache({slot})",
             "        cache[key] = (version, stamp, result)",
             "    return result",
         ]

@@ -68,6 +68,7 @@ class State(Interpreter, Asking, Table):
         st.track = None
         st.lookahead = False
         st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
+        st.cown = None                        # None: every cache is this state's own
         st.sv = [0] * len(st.zones)
         st.mods = None
         if run:
@@ -105,10 +106,18 @@ class State(Interpreter, Asking, Table):
         # the clone starts with the same versions, so the cached function
         # values stay valid for it (a copy: the two states diverge from here)
         st.version, st.pv, st.sv = self.version, dict(self.pv), self.sv[:]
-        st.cache = [c.copy() for c in self.cache] if type(self.cache[0]) is dict \
-            else new_cache(self.game)
+        # the caches too are shared until one of the two writes (own_cache)
+        st.cache = self.cache[:]
+        st.cown, self.cown = set(), set()
         st.mods = self.mods             # never changed in place: a new scan replaces it
         return st
+
+    def own_cache(self, slot):
+        """Function cache `slot`, this state's own to write (after a clone,
+        parent and clone share the caches until one of them writes)."""
+        cache = self.cache[slot] = self.cache[slot].copy()
+        self.cown.add(slot)
+        return cache
 
     def own_cc(self, name):
         """The list of card counter `name`, this state's own to change in place
@@ -275,6 +284,7 @@ class State(Interpreter, Asking, Table):
             st.track = None
             st.lookahead = False
             st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
+            st.cown = None                        # None: every cache is this state's own
             st.sv = [0] * len(st.zones)
             st.mods = None
             _check_cards(st)
@@ -322,6 +332,9 @@ class NoCache(dict):
 
     def __setitem__(self, key, value):
         pass
+
+    def copy(self):
+        return NoCache()
 
 
 def new_cache(game):

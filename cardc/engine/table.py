@@ -19,7 +19,8 @@ def _permuted(xs, rnd):
     guess of a look-ahead is on every search's path).  Equal keys, about
     2**-40 for a deck, keep the order `xs` came in."""
     random = rnd.random
-    return sorted(xs, key=lambda _: random())
+    keys = [random() for _ in xs]           # one draw per card, in order
+    return [xs[i] for i in sorted(range(len(xs)), key=keys.__getitem__)]
 
 
 class Table:
@@ -265,7 +266,7 @@ class Table:
         start = game.card_start
         shown = {c for c, seen in d.revealed.items() if p in seen}     # revealed to p
         under = d.under
-        # back -> (places: [(slot, [positions])], cards), in slot order; a
+        # back -> (places: [(slot, positions)], cards), in slot order; a
         # place under a host is (ATTACHED, (host, index)), after the zones
         groups: dict = {}
         hidden = game.hidden_slots(d.n, p)
@@ -280,11 +281,16 @@ class Table:
                 places.append((slot, range(len(zone))))
                 cards.extend(zone)
                 continue
+            # a zone of several backs: its places of each back, in zone order
+            # (as one place each, in that order, they would be filled the same)
+            by_back: dict = {}
             for i, c in enumerate(zone):
                 if c not in shown:
-                    places, cards = groups.setdefault(backs[i], ([], []))
-                    places.append((slot, (i,)))
-                    cards.append(c)
+                    by_back.setdefault(backs[i], []).append(i)
+            for back, positions in by_back.items():
+                places, cards = groups.setdefault(back, ([], []))
+                places.append((slot, positions))
+                cards.extend([zone[i] for i in positions])
         piled = bool(under) and _attached_places(d, hidden, shown, groups)
         touched = set()
         loc = d.loc
@@ -310,9 +316,11 @@ class Table:
                 elif slot == ATTACHED:              # under a host: see _imagine_attachments
                     k += 1
                     continue
-                else:
-                    c = d.own_zone(slot)[positions[0]] = cards[k]
-                    loc[c] = slot
+                else:                               # some places of a zone
+                    zone = d.own_zone(slot)
+                    for j, i in enumerate(positions, k):
+                        c = zone[i] = cards[j]
+                        loc[c] = slot
                     touched.add(slot)
                 k += len(positions)
         if piled:
