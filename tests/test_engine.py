@@ -157,6 +157,57 @@ def test_a_loop_that_runs_straight_through_counts_and_fails_where_its_op_is(game
     assert "game.yaml:33:7" in text and "assertion failed: a third card in hand" in text
 
 
+def test_a_procedure_that_cannot_stop_runs_at_once_and_fails_where_its_op_is(game_copy):
+    """A call to a procedure with no decision in it (nor in what it calls)
+    runs inside the caller's function, without a trip through the run loop
+    (blocks.py, `BlockGen.plan`); a fault in it, two calls down, still names
+    its own line and procedure, not the caller's call."""
+    folder = game_copy(edits={
+        "rules.yaml": [("procs:\n",
+                        "procs:\n"
+                        "  audit:\n"
+                        "    params: {p: player}\n"
+                        "    do: |\n"
+                        "      let w = worth(p)\n"
+                        "      audit_bank(p, w)\n"
+                        "  audit_bank:\n"
+                        "    params: {p: player, w: int}\n"
+                        "    do: |\n"
+                        "      assert w < 3, \"a bank worth 3\"\n")],
+        "game.yaml": [("    draw(me, 1)\n", "    draw(me, 1)\n    audit(me)\n")]})
+    game = Game(build_folder(folder).bundle)
+    assert {"proc:audit", "proc:audit_bank"} <= game.direct_procs
+    assert "proc:draw" not in game.direct_procs      # it moves into a hand with a limit
+    with pytest.raises(EngineFault) as err:
+        for seed in range(50):
+            play_out(game.new_state(2, seed=seed), seed)
+    text = str(err.value)
+    assert "rules.yaml:16:7 in procedure `audit_bank`" in text, text
+    assert "assertion failed: a bank worth 3" in text
+
+
+def test_a_card_effect_that_cannot_stop_runs_at_once_and_names_the_card(game_copy):
+    """`resolve` runs an effect with no decision in it at once, in the
+    resolving function (blocks.py, `_resolve`); its fault still names the
+    card, the effect and the effect's own line."""
+    folder = game_copy(edits={"cards/cards.yaml": [(
+        '      let victim = choose p in rivals(me) where count(p.bank) > 0 prompt "Rob whom?"\n'
+        '      let prize = choose c in victim.bank prompt "Take which gem?"\n'
+        '      let w = window steal for victim with thief=me, victim=victim, prize=prize\n'
+        '      if not w.cancelled:\n'
+        '        move prize to me.bank\n',
+        '      let n = count(me.bank)\n'
+        '      assert n > 99, "boom"\n')]})
+    game = Game(build_folder(folder).bundle)
+    assert game.codes["card:thief:effect"].direct
+    with pytest.raises(EngineFault) as err:
+        for seed in range(200):
+            play_out(game.new_state(2, seed=seed), seed)
+    text = str(err.value)
+    assert "cards/cards.yaml:25:7" in text and "Thief (thief) effect" in text, text
+    assert "assertion failed: boom" in text
+
+
 def test_cards_are_never_created_or_lost(mini_game):
     for seed in range(30):
         st = mini_game.new_state(3, seed=seed)

@@ -84,6 +84,7 @@ class Code:
     source: str = ""                 # the generated module text (for `--explain`)
     n_ops: int = 0
     cards: dict = field(default_factory=dict)   # locals holding cards (see determinized)
+    direct: bool = False             # it can never stop: it runs where it is started (BlockGen.plan)
 
     def where(self, pc: int) -> str:
         if 0 <= pc < len(self.src):
@@ -103,6 +104,43 @@ class BlockGen:
     def __init__(self, game, pygen):
         self.game = game
         self.px = pygen
+        # procedures that can never stop (see `plan`): a call runs them at once
+        self.direct = getattr(game, "direct_procs", frozenset())
+
+    def plan(self, specs, codes) -> frozenset:
+        """The procedures a call may run at once, inside the caller's own
+        function, instead of returning to the run loop to start them: those
+        that can never stop for a decision or for something else to run
+        first (no choice, question, menu or window; no `resolve`, `trigger`
+        or `end`; no move into a zone with a limit), and that call only such
+        procedures.  A procedure that can reach itself is left out, so the
+        depth limit, not Python's, still ends a runaway recursion."""
+        ops_of = {k: spec["ops"] for k, (spec, _) in specs.items() if k.startswith("proc:")}
+        direct, grew = set(), True
+        while grew:
+            grew = False
+            for key, ops in ops_of.items():
+                if key not in direct and all(self._runs_through(o, direct) for o in ops):
+                    direct.add(key)
+                    grew = True
+        self.direct = frozenset(direct)
+        # a card's effect or a hook that cannot stop runs at once as well,
+        # where `resolve` or `trigger` starts it (see _resolve, _trigger)
+        for key, (spec, _) in specs.items():
+            codes[key].direct = all(self._runs_through(o, direct) for o in spec["ops"])
+        return self.direct
+
+    def _runs_through(self, o, direct) -> bool:
+        """Op `o` never stops the block (a call: to a procedure in `direct`)."""
+        kind = o[0] if isinstance(o, list) and o else None
+        if kind == "call":
+            return "proc:" + str(o[1]) in direct
+        if kind == "move":
+            return not self._move_may_stop(o)
+        return kind not in WAITS and kind not in ("resolve", "trigger", "end")
+
+    def _direct_call(self, o) -> bool:
+        return o[0] == "call" and "proc:" + str(o[1]) in self.direct
 
     def declare(self, name, spec, card=None) -> Code:
         label = spec.get("label", name)
@@ -195,7 +233,7 @@ class BlockGen:
             return None
         body = range(i + 1, end - 1)
         if any(ops[k][0] not in STRAIGHT and not (ops[k][0] == "move" and not self._move_may_stop(ops[k]))
-               for k in body) or any(k in leaders for k in body[1:]):
+               and not self._direct_call(ops[k]) for k in body) or any(k in leaders for k in body[1:]):
             return None
         return end
 
@@ -207,10 +245,10 @@ class BlockGen:
         slot, var = repr(ops[i][1]), repr(ops[i][2])
         line, col = self.code.src[i] if i < len(self.code.src) else (0, 0)
         emit(f"            # {self.code.file}:{line}:{col} next (a straight loop)", i)
-        emit(f"            _s = env[{slot}]", i)
-        emit("            while _s[1] < len(_s[0]):", i)
-        emit(f"                env[{var}] = _s[0][_s[1]]", i)
-        emit("                _s[1] += 1", i)
+        emit(f"            _it = env[{slot}]", i)        # (not `_s`: a call's push uses it)
+        emit("            while _it[1] < len(_it[0]):", i)
+        emit(f"                env[{var}] = _it[0][_it[1]]", i)
+        emit("                _it[1] += 1", i)
         known = {}
         for k in range(i + 1, end - 1):
             known, _ = self._emit_op(ops, k, known, emit, "                ")
@@ -266,7 +304,8 @@ class BlockGen:
                 out.update((o[1], i + 1))
             elif kind in ("jf", "next", "countdown"):
                 out.update((o[-1] if kind != "jf" else o[2], i + 1))
-            if kind in SUSPENDS and not (kind == "move" and not self._move_may_stop(o)):
+            if kind in SUSPENDS and not (kind == "move" and not self._move_may_stop(o)) \
+                    and not self._direct_call(o):
                 out.add(i + 1)
             if kind in WAITS:
                 out.add(i)
@@ -427,29 +466,45 @@ class BlockGen:
         lines = [f"_e = {{{', '.join(items)}}}"]
         if "me" not in callee.params[:len(o[2])]:
             lines.append("_e['me'] = env.get('me')")
+        if key in self.direct:
+            # it cannot stop: its frame is pushed as for any call (the depth
+            # and step limits, a fault's place), and it runs now, to its end
+            return lines + self._push(k, "_e", "_f") + [f"{k}.run(st, _f)"], False
         return lines + [f"fr.pc = {i + 1}"] + self._push(k, "_e") + ["return"], True
 
-    def _push(self, code, env):
-        """`st.push(code, env)` written in (a call is on every turn's path)."""
-        return ["_s = st.stack",
-                f"if len(_s) >= {int(self.game.limits.depth)}: raise EngineFault(_game.over_depth)",
-                "st.budget -= 1",
-                "if st.budget < 0: raise EngineFault(_game.over_steps)",
-                f"_s.append({self.px.bind(Frame, '_Frame')}({code}, 0, {env}))"]
+    def _push(self, code, env, name=None):
+        """`st.push(code, env)` written in (a call is on every turn's path);
+        the new frame is kept in local `name` if one is given."""
+        frame = f"{self.px.bind(Frame, '_Frame')}({code}, 0, {env})"
+        lines = ["_s = st.stack",
+                 f"if len(_s) >= {int(self.game.limits.depth)}: raise EngineFault(_game.over_depth)",
+                 "st.budget -= 1",
+                 "if st.budget < 0: raise EngineFault(_game.over_steps)"]
+        if name is None:
+            return lines + [f"_s.append({frame})"]
+        return lines + [f"{name} = {frame}", f"_s.append({name})"]
 
     def _resolve(self, o, i):
         return [f"_c = {self.x(o[1])}",
                 "if _c is None: raise EngineFault('`resolve` of none: no card')",
                 f"fr.pc = {i + 1}",
                 "st.resolve_card(_c, env.get('me'))",
-                "return"], True
+                # an effect that cannot stop runs now, to its end
+                "_f = st.stack[-1]",
+                "if not _f.code.direct: return",
+                "_f.code.run(st, _f)",
+                f"pc = {i + 1}"], True
 
     def _trigger(self, o, i):
         items = ", ".join(f"{k!r}: {self.x(v)}" for k, v in o[2].items())
         return [f"_a = {{{items}}}",
                 f"fr.pc = {i + 1}",
                 f"st.trigger({o[1]!r}, _a, env.get('me'))",
-                "if st.stack[-1] is not fr: return",
+                # the hooks it started, in order; those that cannot stop run now
+                "while st.stack[-1] is not fr:",
+                "    _f = st.stack[-1]",
+                "    if not _f.code.direct: return",
+                "    _f.code.run(st, _f)",
                 f"pc = {i + 1}"], True
 
     def _end(self, o, i):

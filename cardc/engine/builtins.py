@@ -158,15 +158,15 @@ def zone_index(st, slot):
     zone order, card -> position), rebuilt only when the zone changes.  Pure
     for a given state, so generated code finds it once per expression."""
     stamp = st.pv.get(st.slot_parts[slot], 0)
-    key = -1 - slot     # content functions' entries are keyed by tuples; these by ints below 0
-    hit = st.cache.get(key)
+    key = slot
+    hit = st.cache[0].get(key)      # the builtins' own cache
     if hit is None or hit[0] != stamp:
         cells = st.game.card_field["cell"]
         index, position = {}, {}
         for i, c in enumerate(st.zones[slot]):
             index.setdefault(cells[c], []).append(c)
             position[c] = i
-        hit = st.cache[key] = (stamp, index, position)
+        hit = st.cache[0][key] = (stamp, index, position)
     return hit
 
 

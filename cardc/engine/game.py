@@ -214,6 +214,7 @@ class Game:
         self.cache_functions = True       # off only to test that caching changes nothing
         self._cached = {}
         self.pygen = px = PyGen(self)
+        self.cache_slots = {}           # function name -> its cache's index in State.cache
         self.py_bodies = {}
         for name, body in self.fn_bodies.items():
             self.body_function(name)
@@ -238,8 +239,13 @@ class Game:
                 specs[f"card:{cid}:hook:{event}"] = (spec, c)
         for key, (spec, card) in specs.items():
             self.codes[key] = blocks.declare(key, spec, card)
+        self.direct_procs = blocks.plan(specs, self.codes)
         for key, (spec, card) in specs.items():
             blocks.build(self.codes[key], spec)
+        # every function's cached form exists now, so each state has a cache
+        # for each (a block compiled later, a scenario's, adds none)
+        for name in self.fn_bodies:
+            self.cached_function(name)
         self.proc_params = {k[5:]: v["params"] for k, v in code.items()
                             if k.startswith("proc:") and v is not None}
         build = px.build
@@ -309,6 +315,11 @@ class Game:
             self.py_bodies[name] = self.pygen.compile_body(self.fn_bodies[name], self.fn_params[name],
                                                            name)
         return self.py_bodies[name]
+
+    def cache_slot(self, name) -> int:
+        """The index of function `name`'s own cache in `State.cache` (0 is the
+        builtins' cache: zone indexes)."""
+        return self.cache_slots.setdefault(name, len(self.cache_slots) + 1)
 
     def cached_function(self, name):
         """The call of function `name` with positional arguments: cached by

@@ -62,7 +62,21 @@ class Interpreter:
 
     def _fault(self, message, fr, tb=None):
         """A located EngineFault: the statement of `fr` that failed, read from
-        the traceback (the generated code knows which op each line came from)."""
+        the traceback (the generated code knows which op each line came from).
+        A procedure that cannot stop runs inside its caller's function (see
+        BlockGen.plan), so the frame that failed may be above `fr`: it is the
+        topmost frame whose function is in the traceback."""
+        running = set()
+        t = tb
+        while t is not None:
+            running.add(t.tb_frame.f_code)
+            t = t.tb_next
+        for f in reversed(self.stack):
+            if f is fr:
+                break
+            if getattr(f.code.run, "__code__", None) in running:
+                fr = f
+                break
         pc = fr.pc
         run = fr.code.run
         target = getattr(run, "__code__", None)

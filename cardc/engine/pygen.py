@@ -341,7 +341,11 @@ class PyGen:
         args = [f"_a{i}" for i in range(len(params))]
         scope = dict(zip(params, args))
         sig = "".join(", " + a for a in args)
-        key = f"({name!r}, {''.join(a + ', ' for a in args)})"     # one flat tuple
+        # each function has a cache of its own (`st.cache[slot]`), keyed by
+        # its argument alone, or a tuple of its arguments: no tuple to build
+        # and hash for a function of one argument, on every call
+        slot = self.game.cache_slot(name)
+        key = "0" if not args else args[0] if len(args) == 1 else f"({', '.join(args)})"
         everything = "*" in deps
         stamp = "None" if everything else (" + ".join(self._stamp_term(d, args) for d in deps) or "0")
         fname = self.fresh("_fn")
@@ -353,11 +357,12 @@ class PyGen:
             f"    # function {name}",
             "    env = None",
             f"    key = {key}",
-            "    cache = st.cache",
-            "    try:",
-            "        hit = cache.get(key)",
-            "    except TypeError:",
-            "        key = hit = None",
+            f"    cache = st.cache[{slot}]",
+            *(["    hit = cache.get(key)"] if not args else [
+              "    try:",
+              "        hit = cache.get(key)",
+              "    except TypeError:        # an argument that is a list: not kept",
+              "        key = hit = None"]),
             "    version = st.version",
             "    if hit is not None:",
             "        if hit[0] == version:",

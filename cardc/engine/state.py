@@ -105,7 +105,8 @@ class State(Interpreter, Asking, Table):
         # the clone starts with the same versions, so the cached function
         # values stay valid for it (a copy: the two states diverge from here)
         st.version, st.pv, st.sv = self.version, dict(self.pv), self.sv[:]
-        st.cache = dict(self.cache) if type(self.cache) is dict else new_cache(self.game)
+        st.cache = [c.copy() for c in self.cache] if type(self.cache[0]) is dict \
+            else new_cache(self.game)
         st.mods = self.mods             # never changed in place: a new scan replaces it
         return st
 
@@ -324,4 +325,7 @@ class NoCache(dict):
 
 
 def new_cache(game):
-    return {} if game.cache_functions else NoCache()
+    """The caches of a new state: the builtins' (0), then one per cached
+    content function (`Game.cache_slot`)."""
+    kind = dict if game.cache_functions else NoCache
+    return [kind() for _ in range(len(game.cache_slots) + 1)]
