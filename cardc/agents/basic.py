@@ -83,21 +83,28 @@ class GreedyAgent(Agent):
 
 def action_value(world, action: int, seat: int, root: tuple, left: list) -> float:
     """The game's evaluation for `seat` once `action` (taken in `world`, played
-    on: pass a copy) has run its course: through its follow-up decisions
-    (asked at places that follow `root`), each taken by the deciding seat's
-    own one-step greedy choice (the best of its options scored at the next
-    decision by its own `eval`; ties: the first).  `left` holds the world
-    steps still allowed; when they run out, or a follow-up has more options
-    than steps left to try them, the position is scored where it stands."""
+    on: pass a copy) has run its course (see `follow_through`)."""
     world.apply(action, last=True)
     left[0] -= 1
+    return _score(follow_through(world, root, left), seat)
+
+
+def follow_through(world, root: tuple, left: list):
+    """The world once the action just taken in it (at the decision asked at
+    `root`, a `place()`) has run its course: its follow-up decisions (asked
+    at places that follow `root`) each taken by the deciding seat's own
+    one-step greedy choice (the best of its options scored at the next
+    decision by its own `eval`; ties: the first).  `left` holds the world
+    steps still allowed; when they run out, or a follow-up has more options
+    than steps left to try them, the world is returned where it stands.
+    The world returned may be a copy: use it, not the one passed."""
     while True:
         if world.terminal or left[0] <= 0 or not world.follows(root):
-            return _score(world, seat)
+            return world
         world.settle()
         n = world.n_actions
         if n > left[0]:
-            return _score(world, seat)
+            return world
         if n == 1:
             world.apply(0, last=True)
             left[0] -= 1
