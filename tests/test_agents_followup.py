@@ -120,3 +120,14 @@ def test_the_look_ahead_spends_at_most_its_steps_per_option(monkeypatch):
     steps[0] = 0
     make_agent("greedy:1", 0).act(view)
     assert steps[0] == n                      # one step ahead: one step an option
+
+
+def test_mcts_with_follow_scores_its_leaves_after_their_actions_follow_ups():
+    """Two iterations expand each first move once: scored at once, the raid's
+    leaf is its cost (-1) and the point wins; scored after the vault pick
+    (`mcts:2:6:8`), the raid's leaf is +2."""
+    game = built_game(FOLLOWUP)
+    for seed in range(5):
+        assert first_turn(game, "mcts:2", seed) == ["Take 1 point"]
+        assert first_turn(game, "mcts:2:6:8", seed) == ["Raid the vaults (costs 1 point)",
+                                                       "The gold vault (3 points)"]
