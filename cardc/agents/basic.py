@@ -9,9 +9,8 @@ with the game's own `eval` expression for its seat, so a designer changes
 what "good" means in content, not in Python.  The position is scored once
 the action has run its course: the follow-up decisions the action itself
 asks (a card's target, which card to take, a rival's answer to the attack)
-are played on first, its own seat's by trying each option and keeping the
-best, another seat's by that seat's own one-step greedy choice, until the
-rules come back to a decision that is not a follow-up (see
+are played on first, each by the deciding seat's own one-step greedy choice
+(its own seat's and a rival's alike), until the rules come back to a decision that is not a follow-up (see
 `World.follows`) or the look-ahead has spent its steps.  One step ahead and
 no further, an action whose gain comes after a choice of its own (play
 Poach, *then* pick what to take) always scores as its cost alone.
@@ -129,10 +128,3 @@ def _score(world, seat: int) -> float:
         return float("-inf") if world.winners else world.evaluate(seat)
     return world.evaluate(seat)
 
-
-def afterstate_value(world, action: int, seat: int) -> float:
-    """The game's evaluation for `seat` after taking `action` in `world`
-    (played on: pass a copy), with a win worth more than any position and a
-    loss less: the one-step look-ahead, scored at the next decision."""
-    world.apply(action, last=True)
-    return _score(world, seat)
