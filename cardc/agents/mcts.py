@@ -28,8 +28,9 @@ cannot tell apart and never acts on a card it cannot see.
 * `mcts:ITER:DEPTH:FOLLOW` (FOLLOW > 0) scores a leaf only after the
   follow-up decisions its action sets off (greedy's `follow_through`, at
   most FOLLOW world steps).  Off by default: at unicorn (3p, one seat
-  against two greedy, 90 games) it won 42.2% against 40.0%, within noise,
-  for ~10% more time; the tree already plays follow-ups as its own nodes.
+  against two greedy, 90 games) it won 42.2% against 40.0%, at ipo 55%
+  against 60% (20 games), within noise, for 10-35% more time; the tree
+  already plays follow-ups as its own nodes.
 * Each guessed world is searched ITERATIONS_PER_WORLD times on average (a
   copy is far cheaper than a guess); iteration i plays on guess i/4 first,
   then on a copy of a guess drawn at random among those made so far.
