@@ -33,7 +33,7 @@ def test_mcts_settings_come_from_its_name():
     agent = make_agent("mcts:30:5", 1)
     assert isinstance(agent, MCTSAgent) and (agent.iterations, agent.depth) == (30, 5)
     assert agent.name == "mcts:30:5"
-    for bad in ("mcts:x", "mcts:1:2:3", "greedy:4", "mcts:0"):
+    for bad in ("mcts:x", "mcts:1:2:3:4:5", "greedy:4:4", "mcts:0"):
         with pytest.raises(ValueError):
             parse_agent(bad)
 

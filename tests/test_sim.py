@@ -231,7 +231,8 @@ def test_sweep_shows_card_use_by_agent_in_a_family_of_its_own(tmp_path, capsys):
 def test_an_answer_is_the_answering_seats_and_records_keep_card_use_per_seat(tmp_path):
     """Mini's Guard answers a Thief: the answer is credited to the robbed
     seat (whose turn it is not), the theft to the thief; a sweep pairs both
-    per agent, and `--records` lines keep both per seat."""
+    per agent, and `--records` lines keep both (and cards entering zones)
+    per seat."""
     from cardc.engine import Game
     from cardc.project import build_folder
     from cardc.sim.run import Plan, play_game
@@ -255,6 +256,11 @@ def test_an_answer_is_the_answering_seats_and_records_keep_card_use_per_seat(tmp
         if "thief" in rec.resolved:
             assert line["resolved_by_seat"]["thief"] == [rec.resolved["thief"].get(s, 0) for s in range(2)]
             assert sum(line["resolved_by_seat"]["thief"]) == line["resolved"]["thief"]
+        # cards entering zones too, per seat (not only summed over seats)
+        assert line["entered"] and set(line["entered_by_seat"]) == set(line["entered"])
+        for key, times in line["entered"].items():
+            assert line["entered_by_seat"][key] == [rec.entered[key].get(s, 0) for s in range(2)]
+            assert sum(line["entered_by_seat"][key]) == times
     assert answered > 5
 
 
@@ -358,3 +364,18 @@ def test_holm_marks_fewer_than_the_raw_intervals():
     mark_significant(rows)
     assert [r["significant"] for r in rows] == [True, False, False, True, False]
     assert [r["significant_alone"] for r in rows] == [True, True, True, True, False]
+
+
+def test_progress_goes_to_stderr_as_lines_when_the_output_is_no_terminal(tmp_path, capsys):
+    """A run logged to a file (nohup, CI) shows its progress as it goes: a
+    line on stderr each tenth of the games, none with --quiet."""
+    args = ["--games", "20", "--jobs", "1", "--holes", str(tmp_path / "h")]
+    assert main(["simulate", str(MINI), *args]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("Mini: 20/20 games (100%)") and "elapsed" in err[-1]
+    assert any("/20 games (" in line and not line.startswith("Mini: 20/20") for line in err)
+    assert main(["sweep", str(MINI), "--set", "params.win_at=20", *args]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("Mini: 40/40 games (100%)")           # both variants' games
+    assert main(["simulate", str(MINI), *args, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

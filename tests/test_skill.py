@@ -116,3 +116,11 @@ def test_tables_that_are_not_clean_sweeps_keep_two_ended_intervals(capsys):
     out = capsys.readouterr().out
     assert "no upper end" not in out and "clean sweeps" not in out
     assert f"[{rated['mcts']['lo']:+.0f}, {rated['mcts']['hi']:+.0f}]" in out
+
+
+def test_skill_shows_progress_by_table_on_stderr_when_the_output_is_no_terminal(capsys):
+    assert main(["skill", str(MINI), "--players", "2", "--agents", "random,greedy,greedy:1",
+                 "--games", "10", "--jobs", "1"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("Mini skill: 30/30 games (100%)") and "greedy vs greedy:1 (2p)" in err[-1]
+    assert any("/30 games (" in line and "random vs greedy (2p)" in line for line in err)

@@ -2,7 +2,9 @@
 see (a SeatView, cardc/agents/view.py).  `make_agent(spec, seed)` builds one
 from its name, with settings after colons: `mcts:400` is mcts with 400
 iterations per decision, `mcts:400:12` also lets its tree grow 12
-decisions deep."""
+decisions deep (`mcts:400:12:8` also scores its leaves after 8 steps of
+their action's follow-ups); `greedy:8` caps greedy's look-ahead through an
+action at 8 steps an option (`greedy:1`: one step ahead)."""
 from cardc.agents.basic import GreedyAgent, RandomAgent
 from cardc.agents.human import HumanAgent
 from cardc.agents.mcts import MCTSAgent

@@ -25,6 +25,12 @@ cannot tell apart and never acts on a card it cannot see.
   this agent has seen so far: scale-free, so one constant of exploration fits
   every game.  Each decision between the root and the result shrinks it
   towards 0.5 by 2% (DISCOUNT): a sooner win is a surer win.
+* `mcts:ITER:DEPTH:FOLLOW` (FOLLOW > 0) scores a leaf only after the
+  follow-up decisions its action sets off (greedy's `follow_through`, at
+  most FOLLOW world steps).  Off by default: at unicorn (3p, one seat
+  against two greedy, 90 games) it won 42.2% against 40.0%, at ipo 55%
+  against 60% (20 games), within noise, for 10-35% more time; the tree
+  already plays follow-ups as its own nodes.
 * Each guessed world is searched ITERATIONS_PER_WORLD times on average (a
   copy is far cheaper than a guess); iteration i plays on guess i/4 first,
   then on a copy of a guess drawn at random among those made so far.
@@ -37,7 +43,7 @@ from __future__ import annotations
 
 import math
 
-from cardc.agents.basic import Agent
+from cardc.agents.basic import Agent, follow_through
 
 #: iterations per decision and the depth of the tree, by default (300: the
 #: most that stays under 0.25 CPU s a decision on every shipped game)
@@ -56,6 +62,10 @@ DISCOUNT = 0.98
 #: random decisions at most below the tree before a position is scored by
 #: `eval` (a game without `eval` is always played out)
 ROLLOUT = 0
+
+#: world steps a leaf's action may spend on its follow-up decisions before
+#: the leaf is scored (`mcts:ITER:DEPTH:FOLLOW`; 0: scored at once)
+DEFAULT_FOLLOW = 0
 
 #: iterations per guessed world: a guess costs several times a copy of one,
 #: so each guess is searched a few times (OpenSpiel's `max_world_samples`)
@@ -76,12 +86,13 @@ class Node:
 
 class MCTSAgent(Agent):
     name = "mcts"
-    settings = ("iterations", "depth")
+    settings = ("iterations", "depth", "follow")
 
     def __init__(self, seed: int = 0, iterations: int = DEFAULT_ITERATIONS, depth: int = DEFAULT_DEPTH,
-                 exploration: float = EXPLORATION):
+                 follow: int = DEFAULT_FOLLOW, exploration: float = EXPLORATION):
         super().__init__(seed)
         self.iterations, self.depth, self.c = iterations, depth, exploration
+        self.follow = follow
         self.rollout = ROLLOUT
         self.scale = None                       # the typical eval margin, learnt as it plays
         self._margins, self._leaves = 0.0, 0
@@ -148,7 +159,10 @@ class MCTSAgent(Agent):
                 path.append((child, p))
                 steps += 1
                 left = min(depth - steps, rollout)
-                world.apply(a, last=left <= 0)      # scored at once: no menu needed
+                if left <= 0 and self.follow:
+                    world = self._last_step(world, a)
+                else:
+                    world.apply(a, last=left <= 0)      # scored at once: no menu needed
                 values, used = self._rollout(world, left)
                 steps += used
                 break
@@ -161,11 +175,24 @@ class MCTSAgent(Agent):
             node = children[(p, best)]
             path.append((node, p))
             steps += 1
-            world.apply(best, last=steps >= depth)
+            if steps >= depth and self.follow:
+                world = self._last_step(world, best)
+            else:
+                world.apply(best, last=steps >= depth)
         discount = DISCOUNT ** steps
         for child, p in path:
             child.visits += 1
             child.total += 0.5 + (values[p] - 0.5) * discount
+
+    def _last_step(self, world, action: int):
+        """The world a leaf is scored on: `action` taken, then the follow-up
+        decisions it sets off, each by the deciding seat's one-step greedy
+        choice (greedy's `follow_through`, at most `follow` steps), so that a
+        leaf is not scored halfway through an action (its cost paid, its
+        gain still a question away)."""
+        root = world.place()
+        world.apply(action, last=True)
+        return follow_through(world, root, [self.follow - 1])
 
     def _rollout(self, world, left: int) -> tuple[list, int]:
         """Random play for `left` more decisions (or to the end): the values

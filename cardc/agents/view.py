@@ -123,6 +123,36 @@ class World:
             st.lookahead = True
         st.apply(action)
 
+    def place(self) -> tuple:
+        """Where in the rules the pending decision is asked: (turn, depth of
+        the call stack, the asking block, its op).  `follows` compares two."""
+        st = self._st
+        fr = st.stack[-1] if st.stack else None
+        return (st.turn, len(st.stack), fr.code.name if fr else None, fr.pc if fr else -1)
+
+    def follows(self, root: tuple) -> bool:
+        """Whether the pending decision is a follow-up of the decision asked
+        at `root` (a `place()`): still inside what the answer to it set off
+        (a call it made is still running, or a later question of the same
+        block), in the same turn.  The same question asked again (a loop
+        back) or a question of an outer block is not."""
+        turn, depth, code, pc = self.place()
+        if turn != root[0] or depth < root[1]:
+            return False
+        return depth > root[1] or (code == root[2] and pc > root[3])
+
+    def settle(self) -> None:
+        """Work out the options of a decision that a `last` step stopped at
+        without them (the engine asks the same question again)."""
+        st = self._st
+        d = st.pending
+        if d is not None and not d.values and d.kind in REASKED and st.stack:
+            fr = st.stack[-1]
+            st.pending = None
+            was, st.lookahead = st.lookahead, False
+            fr.code.run(st, fr)
+            st.lookahead = was
+
     @property
     def winners(self) -> list:
         return self._st.winners

@@ -388,8 +388,66 @@ def _replay_source(name: str, game_id: str) -> str | None:
     return name
 
 
+#: a progress line is printed each time this share of the games is done
+#: (when the output is not a terminal)
+PROGRESS_STEP = 0.1
+
+
+class _LineProgress:
+    """The progress bar's stand-in when the output is not a terminal (a
+    `nohup` log, a CI job): the bar would show only once the run ends, so a
+    line goes to stderr each time another tenth of the games is done, and at
+    the end.  The same calls as rich's Progress (add_task, update, advance)."""
+
+    def __init__(self, stream):
+        self.stream, self.tasks = stream, []
+
+    def add_task(self, description, total=None, **fields):
+        self.tasks.append({"description": description, "total": total or 0, "completed": 0,
+                           "fields": dict(fields), "start": time.perf_counter(), "shown": -1})
+        return len(self.tasks) - 1
+
+    def update(self, task, completed=None, advance=None, **fields):
+        t = self.tasks[task]
+        t["fields"].update(fields)
+        if advance:
+            t["completed"] += advance
+        if completed is not None:
+            t["completed"] = completed
+        self._maybe_show(t)
+
+    def advance(self, task, advance=1):
+        self.update(task, advance=advance)
+
+    def _maybe_show(self, t):
+        total, done = t["total"], t["completed"]
+        if not total or not done:
+            return
+        step = min(int(done / total / PROGRESS_STEP), int(1 / PROGRESS_STEP))
+        if step <= t["shown"] and done < total:
+            return
+        if done >= total and t["shown"] == "end":
+            return
+        t["shown"] = "end" if done >= total else step
+        elapsed = time.perf_counter() - t["start"]
+        eta = elapsed * (total - done) / done
+        extra = " ".join(str(v) for v in t["fields"].values() if v)
+        print(f"{t['description']}: {done}/{total} games ({100 * done / total:.0f}%), "
+              f"{_clock(elapsed)} elapsed, eta {_clock(eta)}" + (f", {extra}" if extra else ""),
+              file=self.stream, flush=True)
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
 @contextlib.contextmanager
 def _progress(quiet: bool):
+    """The progress bar: rich's on a terminal, lines on stderr otherwise."""
+    if not quiet and not sys.stdout.isatty():
+        yield _LineProgress(sys.stderr)
+        return
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -103,8 +103,9 @@ class GameRecord:
         out["resolved"] = {k: sum(v.values()) for k, v in self.resolved.items()}
         out["entered"] = {k: sum(v.values()) for k, v in self.entered.items()}
         out["answered"] = {k: sum(v.values()) for k, v in self.answered.items()}
-        # card use per seat: [times by seat 0, seat 1, ...]
-        for name in ("resolved", "answered"):
+        # card use per seat: [times by seat 0, seat 1, ...] (the seat acting
+        # when it happened, as everywhere: the answering seat for answers)
+        for name in ("resolved", "answered", "entered"):
             out[name + "_by_seat"] = {k: [v.get(p, 0) for p in range(self.players)]
                                       for k, v in getattr(self, name).items()}
         return out
