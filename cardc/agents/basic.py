@@ -10,8 +10,9 @@ what "good" means in content, not in Python.  The position is scored once
 the action has run its course: the follow-up decisions the action itself
 asks (a card's target, which card to take, a rival's answer to the attack)
 are played on first, each by the deciding seat's own one-step greedy choice
-(its own seat's and a rival's alike), until the rules come back to a decision that is not a follow-up (see
-`World.follows`) or the look-ahead has spent its steps.  One step ahead and
+(its own seat's and a rival's alike), until the rules come back to a
+decision that is not a follow-up (see `World.follows`) or the look-ahead has
+spent its steps.  One step ahead and
 no further, an action whose gain comes after a choice of its own (play
 Poach, *then* pick what to take) always scores as its cost alone.
 """
