@@ -42,8 +42,9 @@ cannot tell apart and never acts on a card it cannot see.
 from __future__ import annotations
 
 import math
+import os
 
-from cardc.agents.basic import Agent, follow_through
+from cardc.agents.basic import Agent, action_value, follow_through
 
 #: iterations per decision and the depth of the tree, by default (300: the
 #: most that stays under 0.25 CPU s a decision on every shipped game)
@@ -75,13 +76,14 @@ ITERATIONS_PER_WORLD = 4
 class Node:
     """The statistics of one edge of the tree (from the view of the player
     who took it) and the children below it."""
-    __slots__ = ("children", "visits", "total", "avail")
+    __slots__ = ("children", "visits", "total", "avail", "policy")
 
     def __init__(self):
         self.children = {}
         self.visits = 0
         self.total = 0.0
         self.avail = 0
+        self.policy = None          # (n, action) of a modelled rival deciding here
 
 
 class MCTSAgent(Agent):
@@ -96,6 +98,16 @@ class MCTSAgent(Agent):
         self.rollout = ROLLOUT
         self.scale = None                       # the typical eval margin, learnt as it plays
         self._margins, self._leaves = 0.0, 0
+        # experiment switches (pilots only)
+        self.rivals = "ucb"         # ucb | greedy | greedy1
+        self.prior = 0.0            # progressive-bias weight at the root from greedy's values
+        self.rfollow = 24
+        self.leaf = "now"           # now | turn (score when the root's turn is over)
+        self.tpol = "random"        # default policy below the tree in leaf=turn: random | greedy
+        self.tcap = 40
+        for item in filter(None, os.environ.get("CARDC_MCTS_X", "").split(",")):
+            k, v = item.split("=")
+            setattr(self, k, type(getattr(self, k))(v))
 
     def choose(self, view) -> int:
         n = len(view.legal_actions())
@@ -109,13 +121,24 @@ class MCTSAgent(Agent):
             self.scale = self._first_scale(view.resample(rnd))
         self._margins, self._leaves = 0.0, 0
         worlds = []
+        if self.prior:
+            first = view.resample(rnd)
+            worlds.append(first)
+            place = first.place()
+            for a in range(n):
+                w = first.clone()
+                w.apply(a, last=True)
+                w = follow_through(w, place, [self.rfollow - 1])
+                child = root.children[(view.seat, a)] = Node()
+                k = self.prior
+                child.visits, child.avail, child.total = k, k, k * self._values(w)[view.seat]
         for i in range(self.iterations):
-            if i % ITERATIONS_PER_WORLD == 0:
+            if i % ITERATIONS_PER_WORLD == 0 and not (i == 0 and worlds):
                 worlds.append(view.resample(rnd))
                 world = worlds[-1].clone()
             else:
                 world = worlds[rnd.randrange(len(worlds))].clone()
-            self._iterate(root, world, depth, rollout)
+            self._iterate(root, world, depth, rollout, view.seat)
         if self._leaves:
             # follow the margins of this game as they grow
             self.scale = max(1.0, 0.5 * self.scale + 0.5 * self._margins / self._leaves)
@@ -129,11 +152,19 @@ class MCTSAgent(Agent):
         return best
 
     # ------------------------------------------------------------ one iteration
-    def _iterate(self, root: Node, world, depth: int, rollout: int) -> None:
+    def _iterate(self, root: Node, world, depth: int, rollout: int, seat: int) -> None:
         rnd, c = self.rng, self.c
         node, path, steps = root, [], 0
+        model = self.rivals != "ucb"
+        turnmode = self.leaf == "turn"
+        if turnmode:
+            depth = self.tcap
+            t0 = world.turn
         while True:
             if world.terminal:
+                values = self._values(world)
+                break
+            if turnmode and world.turn != t0:
                 values = self._values(world)
                 break
             if steps >= depth:
@@ -145,6 +176,19 @@ class MCTSAgent(Agent):
                 continue
             p = world.player
             children = node.children
+            if model and p != seat:
+                pol = node.policy
+                if pol is None or pol[0] != n:
+                    pol = node.policy = (n, self._rival_choice(world, p))
+                a = pol[1]
+                child = children.get((p, a))
+                if child is None:
+                    child = children[(p, a)] = Node()
+                node = child
+                path.append((child, p))
+                steps += 1
+                world.apply(a, last=steps >= depth and not turnmode)
+                continue
             untried = []
             for a in range(n):
                 child = children.get((p, a))
@@ -158,6 +202,11 @@ class MCTSAgent(Agent):
                 child.avail = 1
                 path.append((child, p))
                 steps += 1
+                if turnmode:
+                    world.apply(a)
+                    values, used = self._turn_out(world, t0, depth - steps, seat)
+                    steps += used
+                    break
                 left = min(depth - steps, rollout)
                 if left <= 0 and self.follow:
                     world = self._last_step(world, a)
@@ -175,7 +224,9 @@ class MCTSAgent(Agent):
             node = children[(p, best)]
             path.append((node, p))
             steps += 1
-            if steps >= depth and self.follow:
+            if turnmode:
+                world.apply(best)
+            elif steps >= depth and self.follow:
                 world = self._last_step(world, best)
             else:
                 world.apply(best, last=steps >= depth)
@@ -183,6 +234,32 @@ class MCTSAgent(Agent):
         for child, p in path:
             child.visits += 1
             child.total += 0.5 + (values[p] - 0.5) * discount
+
+    def _turn_out(self, world, t0: int, left: int, seat: int) -> tuple[list, int]:
+        """Play on by the default policy until the turn is no longer t0."""
+        rnd, start = self.rng, left
+        while left > 0 and not world.terminal and world.turn == t0:
+            n = world.n_actions
+            if n == 1:
+                world.apply(0)
+                continue
+            left -= 1
+            if self.tpol == "greedy":
+                world.apply(self._rival_choice(world, world.player))
+            else:
+                world.apply(rnd.randrange(n))
+        return self._values(world), start - left
+
+    def _rival_choice(self, world, p: int) -> int:
+        """A modelled rival's move: greedy's choice (through `rfollow` steps)."""
+        place = world.place()
+        n = world.n_actions
+        best, best_value = 0, None
+        for b in range(n):
+            value = action_value(world.clone(), b, p, place, [self.rfollow])
+            if best_value is None or value > best_value:
+                best, best_value = b, value
+        return best
 
     def _last_step(self, world, action: int):
         """The world a leaf is scored on: `action` taken, then the follow-up
