@@ -12,25 +12,32 @@ cannot tell apart and never acts on a card it cannot see.
   how often its parent was visited (Cowling's availability count).
 * Each player picks, inside the tree, what is best for itself (UCB1 on its
   own values): opponents are searched as players, not as chance.
-* When the game has an `eval`, the position a new leaf reaches is scored at
-  once with it (ROLLOUT = 0: no random moves below the tree), and the tree
-  itself stops growing after `depth` decisions (forced moves not counted).
-  Random moves before the score only add noise: on startup, mcts:200 against
-  greedy won 65/100 with random rollouts to depth 6 and 28/40 without, and
-  the saved work buys more iterations (mcts:400 without rollouts: 36/40).
-  A game without an `eval` is played out to its end by random moves.
+* When the game has an `eval`, every iteration is scored at one kind of
+  point: once the turn the root decision is asked in is over.  Below the new
+  leaf the rest of that turn is played by random moves (`depth` decisions at
+  most from the root, 40 by default: every shipped turn ends first), then
+  `eval` scores where it stopped.  So every leaf is compared with every
+  other at the same point of the game, with the turn's own choices
+  (a card's target, the shares of a buy) and the rivals' answers inside it
+  played.  Why: scored at once after the tree's last move, as before, a
+  leaf sat after one's own move at one depth and after a rival's at the
+  next, or halfway through a turn (its cost paid, its gain a question
+  away), and those margins do not compare.  More search made it worse: at
+  ipo mcts:50 beat mcts (300) 65% of 20 games.  Against greedy (seed 1, the
+  same 20 games at ipo): 30% scored at once, 75% at the turn's end; a
+  greedy policy below the tree instead of random moves, 65% for 1.8x the
+  time.  A game without an `eval` is played out to its end by random moves.
 * A position's value for seat p is 1 for a win, 0 for a loss (1/k each for
   a win shared by k), and otherwise 0.5 + 0.4 tanh(margin / scale), where
   margin is p's eval minus the best rival's and scale is the typical margin
   this agent has seen so far: scale-free, so one constant of exploration fits
   every game.  Each decision between the root and the result shrinks it
   towards 0.5 by 2% (DISCOUNT): a sooner win is a surer win.
-* `mcts:ITER:DEPTH:FOLLOW` (FOLLOW > 0) scores a leaf only after the
-  follow-up decisions its action sets off (greedy's `follow_through`, at
-  most FOLLOW world steps).  Off by default: at unicorn (3p, one seat
-  against two greedy, 90 games) it won 42.2% against 40.0%, at ipo 55%
-  against 60% (20 games), within noise, for 10-35% more time; the tree
-  already plays follow-ups as its own nodes.
+* `mcts:ITER:DEPTH:FOLLOW`: DEPTH caps the decisions an iteration plays
+  (`mcts:300:6`, the old default spec, cuts a long turn after 6 and scores
+  it there); FOLLOW > 0 scores a leaf cut so only after the follow-up
+  decisions its action sets off (greedy's `follow_through`, at most FOLLOW
+  world steps).
 * Each guessed world is searched ITERATIONS_PER_WORLD times on average (a
   copy is far cheaper than a guess); iteration i plays on guess i/4 first,
   then on a copy of a guess drawn at random among those made so far.
@@ -42,14 +49,14 @@ cannot tell apart and never acts on a card it cannot see.
 from __future__ import annotations
 
 import math
-import os
 
-from cardc.agents.basic import Agent, action_value, follow_through
+from cardc.agents.basic import Agent, follow_through
 
-#: iterations per decision and the depth of the tree, by default (300: the
-#: most that stays under 0.25 CPU s a decision on every shipped game)
+#: iterations per decision, and the most decisions an iteration plays from
+#: the root before it is scored (the end of the turn comes first in every
+#: shipped game), by default
 DEFAULT_ITERATIONS = 300
-DEFAULT_DEPTH = 6
+DEFAULT_DEPTH = 40
 #: exploration constant of UCB1 on values in [0, 1]
 EXPLORATION = 0.5
 #: a game without `eval` is played out, but never for more than this many decisions
@@ -60,10 +67,6 @@ POSITION_RANGE = 0.4
 #: each decision between now and a result shrinks it towards 0.5 by this
 #: factor: a win now is worth more than the same win three moves later
 DISCOUNT = 0.98
-#: random decisions at most below the tree before a position is scored by
-#: `eval` (a game without `eval` is always played out)
-ROLLOUT = 0
-
 #: world steps a leaf's action may spend on its follow-up decisions before
 #: the leaf is scored (`mcts:ITER:DEPTH:FOLLOW`; 0: scored at once)
 DEFAULT_FOLLOW = 0
@@ -76,14 +79,13 @@ ITERATIONS_PER_WORLD = 4
 class Node:
     """The statistics of one edge of the tree (from the view of the player
     who took it) and the children below it."""
-    __slots__ = ("children", "visits", "total", "avail", "policy")
+    __slots__ = ("children", "visits", "total", "avail")
 
     def __init__(self):
         self.children = {}
         self.visits = 0
         self.total = 0.0
         self.avail = 0
-        self.policy = None          # (n, action) of a modelled rival deciding here
 
 
 class MCTSAgent(Agent):
@@ -95,50 +97,27 @@ class MCTSAgent(Agent):
         super().__init__(seed)
         self.iterations, self.depth, self.c = iterations, depth, exploration
         self.follow = follow
-        self.rollout = ROLLOUT
         self.scale = None                       # the typical eval margin, learnt as it plays
         self._margins, self._leaves = 0.0, 0
-        # experiment switches (pilots only)
-        self.rivals = "ucb"         # ucb | greedy | greedy1
-        self.prior = 0.0            # progressive-bias weight at the root from greedy's values
-        self.rfollow = 24
-        self.leaf = "now"           # now | turn (score when the root's turn is over)
-        self.tpol = "random"        # default policy below the tree in leaf=turn: random | greedy
-        self.tcap = 40
-        for item in filter(None, os.environ.get("CARDC_MCTS_X", "").split(",")):
-            k, v = item.split("=")
-            setattr(self, k, type(getattr(self, k))(v))
 
     def choose(self, view) -> int:
         n = len(view.legal_actions())
         if n == 1:
             return 0
         depth = self.depth if view.has_eval else PLAYOUT_LIMIT
-        rollout = self.rollout if view.has_eval else PLAYOUT_LIMIT
         root = Node()
         rnd = self.rng
         if self.scale is None:
             self.scale = self._first_scale(view.resample(rnd))
         self._margins, self._leaves = 0.0, 0
         worlds = []
-        if self.prior:
-            first = view.resample(rnd)
-            worlds.append(first)
-            place = first.place()
-            for a in range(n):
-                w = first.clone()
-                w.apply(a, last=True)
-                w = follow_through(w, place, [self.rfollow - 1])
-                child = root.children[(view.seat, a)] = Node()
-                k = self.prior
-                child.visits, child.avail, child.total = k, k, k * self._values(w)[view.seat]
         for i in range(self.iterations):
-            if i % ITERATIONS_PER_WORLD == 0 and not (i == 0 and worlds):
+            if i % ITERATIONS_PER_WORLD == 0:
                 worlds.append(view.resample(rnd))
                 world = worlds[-1].clone()
             else:
                 world = worlds[rnd.randrange(len(worlds))].clone()
-            self._iterate(root, world, depth, rollout, view.seat)
+            self._iterate(root, world, depth, view.has_eval)
         if self._leaves:
             # follow the margins of this game as they grow
             self.scale = max(1.0, 0.5 * self.scale + 0.5 * self._margins / self._leaves)
@@ -152,22 +131,16 @@ class MCTSAgent(Agent):
         return best
 
     # ------------------------------------------------------------ one iteration
-    def _iterate(self, root: Node, world, depth: int, rollout: int, seat: int) -> None:
+    def _iterate(self, root: Node, world, depth: int, has_eval: bool) -> None:
+        """Down the tree by UCB1, one new node, then random moves until the
+        turn the root decision is asked in is over (to the end of the game
+        when the game has no `eval`; `depth` decisions at most), and back up
+        with the values of where it stopped."""
         rnd, c = self.rng, self.c
         node, path, steps = root, [], 0
-        model = self.rivals != "ucb"
-        turnmode = self.leaf == "turn"
-        if turnmode:
-            depth = self.tcap
-            t0 = world.turn
+        turn = world.turn if has_eval else None
         while True:
-            if world.terminal:
-                values = self._values(world)
-                break
-            if turnmode and world.turn != t0:
-                values = self._values(world)
-                break
-            if steps >= depth:
+            if world.terminal or (turn is not None and world.turn != turn) or steps >= depth:
                 values = self._values(world)
                 break
             n = world.n_actions
@@ -176,19 +149,6 @@ class MCTSAgent(Agent):
                 continue
             p = world.player
             children = node.children
-            if model and p != seat:
-                pol = node.policy
-                if pol is None or pol[0] != n:
-                    pol = node.policy = (n, self._rival_choice(world, p))
-                a = pol[1]
-                child = children.get((p, a))
-                if child is None:
-                    child = children[(p, a)] = Node()
-                node = child
-                path.append((child, p))
-                steps += 1
-                world.apply(a, last=steps >= depth and not turnmode)
-                continue
             untried = []
             for a in range(n):
                 child = children.get((p, a))
@@ -202,17 +162,8 @@ class MCTSAgent(Agent):
                 child.avail = 1
                 path.append((child, p))
                 steps += 1
-                if turnmode:
-                    world.apply(a)
-                    values, used = self._turn_out(world, t0, depth - steps, seat)
-                    steps += used
-                    break
-                left = min(depth - steps, rollout)
-                if left <= 0 and self.follow:
-                    world = self._last_step(world, a)
-                else:
-                    world.apply(a, last=left <= 0)      # scored at once: no menu needed
-                values, used = self._rollout(world, left)
+                world = self._step(world, a, steps >= depth)
+                values, used = self._playout(world, turn, depth - steps)
                 steps += used
                 break
             best, best_u = None, -1.0
@@ -224,42 +175,20 @@ class MCTSAgent(Agent):
             node = children[(p, best)]
             path.append((node, p))
             steps += 1
-            if turnmode:
-                world.apply(best)
-            elif steps >= depth and self.follow:
-                world = self._last_step(world, best)
-            else:
-                world.apply(best, last=steps >= depth)
+            world = self._step(world, best, steps >= depth)
         discount = DISCOUNT ** steps
         for child, p in path:
             child.visits += 1
             child.total += 0.5 + (values[p] - 0.5) * discount
 
-    def _turn_out(self, world, t0: int, left: int, seat: int) -> tuple[list, int]:
-        """Play on by the default policy until the turn is no longer t0."""
-        rnd, start = self.rng, left
-        while left > 0 and not world.terminal and world.turn == t0:
-            n = world.n_actions
-            if n == 1:
-                world.apply(0)
-                continue
-            left -= 1
-            if self.tpol == "greedy":
-                world.apply(self._rival_choice(world, world.player))
-            else:
-                world.apply(rnd.randrange(n))
-        return self._values(world), start - left
-
-    def _rival_choice(self, world, p: int) -> int:
-        """A modelled rival's move: greedy's choice (through `rfollow` steps)."""
-        place = world.place()
-        n = world.n_actions
-        best, best_value = 0, None
-        for b in range(n):
-            value = action_value(world.clone(), b, p, place, [self.rfollow])
-            if best_value is None or value > best_value:
-                best, best_value = b, value
-        return best
+    def _step(self, world, action: int, last: bool):
+        """`action` taken; on the last decision an iteration may take, the
+        engine need not work out the next menu (and with FOLLOW the action's
+        follow-ups are played first)."""
+        if last and self.follow:
+            return self._last_step(world, action)
+        world.apply(action, last=last)
+        return world
 
     def _last_step(self, world, action: int):
         """The world a leaf is scored on: `action` taken, then the follow-up
@@ -271,11 +200,12 @@ class MCTSAgent(Agent):
         world.apply(action, last=True)
         return follow_through(world, root, [self.follow - 1])
 
-    def _rollout(self, world, left: int) -> tuple[list, int]:
-        """Random play for `left` more decisions (or to the end): the values
-        and the decisions it took."""
+    def _playout(self, world, turn, left: int) -> tuple[list, int]:
+        """Random moves while the turn is still `turn` (None: to the end of
+        the game), `left` decisions at most: the values where it stopped and
+        the decisions it took."""
         rnd, start = self.rng, left
-        while left > 0 and not world.terminal:
+        while left > 0 and not world.terminal and (turn is None or world.turn == turn):
             n = world.n_actions
             if n == 0:                      # stopped at a menu by a `last` step
                 break
