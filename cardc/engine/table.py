@@ -263,46 +263,12 @@ class Table:
         is for the card itself."""
         d = self.clone()
         game = self.game
-        start = game.card_start
-        shown = {c for c, seen in d.revealed.items() if p in seen}     # revealed to p
-        under = d.under
-        # back -> (places: [(slot, positions)], cards), in slot order; a
-        # place under a host is (ATTACHED, (host, index)), after the zones
-        groups: dict = {}
-        hidden = game.hidden_slots(d.n, p)
-        for slot in hidden:
-            zone = d.zones[slot]
-            if not zone:
-                continue
-            backs = [start[c] for c in zone]
-            if backs.count(backs[0]) == len(backs) and shown.isdisjoint(zone):
-                # the usual case: a deck or a hand of one back, nothing shown
-                places, cards = groups.setdefault(backs[0], ([], []))
-                places.append((slot, range(len(zone))))
-                cards.extend(zone)
-                continue
-            # a zone of several backs: its places of each back, in zone order
-            # (as one place each, in that order, they would be filled the same)
-            by_back: dict = {}
-            for i, c in enumerate(zone):
-                if c not in shown:
-                    by_back.setdefault(backs[i], []).append(i)
-            for back, positions in by_back.items():
-                places, cards = groups.setdefault(back, ([], []))
-                places.append((slot, positions))
-                cards.extend([zone[i] for i in positions])
-        piled = bool(under) and _attached_places(d, hidden, shown, groups)
+        shown, hidden, groups, piled, plan, names = _guess_plan(self, p)
         touched = set()
         loc = d.loc
         moved = {}                      # real card -> the imagined card in its place
-        plan = _unseen_plan(self, p, groups)
-        # what names a real card by its id: frame locals, pending events,
-        # card-valued counters, attachments, reveals to others
-        names = (plan[0] or plan[1] or piled or d.revealed.keys() - shown
-                 or any(fr.code.cards for fr in d.stack))
-        for back in sorted(groups):
-            places, real = groups[back]          # the real cards, in place order
-            cards = _permuted(sorted(real), rnd)
+        for places, real, ordered in groups:
+            cards = _permuted(ordered, rnd)
             if names:
                 moved.update({was: c for was, c in zip(real, cards) if c != was})
             k = 0
@@ -349,6 +315,58 @@ class Table:
         for slot in touched:
             d.touch_slot(slot)
         return d
+
+
+def _guess_plan(st, p) -> tuple:
+    """What `determinized` shuffles, worked out from `st` and the seat alone:
+    (the cards revealed to `p`, the slots `p` cannot see, [(places, the real
+    cards in place order, the same cards sorted: the order they are shuffled
+    from)] one per back in back order, whether unseen cards hold attachments,
+    `_unseen_plan`, whether anything names a real card by its id).  A search
+    imagines many worlds of one decision, so it is kept on `st` while its
+    versions stand still (as `_unseen_plan` is), and only the shuffle itself
+    is done per guess."""
+    key = (p, st.version, sum(st.pv.values()), len(st.events))
+    hit = st.__dict__.get("_guess_plan")
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    start = st.game.card_start
+    shown = {c for c, seen in st.revealed.items() if p in seen}     # revealed to p
+    # back -> (places: [(slot, positions)], cards), in slot order; a
+    # place under a host is (ATTACHED, (host, index)), after the zones
+    groups: dict = {}
+    hidden = st.game.hidden_slots(st.n, p)
+    for slot in hidden:
+        zone = st.zones[slot]
+        if not zone:
+            continue
+        backs = [start[c] for c in zone]
+        if backs.count(backs[0]) == len(backs) and shown.isdisjoint(zone):
+            # the usual case: a deck or a hand of one back, nothing shown
+            places, cards = groups.setdefault(backs[0], ([], []))
+            places.append((slot, range(len(zone))))
+            cards.extend(zone)
+            continue
+        # a zone of several backs: its places of each back, in zone order
+        # (as one place each, in that order, they would be filled the same)
+        by_back: dict = {}
+        for i, c in enumerate(zone):
+            if c not in shown:
+                by_back.setdefault(backs[i], []).append(i)
+        for back, positions in by_back.items():
+            places, cards = groups.setdefault(back, ([], []))
+            places.append((slot, positions))
+            cards.extend([zone[i] for i in positions])
+    piled = bool(st.under) and _attached_places(st, hidden, shown, groups)
+    plan = _unseen_plan(st, p, groups)
+    # what names a real card by its id: frame locals, pending events,
+    # card-valued counters, attachments, reveals to others
+    names = bool(plan[0] or plan[1] or piled or st.revealed.keys() - shown
+                 or any(fr.code.cards for fr in st.stack))
+    ordered = [(places, real, sorted(real)) for _, (places, real) in sorted(groups.items())]
+    out = (shown, hidden, ordered, piled, plan, names)
+    st.__dict__["_guess_plan"] = (key, out)
+    return out
 
 
 def _attached_places(d, hidden, shown, groups):
