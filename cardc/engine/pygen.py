@@ -19,11 +19,13 @@ executed as Python.
 from __future__ import annotations
 
 import itertools
+import json
+import linecache
 import re
 from contextlib import contextmanager
-import linecache
 
 from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, zone_index
+from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.total import harmless, risky_parts
 
@@ -266,6 +268,28 @@ class PyGen:
             self.names[key] = (fname, fn)
         return self.names[key][0]
 
+    def _cells_stamp(self, part, args):
+        """The version of some cells of a zone (deps.cell_part), read at once
+        from `State.cellv`: the whole zone's version plus the cell's own
+        (for one cell), or its neighbourhood's (for the neighbours of one).
+        An argument of the wrong kind gives NaN, never equal, so never a hit:
+        the body then fails as it would have."""
+        zone, where = part[len(CELLS):].split("|", 1)
+        slot = self.game.shared_slot[zone]
+        x = json.loads(where)
+        table = 1
+        if x[0] == "call" and x[1] == "neighbors":
+            table, x = 2, x[2][0]
+        if x[0] == "lit":
+            cell, ok = repr(x[1]), "True"
+        elif x[0] == "arg":
+            cell, ok = args[x[1]], f"type({args[x[1]]}) is _str"
+        else:                                   # cell(card)
+            card = args[x[2][0][1]]
+            cell, ok = f"{self.bind(self.game.card_field['cell'], '_F')}[{card}]", f"type({card}) is int"
+        self.ns.setdefault("_NAN", float("nan"))
+        return f"((_cv := st.cellv[{slot}])[0] + _cv[{table}].get({cell}, 0) if {ok} else _NAN)"
+
     def compile_menu(self, items):
         """One function f(st, env, values, unavailable) that finds the
         options a menu offers now: the conditions are written inline, and
@@ -282,6 +306,8 @@ class PyGen:
                            + ["    return None"])
         fn = self.exec_source(name, "\n".join(body) + "\n")
         fn.labels = labels
+        # the labels with a part that could fail, by pc (see ask_menu)
+        fn.risky = {pc: f.risk for pc, f in labels.items() if f.risk is not None}
         # labels and reasons that could fail are built at once, even for a bot
         # (see total.py), so that simulation fails exactly where play does
         fn.eager_text = not all(harmless(x, self.game, text=True, safe=safe)
@@ -389,6 +415,8 @@ class PyGen:
         """The version of one part a function reads: a part of the state
         (`pv`), or one player's zone, the zone slot of argument i (`st.sv`,
         see deps.player_part)."""
+        if part.startswith(CELLS):
+            return self._cells_stamp(part, args)
         if "@" not in part:
             return f"pv[{part!r}]"
         zone, i = part[2:].split("@")

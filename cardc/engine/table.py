@@ -66,6 +66,51 @@ class Table:
             self.zones[slot] = self.zones[slot][:]
         return self.zones[slot]
 
+    def bump_cell(self, slot, c):
+        """Card `c` came to, left, or had a counter change on its cell of the
+        zone at `slot`, a zone some function reads by cell (`State.cellv`,
+        deps.cell_part): the cell's version moves on, and so does that of
+        each cell it neighbours.  After a clone the versions are shared
+        until one of the two writes."""
+        if self.cv_shared:
+            self._own_cell_versions()
+        cells = self.game.card_field.get("cell")
+        cell = cells[c] if cells is not None else None
+        v = self.cellv[slot]
+        if cell is None:            # a card off the grid: count it as a change to the whole zone
+            v[0] += 1
+            return
+        mine, near = v[1], v[2]
+        mine[cell] = mine.get(cell, 0) + 1
+        for x in self.game.grid_neighbors.get(cell, ()):
+            near[x] = near.get(x, 0) + 1
+
+    def bump_cells(self, slot=None):
+        """Everything on the zone at `slot` (every zone read by cell, for
+        None) may have changed: the whole zone's version moves on."""
+        if self.cv_shared:
+            self._own_cell_versions()
+        for s in (self.cellv if slot is None else (slot,)):
+            self.cellv[s][0] += 1
+
+    def _own_cell_versions(self):
+        self.cellv = {k: [v[0], dict(v[1]), dict(v[2])] for k, v in self.cellv.items()}
+        self.cv_shared = False
+
+    def counter_written(self, c):
+        """A counter that some function reads on the cards of a zone's cells
+        changed on `c` (deps.cell_part): the card's cell, and the card's zone
+        as a whole (a function that also reads the whole zone may keep only
+        that part, deps._whole), count as changed."""
+        slot = self.loc[c]
+        if slot >= 0:
+            self.sv[slot] += 1
+            pv = self.pv
+            part = self.slot_parts[slot]
+            pv[part] = pv.get(part, 0) + 1
+            if slot in self.cellv:
+                self.bump_cell(slot, c)
+
     def start_tracking(self):
         """Count, per card definition, how often it is resolved and how often
         it enters each zone: the raw data of card-usage reports."""
@@ -90,6 +135,11 @@ class Table:
                 pv["active"] = pv.get("active", 0) + 1
         else:
             self._take(c)
+        if self.cellv:          # a zone some function reads by cell: the card's cell moved on
+            if here in self.cellv:
+                self.bump_cell(here, c)
+            if slot in self.cellv:
+                self.bump_cell(slot, c)
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
         part = self.slot_parts[slot]
         pv[part] = pv.get(part, 0) + 1
@@ -113,6 +163,8 @@ class Table:
                 dest.insert(at, a)
                 self.loc[a] = slot
                 at += 1
+                if slot in self.cellv:
+                    self.bump_cell(slot, a)
             if self.slot_active[slot]:
                 pv["active"] = pv.get("active", 0) + 1
 
@@ -130,6 +182,9 @@ class Table:
                 self.move(c, slot, place)
             return
         game, k = self.game, len(cards)
+        if src in self.cellv or slot in self.cellv:
+            for s in {src, slot} & self.cellv.keys():
+                self.bump_cells(s)
         if self.track is not None:
             enter, ids = self.track["enter"], game.card_field["id"]
             into = ">" + game.slot_decl(self, slot)["id"]
@@ -515,6 +570,8 @@ def _imagine_names(d, moved, plan):
             d.cc[name] = v
             d.cc_own.add(name)
         d.touch(scope + ":" + name)
+        if scope == "c" and name in d.game.covered_counters:
+            d.bump_cells()
     if d.revealed and not moved.keys().isdisjoint(d.revealed):
         d.revealed = {get(c, c): seen for c, seen in d.revealed.items()}
 
@@ -552,6 +609,8 @@ def _start_card_counters(d, marks):
             for c in cards:
                 values[c] = s
         d.touch("c:" + name)
+        if name in d.game.covered_counters:
+            d.bump_cells()
 
 
 def _remap_locals(stack, moved):
