@@ -194,6 +194,13 @@ class Game:
     # ------------------------------------------------------------ code
     def _code(self, bundle):
         code = bundle["code"]
+        # per card instance: playable whatever the state (True: no requirement,
+        # or `requires: true`), never (`requires: false`: an asset, a reaction
+        # only), or None (its requirement is checked): most cards of a hand
+        # are one of the first two, and a menu asks about each of them
+        fixed = [True if c.get("requires") in (None, ["lit", True]) else
+                 False if c.get("requires") == ["lit", False] else None for c in self.cards]
+        self.card_play_fixed = [fixed[d] for d in self.card_def]
         self.fn_params = {k[3:]: v["params"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_deps, self.mod_deps, self.covered_counters = function_deps(
             code, self.cards, self.active_zone_ids)

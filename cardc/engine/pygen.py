@@ -664,9 +664,10 @@ class PyGen:
                 scope.get("this") == "_this":
             return "_owner"         # the modifier's own card: its zone's owner was passed in
         if name == "playable" and len(args) == 1 and trivial(args[0]):
-            # most cards have no requirement: known from one list, no call
+            # most cards have no requirement, or `requires: false`: known from one list, no call
             c = self.expr(args[0], scope)
-            return f"(_game.card_requires[{c}] is None or {self.bind(IMPL[name], '_b')}(st, env, {c}))"
+            fixed = self.bind(self.game.card_play_fixed, "_P")
+            return f"({fixed}[{c}] if {fixed}[{c}] is not None else {self.bind(IMPL[name], '_b')}(st, env, {c}))"
         if name == "has_effect" and len(args) == 1:
             return f"_game.card_has_effect[{self.expr(args[0], scope)}]"
         if name == "neighbors" and len(args) == 1:
