@@ -131,6 +131,34 @@ def test_a_function_of_some_cells_follows_those_cells_only():
     assert read() == []
 
 
+def test_cards_grouped_by_a_counter_are_those_a_scan_finds_in_zone_order():
+    """`[t for t in board if t.company == c]` (ipo's `tiles_of`) is answered
+    from one grouping of the zone for every `c` (pygen `_grouped`), kept
+    while the function's stamp stands: the same cards, in the same order, as
+    the scan, before and after a company changes hands."""
+    game = Game(load_bundle("ipo"))
+    tiles_of = game.cached_function("tiles_of")
+    assert "groups = " in next(src for name, src in game.pygen.sources if "# function tiles_of" in src)
+    st = game.new_state(2, seed=0)
+    board = game.slot(st, "board", None)
+    a, b = st.zones[game.slot(st, "market", None)][:2]
+    tiles = st.zones[game.slot(st, "tile_pool", None)][:5]
+    for t, firm in zip(tiles, [a, b, a, None, a]):
+        st.own_cc("company")[t] = firm
+        st.move(t, board)
+    st.version += 1
+
+    def scan(firm):
+        return [t for t in st.zones[board] if st.cc["company"][t] == firm]
+    assert [tiles_of(st, f) for f in (a, b, None)] == [scan(a), scan(b), scan(None)]
+    assert tiles_of(st, a) == [tiles[4], tiles[2], tiles[0]]         # zone order: the last placed on top
+    st.own_cc("company")[tiles[2]] = b
+    st.counter_written(tiles[2])
+    st.touch("c:company")       # what a `set` of the counter does (blocks.py)
+    st.version += 1
+    assert [tiles_of(st, f) for f in (a, b)] == [scan(a), scan(b)] == [[tiles[4], tiles[0]], [tiles[2], tiles[1]]]
+
+
 def test_a_counter_read_on_one_players_zone_follows_that_zone_only():
     """ipo's `claims_at(p, x)` reads the `claim` counter of the markers in
     p.claims: that player's zone covers it (a write of the counter bumps the
