@@ -430,3 +430,18 @@ def test_moving_a_whole_zone_at_once_is_moving_its_cards_one_by_one(name):
             assert a.pv == b.pv and a.track == b.track and a.host == b.host and a.under == b.under
             checked += bool(st.zones[src])
     assert checked > 50
+
+
+@pytest.mark.parametrize("where", ["label", "reason"])
+def test_a_menu_text_that_fails_fails_for_a_bot_too(game_copy, where):
+    """A label or a reason that cannot be written (here: a division by zero)
+    fails the game where a person reading the menu would see it fail, even
+    when only a bot plays and no text is ever read (engine/total.py): the
+    parts that could fail are evaluated when the menu is asked."""
+    text = '"Bank {c.name}"' if where == "label" else '"nothing to steal"'
+    broken = text[:-1] + ' ({c.value / (me.plays - 1)})"'
+    folder = game_copy(edits={"game.yaml": [(text, broken)]})
+    game = Game(build_folder(folder).bundle)
+    with pytest.raises(EngineFault, match="division by zero"):
+        for seed in range(20):
+            play_out(game.new_state(2, seed=seed), seed)

@@ -157,10 +157,11 @@ class Asking:
                     risk = risky.get(pc)
                     if risk is not None:
                         risk(self, {**env, **b})
-            for f, r, b in unavailable:
-                for g in (f, r):
-                    if g.risk is not None:
-                        g.risk(self, {**env, **b})
+            if items.risky_reasons:
+                for f, r, b in unavailable:
+                    for g in (f, r):
+                        if g.risk is not None:
+                            g.risk(self, {**env, **b})
 
     def poll_window(self, fr, var, tag, players_fn, fields):
         """Ask each listed player in turn for one answer from their zone.

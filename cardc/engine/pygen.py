@@ -298,23 +298,25 @@ class PyGen:
         someone reads it (each option has a pc of its own)."""
         lines: list = ["    " + Memo.reset(0)]
         memo = Memo(env_reads=True)
-        labels = {}
+        labels, reasons = {}, []
         with self.memo_of(memo):
-            self._menu_lines(items, {}, lines, 1, labels=labels)
+            self._menu_lines(items, {}, lines, 1, labels=labels, reasons=reasons)
         name = self.fresh("_menu")
         body = memo.finish([f"def {name}(st, env, values, unavailable):"] + lines
                            + ["    return None"])
         fn = self.exec_source(name, "\n".join(body) + "\n")
         fn.labels = labels
-        # the labels with a part that could fail, by pc (see ask_menu)
+        # the labels with a part that could fail, by pc, and whether an option
+        # shown as unavailable has such a label or reason (see ask_menu)
         fn.risky = {pc: f.risk for pc, f in labels.items() if f.risk is not None}
+        fn.risky_reasons = any(f.risk is not None for f in reasons)
         # labels and reasons that could fail are built at once, even for a bot
         # (see total.py), so that simulation fails exactly where play does
         fn.eager_text = not all(harmless(x, self.game, text=True, safe=safe)
                                 for x, safe in _menu_texts(items))
         return fn
 
-    def _menu_lines(self, items, scope, out, depth, safe=frozenset(), labels=None):
+    def _menu_lines(self, items, scope, out, depth, safe=frozenset(), labels=None, reasons=None):
         pad = "    " * depth
         bindings = "{" + ", ".join(f"{k!r}: {v}" for k, v in scope.items()) + "}"
         for item in items:
@@ -330,7 +332,9 @@ class PyGen:
                     continue
                 out += [f"{pad}if {self.expr(cond, scope)}:"] + add
                 if reason is not None:
-                    why = self.bind(self.build_text(reason, safe), "_why")
+                    because = self.build_text(reason, safe)
+                    reasons += [text, because]
+                    why = self.bind(because, "_why")
                     out += [f"{pad}else:", f"{pad}    unavailable.append(({lab}, {why}, {bindings}))"]
             elif item[0] == "for":
                 _, var, lst, sub = item
@@ -342,7 +346,7 @@ class PyGen:
                 before = len(out)
                 over_cards = isinstance(lst, list) and lst[:1] == ["cards"]
                 self._menu_lines(sub, {**scope, var: local}, out, depth + 1,
-                                 safe | {var} if over_cards else safe - {var}, labels)
+                                 safe | {var} if over_cards else safe - {var}, labels, reasons)
                 self.memo.leave()
                 if len(out) == before:
                     out.append(f"{pad}    pass")
@@ -350,7 +354,7 @@ class PyGen:
                 _, cond, sub = item
                 out.append(f"{pad}if {self.expr(cond, scope)}:")
                 before = len(out)
-                self._menu_lines(sub, scope, out, depth + 1, safe, labels)
+                self._menu_lines(sub, scope, out, depth + 1, safe, labels, reasons)
                 if len(out) == before:
                     out.append(f"{pad}    pass")
             else:
