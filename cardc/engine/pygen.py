@@ -277,6 +277,7 @@ class PyGen:
         zone, where = part[len(CELLS):].split("|", 1)
         slot = self.game.shared_slot[zone]
         x = json.loads(where)
+        self.ns.setdefault("_NAN", float("nan"))
         table = 1
         if x[0] == "call" and x[1] == "neighbors":
             table, x = 2, x[2][0]
@@ -284,10 +285,11 @@ class PyGen:
             cell, ok = repr(x[1]), "True"
         elif x[0] == "arg":
             cell, ok = args[x[1]], f"type({args[x[1]]}) is _str"
+        elif "cell" not in self.game.card_field:   # no printed cells: the body fails, never hits
+            return "_NAN"
         else:                                   # cell(card)
             card = args[x[2][0][1]]
             cell, ok = f"{self.bind(self.game.card_field['cell'], '_F')}[{card}]", f"type({card}) is int"
-        self.ns.setdefault("_NAN", float("nan"))
         return f"((_cv := st.cellv[{slot}])[0] + _cv[{table}].get({cell}, 0) if {ok} else _NAN)"
 
     def compile_menu(self, items):
