@@ -93,6 +93,104 @@ def test_a_function_reading_attachments_sees_an_attach_and_a_detach():
     assert st.pv["attachments"] > seen
 
 
+def test_a_function_of_some_cells_follows_those_cells_only():
+    """ipo's `companies_touching(x)` reads the board on x's neighbours only,
+    and the company of the tiles there: it depends on those cells (a part of
+    their own, deps.cell_part), so a tile placed or a company changed on a
+    neighbour makes it stale, and a tile placed anywhere else does not."""
+    game = Game(load_bundle("ipo"))
+    assert game.fn_deps["companies_touching"] == {'cells:board|["call","neighbors",[["arg",0]],{}]'}
+    assert "company" in game.covered_counters
+    touching = game.cached_function("companies_touching")
+    st = game.new_state(2, seed=0)
+    board = game.slot(st, "board", None)
+    cells = game.card_field["cell"]
+    x = "E5"
+    around = set(game.grid_neighbors[x])
+    assert not any(cells[t] in around | {x} for t in st.zones[board])
+    pool = [t for t in range(len(game.instances)) if cells[t] is not None and st.loc[t] != board]
+    near = next(t for t in pool if cells[t] in around)
+    far = next(t for t in pool if cells[t] not in around | {x})
+    firm = st.zones[game.slot(st, "market", None)][0]      # a company card
+
+    def read():
+        st.version += 1         # as after any step: only the stamp can keep the value
+        return touching(st, x)
+
+    assert read() == []
+    entry = st.cache[game.cache_slots["companies_touching"]][x]
+    st.own_cc("company")[far] = firm
+    st.move(far, board)
+    assert read() == [] and st.cache[game.cache_slots["companies_touching"]][x][1] == entry[1], \
+        "a tile far away leaves the value as it was"
+    st.own_cc("company")[near] = firm
+    st.move(near, board)
+    assert read() == [firm]
+    st.own_cc("company")[near] = None
+    st.counter_written(near)    # what a `set` of the counter does (blocks.py)
+    assert read() == []
+
+
+def test_cards_grouped_by_a_counter_are_those_a_scan_finds_in_zone_order():
+    """`[t for t in board if t.company == c]` (ipo's `tiles_of`) is answered
+    from one grouping of the zone for every `c` (pygen `_grouped`), kept
+    while the function's stamp stands: the same cards, in the same order, as
+    the scan, before and after a company changes hands."""
+    game = Game(load_bundle("ipo"))
+    tiles_of = game.cached_function("tiles_of")
+    assert "groups = " in next(src for name, src in game.pygen.sources if "# function tiles_of" in src)
+    st = game.new_state(2, seed=0)
+    board = game.slot(st, "board", None)
+    a, b = st.zones[game.slot(st, "market", None)][:2]
+    tiles = st.zones[game.slot(st, "tile_pool", None)][:5]
+    for t, firm in zip(tiles, [a, b, a, None, a]):
+        st.own_cc("company")[t] = firm
+        st.move(t, board)
+    st.version += 1
+
+    def scan(firm):
+        return [t for t in st.zones[board] if st.cc["company"][t] == firm]
+    assert [tiles_of(st, f) for f in (a, b, None)] == [scan(a), scan(b), scan(None)]
+    assert tiles_of(st, a) == [tiles[4], tiles[2], tiles[0]]         # zone order: the last placed on top
+    st.own_cc("company")[tiles[2]] = b
+    st.counter_written(tiles[2])
+    st.touch("c:company")       # what a `set` of the counter does (blocks.py)
+    st.version += 1
+    assert [tiles_of(st, f) for f in (a, b)] == [scan(a), scan(b)] == [[tiles[4], tiles[0]], [tiles[2], tiles[1]]]
+
+
+def test_a_counter_read_on_one_players_zone_follows_that_zone_only():
+    """ipo's `claims_at(p, x)` reads the `claim` counter of the markers in
+    p.claims: that player's zone covers it (a write of the counter bumps the
+    card's zone, Table.counter_written), so another player's claim leaves
+    the value as it was, and a change to one of p's markers does not."""
+    game = Game(load_bundle("ipo"))
+    assert game.fn_deps["claims_at"] == {"z:claims@0"}
+    assert "claim" in game.covered_counters
+    claims_at = game.cached_function("claims_at")
+    slot = game.cache_slots["claims_at"]
+    st = game.new_state(2, seed=0)
+    mine, theirs = (st.zones[game.slot(st, "markers", p)] for p in (0, 1))
+
+    def read():
+        st.version += 1         # as after any step: only the stamp can keep the value
+        return claims_at(st, 0, "C3")
+
+    assert read() == []
+    entry = st.cache[slot][(0, "C3")]
+    m = theirs[0]
+    st.own_cc("claim")[m] = "C3"
+    st.counter_written(m)
+    st.move(m, game.slot(st, "claims", 1))
+    assert read() == [] and st.cache[slot][(0, "C3")][1] == entry[1], "P2's claim is not P1's"
+    m = mine[0]
+    st.move(m, game.slot(st, "claims", 0))
+    assert read() == []
+    st.own_cc("claim")[m] = "C3"
+    st.counter_written(m)       # what a `set` of the counter does (blocks.py)
+    assert read() == [m]
+
+
 def test_a_function_of_one_player_depends_on_that_players_zones_only(game_copy):
     """`p.hand` with `p` the function's parameter is a part of its own (that
     player's hand); a comprehension variable of the same name hides the

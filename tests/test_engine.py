@@ -278,6 +278,22 @@ def test_a_determinized_copy_keeps_what_a_seat_sees_and_shuffles_the_rest(mini_g
     assert all(d.loc[c] == slot for slot, z in enumerate(d.zones) for c in z)
 
 
+def test_guesses_of_one_state_share_their_plan_and_a_moved_state_gets_a_new_one(mini_game):
+    """What a guess shuffles is worked out once per state and seat (a search
+    guesses hundreds of times at one decision); after the state moves on, a
+    guess follows the new state, not the plan kept from before."""
+    st = mini_game.new_state(3, seed=4)
+    seat = st.current_player()
+    first = [st.determinized(seat, random.Random(k)).zones for k in range(3)]
+    assert len({repr(z) for z in first}) == 3, "each guess is a shuffle of its own"
+    while st.current_player() != seat or st.decisions == 0:
+        st.apply(0)
+    after = st.determinized(seat, random.Random(0))
+    assert after.observation(seat)["zones"] == st.observation(seat)["zones"]
+    assert [len(z) for z in after.zones] == [len(z) for z in st.zones]
+    assert all(after.loc[c] == slot for slot, z in enumerate(after.zones) for c in z)
+
+
 def test_a_look_ahead_cannot_learn_an_unseen_card(mini_game):
     """Two games that look the same to a seat (two unseen cards swapped, another
     real future in the generator) give that seat the same imagined copy, and
@@ -414,3 +430,18 @@ def test_moving_a_whole_zone_at_once_is_moving_its_cards_one_by_one(name):
             assert a.pv == b.pv and a.track == b.track and a.host == b.host and a.under == b.under
             checked += bool(st.zones[src])
     assert checked > 50
+
+
+@pytest.mark.parametrize("where", ["label", "reason"])
+def test_a_menu_text_that_fails_fails_for_a_bot_too(game_copy, where):
+    """A label or a reason that cannot be written (here: a division by zero)
+    fails the game where a person reading the menu would see it fail, even
+    when only a bot plays and no text is ever read (engine/total.py): the
+    parts that could fail are evaluated when the menu is asked."""
+    text = '"Bank {c.name}"' if where == "label" else '"nothing to steal"'
+    broken = text[:-1] + ' ({c.value / (me.plays - 1)})"'
+    folder = game_copy(edits={"game.yaml": [(text, broken)]})
+    game = Game(build_folder(folder).bundle)
+    with pytest.raises(EngineFault, match="division by zero"):
+        for seed in range(20):
+            play_out(game.new_state(2, seed=seed), seed)

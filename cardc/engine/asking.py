@@ -151,15 +151,17 @@ class Asking:
         if items.eager_text:
             # the parts of labels and reasons that could fail are evaluated
             # now, read or not, so a bot fails where a person would (total.py)
-            label_of = items.labels
-            for pc, b in values:
-                f = label_of[pc]
-                if f.risk is not None:
-                    f.risk(self, {**env, **b})
-            for f, r, b in unavailable:
-                for g in (f, r):
-                    if g.risk is not None:
-                        g.risk(self, {**env, **b})
+            risky = items.risky
+            if risky:
+                for pc, b in values:
+                    risk = risky.get(pc)
+                    if risk is not None:
+                        risk(self, {**env, **b})
+            if items.risky_reasons:
+                for f, r, b in unavailable:
+                    for g in (f, r):
+                        if g.risk is not None:
+                            g.risk(self, {**env, **b})
 
     def poll_window(self, fr, var, tag, players_fn, fields):
         """Ask each listed player in turn for one answer from their zone.

@@ -393,6 +393,8 @@ class BlockGen:
         write = [f"{ref} = _v", BUMP]
         if part in self.game.parts:     # else no cached value reads it
             write += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
+        if kind in ("cctr", "cpp") and name in self.game.covered_counters:
+            write.append("st.counter_written(_c)")     # read on the cards of cells: see deps.cell_part
         if op == "=":
             lines.append(f"_v = {value}")
             if not self._plain_literal(o[3]):

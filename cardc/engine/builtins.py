@@ -171,6 +171,32 @@ def zone_index(st, slot):
     return hit
 
 
+def group_by(st, slot, stamp, zone, values):
+    """{counter value: the cards of `zone` that hold it, in zone order}, for
+    the cached function whose cache is `slot` (pygen's `_grouped`), kept in
+    the builtins' cache while the function's stamp stands: the function
+    reads only the zone and the counter, so its stamp covers the grouping.
+    None if a value cannot be a key (a list): then the function scans."""
+    key = ("group", slot)
+    hit = st.cache[0].get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    groups: dict = {}
+    try:
+        for c in zone:
+            v = values[c]
+            found = groups.get(v)
+            if found is None:
+                groups[v] = [c]
+            else:
+                found.append(c)
+    except TypeError:
+        return None
+    cache = st.cache[0] if st.cown is None or 0 in st.cown else st.own_cache(0)
+    cache[key] = (stamp, groups)
+    return groups
+
+
 def cards_in(hit, cell):
     """The cards of an indexed zone (`zone_index`) on `cell`, or on any of a
     list of cells, in the zone's order (as a scan would find them)."""

@@ -2,19 +2,28 @@
 
 Function results are cached; an entry stays valid while every part the
 function depends on is unchanged.  Parts are named "z:<zone>" (the cards of
-every zone of that name), "g:<counter>", "p:<counter>", "c:<counter>",
-"flow:<attribute>" (turn, round, turn_player, first_player: each its own, so
-a function that reads whose turn it is stays valid when only the turn
-number moves on), "events" (reaction windows), "attachments" (which card is
-attached to which: `host`, `attachments`).  A function
-that reads something harder to track (where a card is, what is revealed,
-randomness) depends on "*": any change at all.
+every zone of that name), "z:<zone>@<i>" (that zone of the player who is
+parameter i), "cells:<zone>|<cells>" (the cards of a shared zone on some
+cells only, worked out from the parameters: `cell_part`), "g:<counter>",
+"p:<counter>", "c:<counter>", "flow:<attribute>" (turn, round, turn_player,
+first_player: each its own, so a function that reads whose turn it is stays
+valid when only the turn number moves on), "events" (reaction windows),
+"attachments" (which card is attached to which: `host`, `attachments`).  A
+function that reads something harder to track (where a card is, what is
+revealed, randomness) depends on "*": any change at all.
+
+A card counter read on the cards of one player's zone or of some cells
+(`[m for m in p.claims if m.claim == x]`) depends on that zone or those
+cells, not on the counter of every card: a write of such a counter counts
+as a change to the card's zone and cell (`Table.counter_written`).
 
 Functions may call functions and modifiers (`modified("x", …)`), and
 modifiers may call functions, so the parts are found as a fixpoint: start
 from nothing and add what each body reads until nothing changes.
 """
 from __future__ import annotations
+
+import json
 
 EVERYTHING = "*"
 #: the part `attach`, `detach` and moves of attached cards change
@@ -29,13 +38,41 @@ _STATIC_CALLS = {"count", "sum", "any", "all", "max", "min", "max_list", "min_li
                  "has_reaction", "has_effect", "sort_by", "modified", "flatten"}
 
 
-def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=()) -> None:
+def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=frozenset(),
+              origins=None) -> None:
     """Add to `out` the parts read by expression `ir`, in the body of a
     function with parameters `params` (a zone of one of them is a part of
-    its own: see `player_part`)."""
+    its own: see `player_part`).  `covered`: the comprehension variables that
+    range over the cards of some cells of a zone (`cell_origin`), whose
+    counters that zone's cell versions already cover (see `cell_part`);
+    `origins`: the functions that return cards of some cells (`cell_origins`)."""
     if not isinstance(ir, list) or not ir:
         return
     op = ir[0]
+    if op == "call" and ir[1] == "cards_at":
+        part = cell_part(ir, params)
+        if part is not None:
+            out.add(part)
+            return
+    if op == "comp" and len(ir) == 5 and (ir[2] in covered or ir[2] in params):
+        covered = covered - {ir[2]}         # a variable of the same name hides it
+    if op == "comp" and len(ir) == 5 and (_own_zone_list(ir[3], params) or cell_origin(ir[3], origins, params)):
+        # the counters of the cards of one player's zone, or of a zone's
+        # cells: that zone's or those cells' versions cover them (a counter
+        # written on a card bumps its zone and its cell, Table.counter_written).
+        # Not for a whole shared zone: there, every function reading the zone
+        # would go stale with each write of the counter (startup's tokens)
+        _, elt, var, it, cond = ir
+        expr_deps(it, fn_deps, mod_deps, out, params, covered, origins)
+        hidden = tuple(None if p == var else p for p in params)
+        expr_deps(elt, fn_deps, mod_deps, out, hidden, covered | {var}, origins)
+        expr_deps(cond, fn_deps, mod_deps, out, hidden, covered | {var}, origins)
+        return
+    if op in ("cctr", "cpp") and ir[2] == ["var", ir[2][1]] and ir[2][1] in covered:
+        out.add(COVERED + ir[1])           # see function_deps
+        if op == "cpp":
+            expr_deps(ir[3], fn_deps, mod_deps, out, params, covered, origins)
+        return
     if op == "zone":
         out.add("z:" + ir[1])
     elif op == "pzone":
@@ -43,10 +80,10 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=()) -> None:
     elif op == "comp" and len(ir) == 5 and ir[2] in params:
         # the comprehension's variable hides a parameter of the same name
         _, elt, var, it, cond = ir
-        expr_deps(it, fn_deps, mod_deps, out, params)
+        expr_deps(it, fn_deps, mod_deps, out, params, covered, origins)
         hidden = tuple(None if p == var else p for p in params)
-        expr_deps(elt, fn_deps, mod_deps, out, hidden)
-        expr_deps(cond, fn_deps, mod_deps, out, hidden)
+        expr_deps(elt, fn_deps, mod_deps, out, hidden, covered, origins)
+        expr_deps(cond, fn_deps, mod_deps, out, hidden, covered, origins)
         return
     elif op == "gctr":
         out.add("g:" + ir[1])
@@ -72,23 +109,25 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=()) -> None:
     elif op == "fn":
         args = ir[2] if len(ir) > 2 else []
         for d in fn_deps.get(ir[1], ()):
-            if "@" in d:            # the callee's parameter i: here, the zone of its argument
+            if d.startswith("z:") and "@" in d:     # the callee's parameter i: here, the zone of its argument
                 zone, i = d[2:].split("@")
                 arg = args[int(i)] if int(i) < len(args) else None
                 d = player_part(zone, arg, params)
+            elif d.startswith(CELLS):               # the callee's cells, of its arguments: here, of ours
+                d = cells_called(d, args, params)
             out.add(d)
     elif op == "var":
         return
     for part in ir[1:]:
         if isinstance(part, list):
             if part and isinstance(part[0], str):
-                expr_deps(part, fn_deps, mod_deps, out, params)
+                expr_deps(part, fn_deps, mod_deps, out, params, covered, origins)
             else:
                 for item in part:
-                    expr_deps(item, fn_deps, mod_deps, out, params)
+                    expr_deps(item, fn_deps, mod_deps, out, params, covered, origins)
         elif isinstance(part, dict):
             for item in part.values():
-                expr_deps(item, fn_deps, mod_deps, out, params)
+                expr_deps(item, fn_deps, mod_deps, out, params, covered, origins)
 
 
 def player_part(zone: str, who, params) -> str:
@@ -102,13 +141,132 @@ def player_part(zone: str, who, params) -> str:
     return "z:" + zone
 
 
+#: the part of some cells of a zone: "cells:<zone>|<the cells, as JSON IR
+#: in which ["arg", i] is the function's parameter i>"
+CELLS = "cells:"
+#: a mark (not a part) that a counter is read on the cards of one player's
+#: zone or of a zone's cells, so that zone's parts cover it: writes of that
+#: counter bump the card's zone and cell (Table.counter_written; function_deps)
+COVERED = "covered:"
+#: what the cells of a cell part may be made of: each is cheap, and reads
+#: nothing of the state (a card's printed cell, the grid's neighbours)
+_CELL_CALLS = {"neighbors", "cell"}
+
+
+def _cells_ir(ir, params):
+    """`ir` (the cells of a `cards_at`) with each parameter written as its
+    position, ["arg", i], if it is one of the forms a stamp reads at once
+    (`State.cellv`): a parameter or a literal cell, the printed cell of a
+    card parameter, or the neighbours of either; else None."""
+    if not isinstance(ir, list) or not ir:
+        return None
+    if ir[0] == "var":
+        return ["arg", params.index(ir[1])] if ir[1] in params else None
+    if ir[0] == "arg":
+        return ir
+    if ir[0] == "lit":
+        return ir if type(ir[1]) is str else None
+    if ir[0] == "call" and ir[1] in _CELL_CALLS and len(ir[2]) == 1 and not ir[3]:
+        inner = _cells_ir(ir[2][0], params)
+        if inner is None or inner[0] == "call" and (ir[1] == "cell" or inner[1] == "neighbors"):
+            return None             # cell(cell(…)) or neighbours of neighbours: not a cell list
+        if ir[1] == "cell" and inner[0] == "lit":
+            return None
+        return ["call", ir[1], [inner], {}]
+    return None
+
+
+def cell_part(ir, params):
+    """For `cards_at(zone, cells)` on a whole shared zone, with cells worked
+    out from the parameters alone (`_cells_ir`), the part of those cells:
+    the function is stale only when a card comes to or leaves one of them,
+    or a counter of a card on one of them changes (`State.cellv`), not when
+    any card of the zone moves.  Else None (the whole zone, as any read)."""
+    cards, cells = (ir[2] + [None, None])[:2]
+    if not (isinstance(cards, list) and cards[:1] == ["cards"] and isinstance(cards[1], list)
+            and cards[1][:1] == ["zone"]):
+        return None
+    where = _cells_ir(cells, params)
+    if where is None:
+        return None
+    return f"{CELLS}{cards[1][1]}|{json.dumps(where, separators=(',', ':'))}"
+
+
+def cells_called(part, args, params):
+    """A callee's cell part, called with `args`: the same cells worked out
+    from our own parameters, or the whole zone when they cannot be."""
+    zone, where = part[len(CELLS):].split("|", 1)
+
+    def put(x):
+        if isinstance(x, list) and x[:1] == ["arg"]:
+            return args[x[1]] if x[1] < len(args) else ["lit", None]
+        if isinstance(x, list):
+            return [put(y) for y in x]
+        return x
+    mine = _cells_ir(put(json.loads(where)), params)
+    if mine is None:
+        return "z:" + zone
+    return f"{CELLS}{zone}|{json.dumps(mine, separators=(',', ':'))}"
+
+
+def cell_origin(it, origins, params):
+    """The zone whose cells the cards of list `it` come from, when `it` is
+    such a `cards_at`, a call of a function that returns such cards
+    (`origins`), or a filter of either; else None."""
+    part = _origin_part(it, origins or {}, params)
+    return None if part is None else part[len(CELLS):].split("|", 1)[0]
+
+
+def _own_zone_list(it, params) -> bool:
+    """`it` is the list of the cards of a player zone of a parameter
+    (`p.claims`: a part of its own, "z:claims@0"), or a filter of it."""
+    if not isinstance(it, list) or not it:
+        return False
+    if it[0] == "cards":
+        return "@" in player_part(it[1][1], it[1][2], params) if it[1][:1] == ["pzone"] else False
+    return it[0] == "comp" and len(it) == 5 and it[1] == ["var", it[2]] and _own_zone_list(it[3], params)
+
+
+def _origin_part(it, origins, params):
+    """The cell part the cards of list `it` come from (see `cell_origin`)."""
+    if not isinstance(it, list) or not it:
+        return None
+    if it[0] == "call" and it[1] == "cards_at":
+        return cell_part(it, params)
+    if it[0] == "fn" and it[1] in origins:
+        part = cells_called(origins[it[1]], it[2] if len(it) > 2 else [], params)
+        return part if part.startswith(CELLS) else None
+    if it[0] == "comp" and len(it) == 5 and it[1] == ["var", it[2]]:
+        return _origin_part(it[3], origins, params)       # some of those cards
+    return None
+
+
+def cell_origins(bodies: dict, params: dict) -> dict:
+    """{function: the cell part (in its parameters) whose cards it returns},
+    for the functions whose body is such a list (`_origin_part`)."""
+    origins: dict = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, body in bodies.items():
+            if name not in origins:
+                part = _origin_part(body, origins, params[name])
+                if part is not None:
+                    origins[name], changed = part, True
+    return origins
+
+
 def _whole(deps: set) -> set:
-    """`deps` without the one-player parts whose whole zone is there too."""
-    return {d for d in deps if "@" not in d or d.split("@")[0] not in deps}
+    """`deps` without the one-player parts and cell parts whose whole zone
+    is there too."""
+    return {d for d in deps
+            if not ((d.startswith("z:") and "@" in d and d.split("@")[0] in deps)
+                    or (d.startswith(CELLS) and "z:" + d[len(CELLS):].split("|")[0] in deps))}
 
 
-def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, dict]:
-    """({function: frozenset of parts}, {modifier: frozenset of parts})."""
+def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, dict, set]:
+    """({function: frozenset of parts}, {modifier: frozenset of parts}, the
+    card counters whose reads a zone's parts cover: see `expr_deps`)."""
     bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
     params = {k[3:]: tuple(v.get("params") or ()) for k, v in code.items() if k.startswith("fn:")}
     modifiers: dict = {}
@@ -120,23 +278,31 @@ def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, di
     base = {"flow:turn_player"} | {"z:" + z for z in active_zones}
     fn_deps = {name: set() for name in bodies}
     mod_deps = {name: set(base) for name in modifiers}
+    origins = cell_origins(bodies, params)
     changed = True
     while changed:
         changed = False
         for name, body in bodies.items():
             out = set(fn_deps[name])
-            expr_deps(body, fn_deps, mod_deps, out, params[name])
+            expr_deps(body, fn_deps, mod_deps, out, params[name], origins=origins)
             out = _whole(out)
             if out != fn_deps[name]:
                 fn_deps[name], changed = out, True
         for name, irs in modifiers.items():
             out = set(mod_deps[name])
             for ir in irs:
-                expr_deps(ir, fn_deps, mod_deps, out)
+                expr_deps(ir, fn_deps, mod_deps, out, origins=origins)
             if out != mod_deps[name]:
                 mod_deps[name], changed = out, True
-    return ({k: frozenset(v) for k, v in fn_deps.items()},
-            {k: frozenset(v) for k, v in mod_deps.items()})
+    # the marks of covered counter reads are not parts: they say which
+    # counters' writes must bump the card's zone (`Game.covered_counters`)
+    marks = {d[len(COVERED):] for deps in list(fn_deps.values()) + list(mod_deps.values())
+             for d in deps if d.startswith(COVERED)}
+
+    def parts(deps):
+        return frozenset(d for d in deps if not d.startswith(COVERED))
+    return ({k: parts(v) for k, v in fn_deps.items()},
+            {k: parts(v) for k, v in mod_deps.items()}, marks)
 
 
 _SIMPLE = {"lit", "var", "pctr", "gctr", "cctr", "cpp", "field", "gattr", "bin", "cmp", "and",

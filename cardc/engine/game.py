@@ -7,7 +7,7 @@ procedures, functions, hooks, card effects and the game flow.
 """
 from __future__ import annotations
 
-from cardc.engine.deps import (FLOW_PARTS, function_deps, impure_functions, recursive_functions,
+from cardc.engine.deps import (CELLS, FLOW_PARTS, function_deps, impure_functions, recursive_functions,
                                simple_functions)
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
@@ -194,12 +194,24 @@ class Game:
     # ------------------------------------------------------------ code
     def _code(self, bundle):
         code = bundle["code"]
+        # per card instance: playable whatever the state (True: no requirement,
+        # or `requires: true`), never (`requires: false`: an asset, a reaction
+        # only), or None (its requirement is checked): most cards of a hand
+        # are one of the first two, and a menu asks about each of them
+        fixed = [True if c.get("requires") in (None, ["lit", True]) else
+                 False if c.get("requires") == ["lit", False] else None for c in self.cards]
+        self.card_play_fixed = [fixed[d] for d in self.card_def]
         self.fn_params = {k[3:]: v["params"] for k, v in code.items() if k.startswith("fn:")}
-        self.fn_deps, self.mod_deps = function_deps(code, self.cards, self.active_zone_ids)
+        self.fn_deps, self.mod_deps, self.covered_counters = function_deps(
+            code, self.cards, self.active_zone_ids)
+        every = [d for deps in list(self.fn_deps.values()) + list(self.mod_deps.values()) for d in deps]
         # every part of the state a function can depend on, at version 0
         self.parts = dict.fromkeys(
-            {d for deps in list(self.fn_deps.values()) + list(self.mod_deps.values())
-             for d in deps if d != "*" and "@" not in d} | {"active", "events"} | set(FLOW_PARTS), 0)
+            {d for d in every if d != "*" and not d.startswith(CELLS) and not (d.startswith("z:") and "@" in d)}
+            | {"active", "events"} | set(FLOW_PARTS), 0)
+        # the shared zones some function reads by cell: their cells have versions of their own
+        self.celled_slots = sorted({self.shared_slot[d[len(CELLS):].split("|")[0]]
+                                    for d in every if d.startswith(CELLS)})
         self.fn_simple = simple_functions(code)
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_impure = impure_functions(self.fn_bodies)

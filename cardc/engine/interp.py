@@ -108,6 +108,8 @@ class Interpreter:
         """Note that the zone at `slot` changed: its zone's part, and the
         slot's own version (`sv`: a function of one player's zone, see deps.py)."""
         if slot >= 0:
+            if slot in self.cellv:
+                self.bump_cells(slot)
             self.sv[slot] += 1
             pv = self.pv
             part = self.slot_parts[slot]

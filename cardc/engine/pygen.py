@@ -19,11 +19,13 @@ executed as Python.
 from __future__ import annotations
 
 import itertools
+import json
+import linecache
 import re
 from contextlib import contextmanager
-import linecache
 
-from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, zone_index
+from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, group_by, zone_index
+from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.total import harmless, risky_parts
 
@@ -266,6 +268,30 @@ class PyGen:
             self.names[key] = (fname, fn)
         return self.names[key][0]
 
+    def _cells_stamp(self, part, args):
+        """The version of some cells of a zone (deps.cell_part), read at once
+        from `State.cellv`: the whole zone's version plus the cell's own
+        (for one cell), or its neighbourhood's (for the neighbours of one).
+        An argument of the wrong kind gives NaN, never equal, so never a hit:
+        the body then fails as it would have."""
+        zone, where = part[len(CELLS):].split("|", 1)
+        slot = self.game.shared_slot[zone]
+        x = json.loads(where)
+        self.ns.setdefault("_NAN", float("nan"))
+        table = 1
+        if x[0] == "call" and x[1] == "neighbors":
+            table, x = 2, x[2][0]
+        if x[0] == "lit":
+            cell, ok = repr(x[1]), "True"
+        elif x[0] == "arg":
+            cell, ok = args[x[1]], f"type({args[x[1]]}) is _str"
+        elif "cell" not in self.game.card_field:   # no printed cells: the body fails, never hits
+            return "_NAN"
+        else:                                   # cell(card)
+            card = args[x[2][0][1]]
+            cell, ok = f"{self.bind(self.game.card_field['cell'], '_F')}[{card}]", f"type({card}) is int"
+        return f"((_cv := st.cellv[{slot}])[0] + _cv[{table}].get({cell}, 0) if {ok} else _NAN)"
+
     def compile_menu(self, items):
         """One function f(st, env, values, unavailable) that finds the
         options a menu offers now: the conditions are written inline, and
@@ -274,21 +300,25 @@ class PyGen:
         someone reads it (each option has a pc of its own)."""
         lines: list = ["    " + Memo.reset(0)]
         memo = Memo(env_reads=True)
-        labels = {}
+        labels, reasons = {}, []
         with self.memo_of(memo):
-            self._menu_lines(items, {}, lines, 1, labels=labels)
+            self._menu_lines(items, {}, lines, 1, labels=labels, reasons=reasons)
         name = self.fresh("_menu")
         body = memo.finish([f"def {name}(st, env, values, unavailable):"] + lines
                            + ["    return None"])
         fn = self.exec_source(name, "\n".join(body) + "\n")
         fn.labels = labels
+        # the labels with a part that could fail, by pc, and whether an option
+        # shown as unavailable has such a label or reason (see ask_menu)
+        fn.risky = {pc: f.risk for pc, f in labels.items() if f.risk is not None}
+        fn.risky_reasons = any(f.risk is not None for f in reasons)
         # labels and reasons that could fail are built at once, even for a bot
         # (see total.py), so that simulation fails exactly where play does
         fn.eager_text = not all(harmless(x, self.game, text=True, safe=safe)
                                 for x, safe in _menu_texts(items))
         return fn
 
-    def _menu_lines(self, items, scope, out, depth, safe=frozenset(), labels=None):
+    def _menu_lines(self, items, scope, out, depth, safe=frozenset(), labels=None, reasons=None):
         pad = "    " * depth
         bindings = "{" + ", ".join(f"{k!r}: {v}" for k, v in scope.items()) + "}"
         for item in items:
@@ -304,7 +334,9 @@ class PyGen:
                     continue
                 out += [f"{pad}if {self.expr(cond, scope)}:"] + add
                 if reason is not None:
-                    why = self.bind(self.build_text(reason, safe), "_why")
+                    because = self.build_text(reason, safe)
+                    reasons += [text, because]
+                    why = self.bind(because, "_why")
                     out += [f"{pad}else:", f"{pad}    unavailable.append(({lab}, {why}, {bindings}))"]
             elif item[0] == "for":
                 _, var, lst, sub = item
@@ -316,7 +348,7 @@ class PyGen:
                 before = len(out)
                 over_cards = isinstance(lst, list) and lst[:1] == ["cards"]
                 self._menu_lines(sub, {**scope, var: local}, out, depth + 1,
-                                 safe | {var} if over_cards else safe - {var}, labels)
+                                 safe | {var} if over_cards else safe - {var}, labels, reasons)
                 self.memo.leave()
                 if len(out) == before:
                     out.append(f"{pad}    pass")
@@ -324,7 +356,7 @@ class PyGen:
                 _, cond, sub = item
                 out.append(f"{pad}if {self.expr(cond, scope)}:")
                 before = len(out)
-                self._menu_lines(sub, scope, out, depth + 1, safe, labels)
+                self._menu_lines(sub, scope, out, depth + 1, safe, labels, reasons)
                 if len(out) == before:
                     out.append(f"{pad}    pass")
             else:
@@ -352,6 +384,7 @@ class PyGen:
         memo = Memo()          # a value the body needs twice is computed once
         with self.memo_of(memo):
             result = self.expr(body, scope)
+        grouped = None if everything or not args else self._grouped(body, params, scope, slot)
         lines = [
             f"def {fname}(st{sig}):",
             f"    # function {name}",
@@ -374,7 +407,13 @@ class PyGen:
             "        pv = st.pv",
             f"        stamp = {stamp}",
             "    " + Memo.reset(0),
-            f"    result = {result}",
+            *([f"    result = {result}"] if grouped is None else [
+              f"    groups = {grouped[0]} if key is not None else None",
+              "    if groups is not None:",
+              f"        result = groups.get({grouped[1]})",
+              "        result = result[:] if result is not None else []",
+              "    else:",
+              f"        result = {result}"]),
             "    if key is not None:",
             # after a clone the caches are shared until one of the two writes
             f"        if st.cown is not None and {slot} not in st.cown: cache = st.own_cache({slot})",
@@ -385,10 +424,36 @@ class PyGen:
             lines[3:3] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
         return self.exec_source(fname, "\n".join(memo.finish(lines)) + "\n")
 
+    def _grouped(self, body, params, scope, slot):
+        """For a body `[t for t in <zone> if t.<counter> == <parameter>]`
+        (ipo's `tiles_of(c)`: the tiles of one company), (the text of the
+        zone's cards grouped by that counter, the parameter's text): one
+        scan of the zone serves every value of the parameter while the
+        function's stamp stands (`group_by`), where each call scanned the
+        zone.  None for any other body."""
+        if not (isinstance(body, list) and len(body) == 5 and body[0] == "comp"
+                and body[1] == ["var", body[2]] and isinstance(body[3], list)
+                and body[3][:1] == ["cards"] and isinstance(body[4], list) and body[4][:2] == ["cmp", "=="]):
+            return None
+        var, zone, (left, right) = body[2], body[3], body[4][2:4]
+        for ctr, key in ((left, right), (right, left)):
+            if (isinstance(ctr, list) and ctr[:1] == ["cctr"] and ctr[2:] == [["var", var]]
+                    and isinstance(key, list) and key[:1] == ["var"] and key[1] in params
+                    and key[1] != var and not any(_mentions_var(zone, p) for p in params)
+                    and ctr[1] in self.game.counters["card"]
+                    and not self.game.counters["card"][ctr[1]].get("per_player")):
+                with self.no_memo():
+                    cards = self.expr(zone, scope)
+                return (f"{self.bind(group_by, '_b')}(st, {slot}, stamp, {cards}, st.cc[{ctr[1]!r}])",
+                        scope[key[1]])
+        return None
+
     def _stamp_term(self, part, args):
         """The version of one part a function reads: a part of the state
         (`pv`), or one player's zone, the zone slot of argument i (`st.sv`,
         see deps.player_part)."""
+        if part.startswith(CELLS):
+            return self._cells_stamp(part, args)
         if "@" not in part:
             return f"pv[{part!r}]"
         zone, i = part[2:].split("@")
@@ -636,9 +701,10 @@ class PyGen:
                 scope.get("this") == "_this":
             return "_owner"         # the modifier's own card: its zone's owner was passed in
         if name == "playable" and len(args) == 1 and trivial(args[0]):
-            # most cards have no requirement: known from one list, no call
+            # most cards have no requirement, or `requires: false`: known from one list, no call
             c = self.expr(args[0], scope)
-            return f"(_game.card_requires[{c}] is None or {self.bind(IMPL[name], '_b')}(st, env, {c}))"
+            fixed = self.bind(self.game.card_play_fixed, "_P")
+            return f"({fixed}[{c}] if {fixed}[{c}] is not None else {self.bind(IMPL[name], '_b')}(st, env, {c}))"
         if name == "has_effect" and len(args) == 1:
             return f"_game.card_has_effect[{self.expr(args[0], scope)}]"
         if name == "neighbors" and len(args) == 1:
@@ -758,6 +824,17 @@ class PyGen:
 
 _UNSET = object()          # a kept value not computed yet
 _PLACEHOLDER = re.compile("\x00M(_m\\d+)\x00")
+
+
+def _mentions_var(ir, name) -> bool:
+    """Does `ir` read the variable `name` anywhere inside?"""
+    if isinstance(ir, list):
+        if len(ir) == 2 and ir[0] == "var" and ir[1] == name:
+            return True
+        return any(_mentions_var(x, name) for x in ir)
+    if isinstance(ir, dict):
+        return any(_mentions_var(x, name) for x in ir.values())
+    return False
 
 
 def _mentions(ir, builtin, functions) -> bool:

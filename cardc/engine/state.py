@@ -70,6 +70,7 @@ class State(Interpreter, Asking, Table):
         st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
         st.cown = None                        # None: every cache is this state's own
         st.sv = [0] * len(st.zones)
+        st.cellv, st.cv_shared = new_cell_versions(game), False
         st.mods = None
         if run:
             st.run()
@@ -106,6 +107,9 @@ class State(Interpreter, Asking, Table):
         # the clone starts with the same versions, so the cached function
         # values stay valid for it (a copy: the two states diverge from here)
         st.version, st.pv, st.sv = self.version, dict(self.pv), self.sv[:]
+        # the cells' versions too are shared until one of the two writes (bump_cell)
+        st.cellv = self.cellv
+        st.cv_shared = self.cv_shared = bool(self.cellv)
         # the caches too are shared until one of the two writes (own_cache)
         st.cache = self.cache[:]
         st.cown, self.cown = set(), set()
@@ -286,6 +290,7 @@ class State(Interpreter, Asking, Table):
             st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
             st.cown = None                        # None: every cache is this state's own
             st.sv = [0] * len(st.zones)
+            st.cellv, st.cv_shared = new_cell_versions(game), False
             st.mods = None
             _check_cards(st)
             return st
@@ -335,6 +340,13 @@ class NoCache(dict):
 
     def copy(self):
         return NoCache()
+
+
+def new_cell_versions(game):
+    """{slot: [the whole zone's version, {cell: its version}, {cell: the
+    version of its neighbours}]} of the shared zones whose cards some
+    function reads by cell (deps.cell_part, Table.bump_cell)."""
+    return {slot: [0, {}, {}] for slot in game.celled_slots}
 
 
 def new_cache(game):

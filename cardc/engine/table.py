@@ -66,6 +66,51 @@ class Table:
             self.zones[slot] = self.zones[slot][:]
         return self.zones[slot]
 
+    def bump_cell(self, slot, c):
+        """Card `c` came to, left, or had a counter change on its cell of the
+        zone at `slot`, a zone some function reads by cell (`State.cellv`,
+        deps.cell_part): the cell's version moves on, and so does that of
+        each cell it neighbours.  After a clone the versions are shared
+        until one of the two writes."""
+        if self.cv_shared:
+            self._own_cell_versions()
+        cells = self.game.card_field.get("cell")
+        cell = cells[c] if cells is not None else None
+        v = self.cellv[slot]
+        if cell is None:            # a card off the grid: count it as a change to the whole zone
+            v[0] += 1
+            return
+        mine, near = v[1], v[2]
+        mine[cell] = mine.get(cell, 0) + 1
+        for x in self.game.grid_neighbors.get(cell, ()):
+            near[x] = near.get(x, 0) + 1
+
+    def bump_cells(self, slot=None):
+        """Everything on the zone at `slot` (every zone read by cell, for
+        None) may have changed: the whole zone's version moves on."""
+        if self.cv_shared:
+            self._own_cell_versions()
+        for s in (self.cellv if slot is None else (slot,)):
+            self.cellv[s][0] += 1
+
+    def _own_cell_versions(self):
+        self.cellv = {k: [v[0], dict(v[1]), dict(v[2])] for k, v in self.cellv.items()}
+        self.cv_shared = False
+
+    def counter_written(self, c):
+        """A counter that some function reads on the cards of a zone's cells
+        changed on `c` (deps.cell_part): the card's cell, and the card's zone
+        as a whole (a function that also reads the whole zone may keep only
+        that part, deps._whole), count as changed."""
+        slot = self.loc[c]
+        if slot >= 0:
+            self.sv[slot] += 1
+            pv = self.pv
+            part = self.slot_parts[slot]
+            pv[part] = pv.get(part, 0) + 1
+            if slot in self.cellv:
+                self.bump_cell(slot, c)
+
     def start_tracking(self):
         """Count, per card definition, how often it is resolved and how often
         it enters each zone: the raw data of card-usage reports."""
@@ -90,6 +135,11 @@ class Table:
                 pv["active"] = pv.get("active", 0) + 1
         else:
             self._take(c)
+        if self.cellv:          # a zone some function reads by cell: the card's cell moved on
+            if here in self.cellv:
+                self.bump_cell(here, c)
+            if slot in self.cellv:
+                self.bump_cell(slot, c)
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
         part = self.slot_parts[slot]
         pv[part] = pv.get(part, 0) + 1
@@ -113,6 +163,8 @@ class Table:
                 dest.insert(at, a)
                 self.loc[a] = slot
                 at += 1
+                if slot in self.cellv:
+                    self.bump_cell(slot, a)
             if self.slot_active[slot]:
                 pv["active"] = pv.get("active", 0) + 1
 
@@ -130,6 +182,9 @@ class Table:
                 self.move(c, slot, place)
             return
         game, k = self.game, len(cards)
+        if src in self.cellv or slot in self.cellv:
+            for s in {src, slot} & self.cellv.keys():
+                self.bump_cells(s)
         if self.track is not None:
             enter, ids = self.track["enter"], game.card_field["id"]
             into = ">" + game.slot_decl(self, slot)["id"]
@@ -263,46 +318,12 @@ class Table:
         is for the card itself."""
         d = self.clone()
         game = self.game
-        start = game.card_start
-        shown = {c for c, seen in d.revealed.items() if p in seen}     # revealed to p
-        under = d.under
-        # back -> (places: [(slot, positions)], cards), in slot order; a
-        # place under a host is (ATTACHED, (host, index)), after the zones
-        groups: dict = {}
-        hidden = game.hidden_slots(d.n, p)
-        for slot in hidden:
-            zone = d.zones[slot]
-            if not zone:
-                continue
-            backs = [start[c] for c in zone]
-            if backs.count(backs[0]) == len(backs) and shown.isdisjoint(zone):
-                # the usual case: a deck or a hand of one back, nothing shown
-                places, cards = groups.setdefault(backs[0], ([], []))
-                places.append((slot, range(len(zone))))
-                cards.extend(zone)
-                continue
-            # a zone of several backs: its places of each back, in zone order
-            # (as one place each, in that order, they would be filled the same)
-            by_back: dict = {}
-            for i, c in enumerate(zone):
-                if c not in shown:
-                    by_back.setdefault(backs[i], []).append(i)
-            for back, positions in by_back.items():
-                places, cards = groups.setdefault(back, ([], []))
-                places.append((slot, positions))
-                cards.extend([zone[i] for i in positions])
-        piled = bool(under) and _attached_places(d, hidden, shown, groups)
+        shown, hidden, groups, piled, plan, names = _guess_plan(self, p)
         touched = set()
         loc = d.loc
         moved = {}                      # real card -> the imagined card in its place
-        plan = _unseen_plan(self, p, groups)
-        # what names a real card by its id: frame locals, pending events,
-        # card-valued counters, attachments, reveals to others
-        names = (plan[0] or plan[1] or piled or d.revealed.keys() - shown
-                 or any(fr.code.cards for fr in d.stack))
-        for back in sorted(groups):
-            places, real = groups[back]          # the real cards, in place order
-            cards = _permuted(sorted(real), rnd)
+        for places, real, ordered in groups:
+            cards = _permuted(ordered, rnd)
             if names:
                 moved.update({was: c for was, c in zip(real, cards) if c != was})
             k = 0
@@ -349,6 +370,58 @@ class Table:
         for slot in touched:
             d.touch_slot(slot)
         return d
+
+
+def _guess_plan(st, p) -> tuple:
+    """What `determinized` shuffles, worked out from `st` and the seat alone:
+    (the cards revealed to `p`, the slots `p` cannot see, [(places, the real
+    cards in place order, the same cards sorted: the order they are shuffled
+    from)] one per back in back order, whether unseen cards hold attachments,
+    `_unseen_plan`, whether anything names a real card by its id).  A search
+    imagines many worlds of one decision, so it is kept on `st` while its
+    versions stand still (as `_unseen_plan` is), and only the shuffle itself
+    is done per guess."""
+    key = (p, st.version, sum(st.pv.values()), len(st.events))
+    hit = st.__dict__.get("_guess_plan")
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    start = st.game.card_start
+    shown = {c for c, seen in st.revealed.items() if p in seen}     # revealed to p
+    # back -> (places: [(slot, positions)], cards), in slot order; a
+    # place under a host is (ATTACHED, (host, index)), after the zones
+    groups: dict = {}
+    hidden = st.game.hidden_slots(st.n, p)
+    for slot in hidden:
+        zone = st.zones[slot]
+        if not zone:
+            continue
+        backs = [start[c] for c in zone]
+        if backs.count(backs[0]) == len(backs) and shown.isdisjoint(zone):
+            # the usual case: a deck or a hand of one back, nothing shown
+            places, cards = groups.setdefault(backs[0], ([], []))
+            places.append((slot, range(len(zone))))
+            cards.extend(zone)
+            continue
+        # a zone of several backs: its places of each back, in zone order
+        # (as one place each, in that order, they would be filled the same)
+        by_back: dict = {}
+        for i, c in enumerate(zone):
+            if c not in shown:
+                by_back.setdefault(backs[i], []).append(i)
+        for back, positions in by_back.items():
+            places, cards = groups.setdefault(back, ([], []))
+            places.append((slot, positions))
+            cards.extend([zone[i] for i in positions])
+    piled = bool(st.under) and _attached_places(st, hidden, shown, groups)
+    plan = _unseen_plan(st, p, groups)
+    # what names a real card by its id: frame locals, pending events,
+    # card-valued counters, attachments, reveals to others
+    names = bool(plan[0] or plan[1] or piled or st.revealed.keys() - shown
+                 or any(fr.code.cards for fr in st.stack))
+    ordered = [(places, real, sorted(real)) for _, (places, real) in sorted(groups.items())]
+    out = (shown, hidden, ordered, piled, plan, names)
+    st.__dict__["_guess_plan"] = (key, out)
+    return out
 
 
 def _attached_places(d, hidden, shown, groups):
@@ -497,6 +570,8 @@ def _imagine_names(d, moved, plan):
             d.cc[name] = v
             d.cc_own.add(name)
         d.touch(scope + ":" + name)
+        if scope == "c" and name in d.game.covered_counters:
+            d.bump_cells()
     if d.revealed and not moved.keys().isdisjoint(d.revealed):
         d.revealed = {get(c, c): seen for c, seen in d.revealed.items()}
 
@@ -534,6 +609,8 @@ def _start_card_counters(d, marks):
             for c in cards:
                 values[c] = s
         d.touch("c:" + name)
+        if name in d.game.covered_counters:
+            d.bump_cells()
 
 
 def _remap_locals(stack, moved):
