@@ -75,8 +75,9 @@ DEFAULT_FOLLOW = 0
 #: moves below the tree: 0 random; k > 0 the best for the mover (by `eval`,
 #: one step ahead) of k options drawn at random (all of them if fewer)
 PLAYOUT = int(os.environ.get("CARDC_MCTS_PLAYOUT", "0"))
-TURN_DISCOUNT = int(os.environ.get("CARDC_MCTS_DISC", "1"))
+TURN_DISCOUNT = int(os.environ.get("CARDC_MCTS_DISC", "0"))
 CENTER = int(os.environ.get("CARDC_MCTS_CENTER", "0"))
+TURNS = int(os.environ.get("CARDC_MCTS_TURNS", "1"))
 
 #: iterations per guessed world: a guess costs several times a copy of one,
 #: so each guess is searched a few times (OpenSpiel's `max_world_samples`)
@@ -150,7 +151,7 @@ class MCTSAgent(Agent):
         node, path, steps = root, [], 0
         turn = world.turn if has_eval else None
         while True:
-            if world.terminal or (turn is not None and world.turn != turn) or steps >= depth:
+            if world.terminal or (turn is not None and world.turn - turn >= TURNS) or steps >= depth:
                 values = self._values(world)
                 break
             n = world.n_actions
@@ -215,7 +216,7 @@ class MCTSAgent(Agent):
         the game), `left` decisions at most: the values where it stopped and
         the decisions it took."""
         rnd, start = self.rng, left
-        while left > 0 and not world.terminal and (turn is None or world.turn == turn):
+        while left > 0 and not world.terminal and (turn is None or world.turn - turn < TURNS):
             n = world.n_actions
             if n == 0:                      # stopped at a menu by a `last` step
                 break
