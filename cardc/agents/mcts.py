@@ -49,9 +49,8 @@ cannot tell apart and never acts on a card it cannot see.
 from __future__ import annotations
 
 import math
-import os
 
-from cardc.agents.basic import Agent, _score, follow_through
+from cardc.agents.basic import Agent, follow_through
 
 #: iterations per decision, and the most decisions an iteration plays from
 #: the root before it is scored (the end of the turn comes first in every
@@ -71,13 +70,6 @@ DISCOUNT = 0.98
 #: world steps a leaf's action may spend on its follow-up decisions before
 #: the leaf is scored (`mcts:ITER:DEPTH:FOLLOW`; 0: scored at once)
 DEFAULT_FOLLOW = 0
-
-#: moves below the tree: 0 random; k > 0 the best for the mover (by `eval`,
-#: one step ahead) of k options drawn at random (all of them if fewer)
-PLAYOUT = int(os.environ.get("CARDC_MCTS_PLAYOUT", "0"))
-TURN_DISCOUNT = int(os.environ.get("CARDC_MCTS_DISC", "0"))
-CENTER = int(os.environ.get("CARDC_MCTS_CENTER", "0"))
-TURNS = int(os.environ.get("CARDC_MCTS_TURNS", "1"))
 
 #: iterations per guessed world: a guess costs several times a copy of one,
 #: so each guess is searched a few times (OpenSpiel's `max_world_samples`)
@@ -117,9 +109,6 @@ class MCTSAgent(Agent):
         rnd = self.rng
         if self.scale is None:
             self.scale = self._first_scale(view.resample(rnd))
-        self._center = None
-        if CENTER:
-            self._center = self._margins_of(view.resample(rnd))
         self._margins, self._leaves = 0.0, 0
         worlds = []
         for i in range(self.iterations):
@@ -151,7 +140,7 @@ class MCTSAgent(Agent):
         node, path, steps = root, [], 0
         turn = world.turn if has_eval else None
         while True:
-            if world.terminal or (turn is not None and world.turn - turn >= TURNS) or steps >= depth:
+            if world.terminal or (turn is not None and world.turn != turn) or steps >= depth:
                 values = self._values(world)
                 break
             n = world.n_actions
@@ -187,7 +176,9 @@ class MCTSAgent(Agent):
             path.append((node, p))
             steps += 1
             world = self._step(world, best, steps >= depth)
-        discount = DISCOUNT ** steps if (turn is None or TURN_DISCOUNT) else 1.0
+        # a leaf at the end of the turn is not discounted: every one sits at
+        # the same point (a game played out: a sooner win is a surer win)
+        discount = DISCOUNT ** steps if turn is None else 1.0
         for child, p in path:
             child.visits += 1
             child.total += 0.5 + (values[p] - 0.5) * discount
@@ -216,7 +207,7 @@ class MCTSAgent(Agent):
         the game), `left` decisions at most: the values where it stopped and
         the decisions it took."""
         rnd, start = self.rng, left
-        while left > 0 and not world.terminal and (turn is None or world.turn - turn < TURNS):
+        while left > 0 and not world.terminal and (turn is None or world.turn == turn):
             n = world.n_actions
             if n == 0:                      # stopped at a menu by a `last` step
                 break
@@ -224,25 +215,8 @@ class MCTSAgent(Agent):
                 world.apply(0)
                 continue
             left -= 1
-            if PLAYOUT and turn is not None:
-                world = self._greedy_step(world, n, PLAYOUT)
-            else:
-                world.apply(rnd.randrange(n), last=left == 0)
+            world.apply(rnd.randrange(n), last=left == 0)
         return self._values(world), start - left
-
-    def _greedy_step(self, world, n: int, k: int):
-        """The best for the mover, one step ahead by `eval`, of k of its n
-        options drawn at random (all of them when n <= k)."""
-        p = world.player
-        options = range(n) if n <= k else self.rng.sample(range(n), k)
-        best, best_value = None, None
-        for b in options:
-            w = world.clone()
-            w.apply(b)
-            value = _score(w, p)
-            if best_value is None or value > best_value:
-                best, best_value = w, value
-        return best
 
     # ------------------------------------------------------------ values
     def _values(self, world) -> list:
@@ -254,24 +228,13 @@ class MCTSAgent(Agent):
             return [share if p in winners else 0.0 for p in range(players)]
         evals = [world.evaluate(p) for p in range(players)]
         scale = self.scale
-        center = self._center
         out = []
         for p in range(players):
             margin = evals[p] - max(evals[q] for q in range(players) if q != p)
-            if center is not None:
-                margin -= center[p]
             self._margins += abs(margin)
             out.append(0.5 + POSITION_RANGE * math.tanh(margin / scale))
         self._leaves += players
         return out
-
-    @staticmethod
-    def _margins_of(world) -> list:
-        """Each seat's eval margin over its best rival in `world`."""
-        if world.terminal:
-            return [0.0] * world.players
-        evals = [world.evaluate(p) for p in range(world.players)]
-        return [evals[p] - max(evals[q] for q in range(len(evals)) if q != p) for p in range(len(evals))]
 
     @staticmethod
     def _first_scale(world) -> float:
