@@ -98,10 +98,11 @@ class Table:
         self.cv_shared = False
 
     def counter_written(self, c):
-        """A counter that some function reads on the cards of a zone's cells
-        changed on `c` (deps.cell_part): the card's cell, and the card's zone
-        as a whole (a function that also reads the whole zone may keep only
-        that part, deps._whole), count as changed."""
+        """A counter that some function reads on the cards of one player's
+        zone or of some cells (`Game.covered_counters`, see deps.py) changed
+        on `c`: the card's zone slot and zone, and its cell, count as changed
+        (a function that also reads the whole zone keeps only that part,
+        deps._whole, so the zone's own version must move too)."""
         slot = self.loc[c]
         if slot >= 0:
             self.sv[slot] += 1
