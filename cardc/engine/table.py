@@ -50,8 +50,11 @@ class Table:
         if slot == ATTACHED:
             self.touch(ATTACHMENTS)
             h = self.host.pop(c)
-            self.under[h].remove(c)
-            if not self.under[h]:
+            # a new list, never the old one changed: clones share these lists
+            rest = [a for a in self.under[h] if a != c]
+            if rest:
+                self.under[h] = rest
+            else:
                 del self.under[h]
         elif slot >= 0:
             self.own_zone(slot).remove(c)
@@ -261,7 +264,7 @@ class Table:
         self.revealed.pop(c, None)
         self.loc[c] = ATTACHED
         self.host[c] = h
-        self.under.setdefault(h, []).append(c)
+        self.under[h] = self.under.get(h, []) + [c]     # a new list: clones share these lists
 
     def detach(self, c):
         if self.loc[c] != ATTACHED:
