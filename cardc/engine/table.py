@@ -51,7 +51,8 @@ class Table:
             self.touch(ATTACHMENTS)
             h = self.host.pop(c)
             # a new list, never the old one changed: clones share these lists
-            rest = [a for a in self.under[h] if a != c]
+            rest = self.under[h][:]
+            rest.remove(c)
             if rest:
                 self.under[h] = rest
             else:
@@ -264,7 +265,8 @@ class Table:
         self.revealed.pop(c, None)
         self.loc[c] = ATTACHED
         self.host[c] = h
-        self.under[h] = self.under.get(h, []) + [c]     # a new list: clones share these lists
+        was = self.under.get(h)
+        self.under[h] = was + [c] if was else [c]       # a new list: clones share these lists
 
     def detach(self, c):
         if self.loc[c] != ATTACHED:
