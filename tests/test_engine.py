@@ -445,3 +445,21 @@ def test_a_menu_text_that_fails_fails_for_a_bot_too(game_copy, where):
     with pytest.raises(EngineFault, match="division by zero"):
         for seed in range(20):
             play_out(game.new_state(2, seed=seed), seed)
+
+
+def test_a_clone_and_its_original_attach_and_detach_on_their_own():
+    """A clone shares the lists of attached cards with its original (they
+    are replaced, never changed in place), so an attach or a detach in one
+    never shows in the other."""
+    from cardc.project import load_bundle
+    game = Game(load_bundle("unicorn"))
+    st = game.new_state(3, seed=0)
+    a, b, c = st.zones[game.slot(st, "draw", None)][:3]
+    st.attach(b, a)
+    copy = st.clone()
+    copy.attach(c, a)
+    assert st.under[a] == [b] and copy.under[a] == [b, c]
+    st.detach(b)
+    assert a not in st.under and copy.under[a] == [b, c]
+    copy.detach(c)
+    assert copy.under[a] == [b] and copy.host == {b: a} and st.host == {}

@@ -83,7 +83,8 @@ class State(Interpreter, Asking, Table):
         st.zowned, self.zowned = set(), set()
         st.loc = self.loc[:]
         st.host = dict(self.host)
-        st.under = {k: v[:] for k, v in self.under.items()}
+        # the lists of attached cards are shared: they are replaced, never changed in place
+        st.under = dict(self.under)
         st.revealed = {k: v[:] for k, v in self.revealed.items()}
         st.g = dict(self.g)
         st.pc = {k: v[:] for k, v in self.pc.items()}

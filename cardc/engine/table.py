@@ -50,8 +50,12 @@ class Table:
         if slot == ATTACHED:
             self.touch(ATTACHMENTS)
             h = self.host.pop(c)
-            self.under[h].remove(c)
-            if not self.under[h]:
+            # a new list, never the old one changed: clones share these lists
+            rest = self.under[h][:]
+            rest.remove(c)
+            if rest:
+                self.under[h] = rest
+            else:
                 del self.under[h]
         elif slot >= 0:
             self.own_zone(slot).remove(c)
@@ -98,10 +102,11 @@ class Table:
         self.cv_shared = False
 
     def counter_written(self, c):
-        """A counter that some function reads on the cards of a zone's cells
-        changed on `c` (deps.cell_part): the card's cell, and the card's zone
-        as a whole (a function that also reads the whole zone may keep only
-        that part, deps._whole), count as changed."""
+        """A counter that some function reads on the cards of one player's
+        zone or of some cells (`Game.covered_counters`, see deps.py) changed
+        on `c`: the card's zone slot and zone, and its cell, count as changed
+        (a function that also reads the whole zone keeps only that part,
+        deps._whole, so the zone's own version must move too)."""
         slot = self.loc[c]
         if slot >= 0:
             self.sv[slot] += 1
@@ -260,7 +265,8 @@ class Table:
         self.revealed.pop(c, None)
         self.loc[c] = ATTACHED
         self.host[c] = h
-        self.under.setdefault(h, []).append(c)
+        was = self.under.get(h)
+        self.under[h] = was + [c] if was else [c]       # a new list: clones share these lists
 
     def detach(self, c):
         if self.loc[c] != ATTACHED:
