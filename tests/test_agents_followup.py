@@ -123,11 +123,32 @@ def test_the_look_ahead_spends_at_most_its_steps_per_option(monkeypatch):
 
 
 def test_mcts_with_follow_scores_its_leaves_after_their_actions_follow_ups():
-    """Two iterations expand each first move once: scored at once, the raid's
-    leaf is its cost (-1) and the point wins; scored after the vault pick
-    (`mcts:2:6:8`), the raid's leaf is +2."""
+    """Two iterations expand each first move once.  Cut after one decision
+    (`mcts:2:1`), the raid's leaf is its cost (-1) and the point wins; cut
+    there but scored after the vault pick (`mcts:2:1:8`), the raid's leaf is
+    +2."""
     game = built_game(FOLLOWUP)
     for seed in range(5):
-        assert first_turn(game, "mcts:2", seed) == ["Take 1 point"]
-        assert first_turn(game, "mcts:2:6:8", seed) == ["Raid the vaults (costs 1 point)",
+        assert first_turn(game, "mcts:2:1", seed) == ["Take 1 point"]
+        assert first_turn(game, "mcts:2:1:8", seed) == ["Raid the vaults (costs 1 point)",
                                                        "The gold vault (3 points)"]
+
+
+def test_mcts_scores_at_the_end_of_the_turn_so_it_raids_and_takes_the_gold():
+    """By default an iteration is scored once the turn is over, so the raid is
+    judged with its vault picked, never at its cost alone (200 iterations:
+    with 40 a first raid into the empty vault can leave it unvisited)."""
+    game = built_game(FOLLOWUP)
+    for seed in range(5):
+        assert first_turn(game, "mcts:200", seed) == ["Raid the vaults (costs 1 point)",
+                                                     "The gold vault (3 points)"]
+
+
+def test_mcts_searches_the_rivals_answer_inside_its_turn(game_copy):
+    """With the alarm the rival's answer comes inside the raider's turn: the
+    tree searches it as the rival's own choice (it always sounds the alarm),
+    so the raid nets -1 and mcts takes the point."""
+    folder = game_copy(FOLLOWUP, {"game.yaml": [("  alarm: 0 ", "  alarm: 1 ")]})
+    game = built_game(folder)
+    for seed in range(5):
+        assert first_turn(game, "mcts:200", seed) == ["Take 1 point"]

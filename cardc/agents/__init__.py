@@ -1,9 +1,9 @@
 """Players that are not people: each picks an action from what its seat may
 see (a SeatView, cardc/agents/view.py).  `make_agent(spec, seed)` builds one
 from its name, with settings after colons: `mcts:400` is mcts with 400
-iterations per decision, `mcts:400:12` also lets its tree grow 12
-decisions deep (`mcts:400:12:8` also scores its leaves after 8 steps of
-their action's follow-ups); `greedy:8` caps greedy's look-ahead through an
+iterations per decision, `mcts:400:12` also cuts an iteration after 12
+decisions, if its turn is not over first (`mcts:400:12:8` also scores a
+leaf so cut after 8 steps of its action's follow-ups); `greedy:8` caps greedy's look-ahead through an
 action at 8 steps an option (`greedy:1`: one step ahead)."""
 from cardc.agents.basic import GreedyAgent, RandomAgent
 from cardc.agents.human import HumanAgent

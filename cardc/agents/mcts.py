@@ -12,25 +12,41 @@ cannot tell apart and never acts on a card it cannot see.
   how often its parent was visited (Cowling's availability count).
 * Each player picks, inside the tree, what is best for itself (UCB1 on its
   own values): opponents are searched as players, not as chance.
-* When the game has an `eval`, the position a new leaf reaches is scored at
-  once with it (ROLLOUT = 0: no random moves below the tree), and the tree
-  itself stops growing after `depth` decisions (forced moves not counted).
-  Random moves before the score only add noise: on startup, mcts:200 against
-  greedy won 65/100 with random rollouts to depth 6 and 28/40 without, and
-  the saved work buys more iterations (mcts:400 without rollouts: 36/40).
+* When the game has an `eval`, every iteration is scored at one kind of
+  point: once the turn the root decision is asked in is over.  Below the new
+  leaf the rest of that turn is played by random moves (`depth` decisions at
+  most from the root, 40 by default: every shipped turn ends first), then
+  `eval` scores where it stopped.  So every leaf is compared with every
+  other at the same point of the game, with the turn's own choices
+  (a card's target, the shares of a buy) and the rivals' answers inside it
+  played.  Why: scored at once after the tree's last move, as before, a
+  leaf sat after one's own move at one depth and after a rival's at the
+  next, or halfway through a turn (its cost paid, its gain a question
+  away), and those margins do not compare.  More search made it worse: at
+  ipo mcts:50 beat mcts (300) 65% of 20 games.  Against greedy, the same 20
+  games (seed 1): ipo 30% scored at once, 85% at the turn's end; startup
+  75% and 70%.  Tried and left (with the old discount below, ipo 75% and
+  startup 45% without them): a one-step greedy policy below the tree
+  instead of random moves (ipo 65%, 1.8x the time; startup 50%); scoring
+  after three turns at unicorn (a round at 3 players: 34% against 40%,
+  90 games).
   A game without an `eval` is played out to its end by random moves.
 * A position's value for seat p is 1 for a win, 0 for a loss (1/k each for
   a win shared by k), and otherwise 0.5 + 0.4 tanh(margin / scale), where
   margin is p's eval minus the best rival's and scale is the typical margin
   this agent has seen so far: scale-free, so one constant of exploration fits
-  every game.  Each decision between the root and the result shrinks it
-  towards 0.5 by 2% (DISCOUNT): a sooner win is a surer win.
-* `mcts:ITER:DEPTH:FOLLOW` (FOLLOW > 0) scores a leaf only after the
-  follow-up decisions its action sets off (greedy's `follow_through`, at
-  most FOLLOW world steps).  Off by default: at unicorn (3p, one seat
-  against two greedy, 90 games) it won 42.2% against 40.0%, at ipo 55%
-  against 60% (20 games), within noise, for 10-35% more time; the tree
-  already plays follow-ups as its own nodes.
+  every game.  A leaf at the end of the turn is taken as it is: every one
+  sits at the same point.  (Shrunk towards 0.5 by 2% a decision, as before,
+  a line that played more of its turn was worth less for that alone, which
+  is likely why mcts at startup then won 45% against greedy; 70% without,
+  and ipo 75% -> 85%, the same 20 games.)  In a
+  game played out to its end each decision between the root and the result
+  shrinks it by 2% (DISCOUNT): a sooner win is a surer win.
+* `mcts:ITER:DEPTH:FOLLOW`: DEPTH caps the decisions an iteration plays
+  (`mcts:300:6`, the old default spec, cuts a long turn after 6 and scores
+  it there); FOLLOW > 0 scores a leaf cut so only after the follow-up
+  decisions its action sets off (greedy's `follow_through`, at most FOLLOW
+  world steps).
 * Each guessed world is searched ITERATIONS_PER_WORLD times on average (a
   copy is far cheaper than a guess); iteration i plays on guess i/4 first,
   then on a copy of a guess drawn at random among those made so far.
@@ -45,10 +61,11 @@ import math
 
 from cardc.agents.basic import Agent, follow_through
 
-#: iterations per decision and the depth of the tree, by default (300: the
-#: most that stays under 0.25 CPU s a decision on every shipped game)
+#: iterations per decision, and the most decisions an iteration plays from
+#: the root before it is scored (the end of the turn comes first in every
+#: shipped game), by default
 DEFAULT_ITERATIONS = 300
-DEFAULT_DEPTH = 6
+DEFAULT_DEPTH = 40
 #: exploration constant of UCB1 on values in [0, 1]
 EXPLORATION = 0.5
 #: a game without `eval` is played out, but never for more than this many decisions
@@ -59,10 +76,6 @@ POSITION_RANGE = 0.4
 #: each decision between now and a result shrinks it towards 0.5 by this
 #: factor: a win now is worth more than the same win three moves later
 DISCOUNT = 0.98
-#: random decisions at most below the tree before a position is scored by
-#: `eval` (a game without `eval` is always played out)
-ROLLOUT = 0
-
 #: world steps a leaf's action may spend on its follow-up decisions before
 #: the leaf is scored (`mcts:ITER:DEPTH:FOLLOW`; 0: scored at once)
 DEFAULT_FOLLOW = 0
@@ -93,7 +106,6 @@ class MCTSAgent(Agent):
         super().__init__(seed)
         self.iterations, self.depth, self.c = iterations, depth, exploration
         self.follow = follow
-        self.rollout = ROLLOUT
         self.scale = None                       # the typical eval margin, learnt as it plays
         self._margins, self._leaves = 0.0, 0
 
@@ -102,7 +114,6 @@ class MCTSAgent(Agent):
         if n == 1:
             return 0
         depth = self.depth if view.has_eval else PLAYOUT_LIMIT
-        rollout = self.rollout if view.has_eval else PLAYOUT_LIMIT
         root = Node()
         rnd = self.rng
         if self.scale is None:
@@ -115,7 +126,7 @@ class MCTSAgent(Agent):
                 world = worlds[-1].clone()
             else:
                 world = worlds[rnd.randrange(len(worlds))].clone()
-            self._iterate(root, world, depth, rollout)
+            self._iterate(root, world, depth, view.has_eval)
         if self._leaves:
             # follow the margins of this game as they grow
             self.scale = max(1.0, 0.5 * self.scale + 0.5 * self._margins / self._leaves)
@@ -129,14 +140,16 @@ class MCTSAgent(Agent):
         return best
 
     # ------------------------------------------------------------ one iteration
-    def _iterate(self, root: Node, world, depth: int, rollout: int) -> None:
+    def _iterate(self, root: Node, world, depth: int, has_eval: bool) -> None:
+        """Down the tree by UCB1, one new node, then random moves until the
+        turn the root decision is asked in is over (to the end of the game
+        when the game has no `eval`; `depth` decisions at most), and back up
+        with the values of where it stopped."""
         rnd, c = self.rng, self.c
         node, path, steps = root, [], 0
+        turn = world.turn if has_eval else None
         while True:
-            if world.terminal:
-                values = self._values(world)
-                break
-            if steps >= depth:
+            if world.terminal or (turn is not None and world.turn != turn) or steps >= depth:
                 values = self._values(world)
                 break
             n = world.n_actions
@@ -158,12 +171,8 @@ class MCTSAgent(Agent):
                 child.avail = 1
                 path.append((child, p))
                 steps += 1
-                left = min(depth - steps, rollout)
-                if left <= 0 and self.follow:
-                    world = self._last_step(world, a)
-                else:
-                    world.apply(a, last=left <= 0)      # scored at once: no menu needed
-                values, used = self._rollout(world, left)
+                world = self._step(world, a, steps >= depth)
+                values, used = self._playout(world, turn, depth - steps)
                 steps += used
                 break
             best, best_u = None, -1.0
@@ -175,14 +184,22 @@ class MCTSAgent(Agent):
             node = children[(p, best)]
             path.append((node, p))
             steps += 1
-            if steps >= depth and self.follow:
-                world = self._last_step(world, best)
-            else:
-                world.apply(best, last=steps >= depth)
-        discount = DISCOUNT ** steps
+            world = self._step(world, best, steps >= depth)
+        # a leaf at the end of the turn is not discounted: every one sits at
+        # the same point (a game played out: a sooner win is a surer win)
+        discount = DISCOUNT ** steps if turn is None else 1.0
         for child, p in path:
             child.visits += 1
             child.total += 0.5 + (values[p] - 0.5) * discount
+
+    def _step(self, world, action: int, last: bool):
+        """`action` taken; on the last decision an iteration may take, the
+        engine need not work out the next menu (and with FOLLOW the action's
+        follow-ups are played first)."""
+        if last and self.follow:
+            return self._last_step(world, action)
+        world.apply(action, last=last)
+        return world
 
     def _last_step(self, world, action: int):
         """The world a leaf is scored on: `action` taken, then the follow-up
@@ -194,11 +211,12 @@ class MCTSAgent(Agent):
         world.apply(action, last=True)
         return follow_through(world, root, [self.follow - 1])
 
-    def _rollout(self, world, left: int) -> tuple[list, int]:
-        """Random play for `left` more decisions (or to the end): the values
-        and the decisions it took."""
+    def _playout(self, world, turn, left: int) -> tuple[list, int]:
+        """Random moves while the turn is still `turn` (None: to the end of
+        the game), `left` decisions at most: the values where it stopped and
+        the decisions it took."""
         rnd, start = self.rng, left
-        while left > 0 and not world.terminal:
+        while left > 0 and not world.terminal and (turn is None or world.turn == turn):
             n = world.n_actions
             if n == 0:                      # stopped at a menu by a `last` step
                 break

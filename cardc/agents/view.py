@@ -102,6 +102,11 @@ class World:
         return self._st.terminal
 
     @property
+    def turn(self) -> int:
+        """The game's turn counter."""
+        return self._st.turn
+
+    @property
     def player(self) -> int:
         """Who decides now (meaningless once terminal)."""
         return self._st.pending.player
