@@ -13,7 +13,7 @@ function that reads something harder to track (where a card is, what is
 revealed, randomness) depends on "*": any change at all.
 
 A card counter read on the cards of one player's zone or of some cells
-(`[m for m in p.claims if m.claim == x]`) depends on that zone or those
+(`[m for m in p.pile if m.mark == x]`) depends on that zone or those
 cells, not on the counter of every card: a write of such a counter counts
 as a change to the card's zone and cell (`Table.counter_written`).
 
@@ -61,7 +61,7 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=fr
         # cells: that zone's or those cells' versions cover them (a counter
         # written on a card bumps its zone and its cell, Table.counter_written).
         # Not for a whole shared zone: there, every function reading the zone
-        # would go stale with each write of the counter (startup's tokens)
+        # would go stale with each write of the counter (measured: slower)
         _, elt, var, it, cond = ir
         expr_deps(it, fn_deps, mod_deps, out, params, covered, origins)
         hidden = tuple(None if p == var else p for p in params)
@@ -219,7 +219,7 @@ def cell_origin(it, origins, params):
 
 def _own_zone_list(it, params) -> bool:
     """`it` is the list of the cards of a player zone of a parameter
-    (`p.claims`: a part of its own, "z:claims@0"), or a filter of it."""
+    (`p.pile`: a part of its own, "z:pile@0"), or a filter of it."""
     if not isinstance(it, list) or not it:
         return False
     if it[0] == "cards":

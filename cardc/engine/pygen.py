@@ -426,7 +426,7 @@ class PyGen:
 
     def _grouped(self, body, params, scope, slot):
         """For a body `[t for t in <zone> if t.<counter> == <parameter>]`
-        (ipo's `tiles_of(c)`: the tiles of one company), (the text of the
+        (the cards of a zone that belong to one group), (the text of the
         zone's cards grouped by that counter, the parameter's text): one
         scan of the zone serves every value of the parameter while the
         function's stamp stands (`group_by`), where each call scanned the
