@@ -59,21 +59,7 @@ from __future__ import annotations
 
 import math
 
-import os
-
-from cardc.agents.basic import Agent, action_value, follow_through
-
-#: PILOT switches (read once): what plays the rivals' turns after the root's
-#: turn ends, and how many turns past the root's are played before the score
-PILOT_RIVALS = os.environ.get("CARDC_MCTS_RIVALS", "none")     # none | greedy | random
-PILOT_FOLLOW = int(os.environ.get("CARDC_MCTS_RFOLLOW", "24"))  # greedy's follow budget
-PILOT_HORIZON = os.environ.get("CARDC_MCTS_HORIZON", "round")   # round (= players - 1) | int
-PILOT_C = os.environ.get("CARDC_MCTS_C")
-PILOT_IPW = os.environ.get("CARDC_MCTS_IPW")
-PILOT_MARGIN = os.environ.get("CARDC_MCTS_MARGIN", "best")      # best | mean
-PILOT_OWN = os.environ.get("CARDC_MCTS_OWN", "random")          # random | greedy | greedy1
-PILOT_SCALE = float(os.environ.get("CARDC_MCTS_SCALE", "1"))    # tanh scale multiplier
-PILOT_PRIOR = int(os.environ.get("CARDC_MCTS_PRIOR", "0"))      # virtual visits of greedy's value
+from cardc.agents.basic import Agent, follow_through
 
 #: iterations per decision, and the most decisions an iteration plays from
 #: the root before it is scored (the end of the turn comes first in every
@@ -81,7 +67,7 @@ PILOT_PRIOR = int(os.environ.get("CARDC_MCTS_PRIOR", "0"))      # virtual visits
 DEFAULT_ITERATIONS = 300
 DEFAULT_DEPTH = 40
 #: exploration constant of UCB1 on values in [0, 1]
-EXPLORATION = float(PILOT_C) if PILOT_C else 0.5
+EXPLORATION = 0.5
 #: a game without `eval` is played out, but never for more than this many decisions
 PLAYOUT_LIMIT = 5000
 #: a position not yet decided is worth 0.5 +- this: strictly between a loss
@@ -96,7 +82,7 @@ DEFAULT_FOLLOW = 0
 
 #: iterations per guessed world: a guess costs several times a copy of one,
 #: so each guess is searched a few times (OpenSpiel's `max_world_samples`)
-ITERATIONS_PER_WORLD = int(PILOT_IPW) if PILOT_IPW else 4
+ITERATIONS_PER_WORLD = 4
 
 
 class Node:
@@ -133,8 +119,6 @@ class MCTSAgent(Agent):
         if self.scale is None:
             self.scale = self._first_scale(view.resample(rnd))
         self._margins, self._leaves = 0.0, 0
-        if PILOT_PRIOR:
-            self._prior(root, view, view.seat, n)
         worlds = []
         for i in range(self.iterations):
             if i % ITERATIONS_PER_WORLD == 0:
@@ -166,8 +150,6 @@ class MCTSAgent(Agent):
         turn = world.turn if has_eval else None
         while True:
             if world.terminal or (turn is not None and world.turn != turn) or steps >= depth:
-                if PILOT_RIVALS != "none" and turn is not None and world.turn != turn and not world.terminal:
-                    world = self._rivals(world, turn)
                 values = self._values(world)
                 break
             n = world.n_actions
@@ -242,74 +224,8 @@ class MCTSAgent(Agent):
                 world.apply(0)
                 continue
             left -= 1
-            if PILOT_OWN != "random":
-                world.apply(self._greedy_pick(world), last=left == 0)
-                continue
             world.apply(rnd.randrange(n), last=left == 0)
-        if PILOT_RIVALS != "none" and turn is not None and left > 0 and not world.terminal:
-            world = self._rivals(world, turn)
         return self._values(world), start - left
-
-    def _greedy_pick(self, world) -> int:
-        """PILOT: greedy's choice in `world` (its follow-through, or one step)."""
-        world.settle()
-        n = world.n_actions
-        p = world.player
-        root = world.place()
-        follow = 1 if PILOT_OWN == "greedy1" else PILOT_FOLLOW
-        best, best_v = [], None
-        for a in range(n):
-            v = action_value(world.clone(), a, p, root, [follow])
-            if best_v is None or v > best_v:
-                best, best_v = [a], v
-            elif v == best_v:
-                best.append(a)
-        return best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]
-
-    def _prior(self, root, view, seat, n):
-        """PILOT: each root action starts with PILOT_PRIOR visits of its
-        value once greedy's follow-through has run it (on one guess)."""
-        guess = view.resample(self.rng)
-        place = guess.place()
-        for a in range(n):
-            w = guess.clone()
-            w.apply(a, last=True)
-            w = follow_through(w, place, [PILOT_FOLLOW - 1])
-            v = self._values(w)[seat]
-            child = root.children[(seat, a)] = Node()
-            child.visits = child.avail = PILOT_PRIOR
-            child.total = PILOT_PRIOR * v
-
-    def _rivals(self, world, turn):
-        """PILOT: the turns after the root's, played by greedy (every seat),
-        until `horizon` turns have passed; the world where it stopped."""
-        horizon = world.players - 1 if PILOT_HORIZON == "round" else int(PILOT_HORIZON)
-        stop = turn + 1 + horizon
-        rnd = self.rng
-        guard = 0
-        while not world.terminal and world.turn < stop and guard < 400:
-            guard += 1
-            world.settle()
-            n = world.n_actions
-            if n == 0:
-                break
-            if n == 1:
-                world.apply(0)
-                continue
-            if PILOT_RIVALS == "random":
-                world.apply(rnd.randrange(n))
-                continue
-            p = world.player
-            root = world.place()
-            best, best_v = [], None
-            for a in range(n):
-                v = action_value(world.clone(), a, p, root, [PILOT_FOLLOW])
-                if best_v is None or v > best_v:
-                    best, best_v = [a], v
-                elif v == best_v:
-                    best.append(a)
-            world.apply(best[0] if len(best) == 1 else best[rnd.randrange(len(best))])
-        return world
 
     # ------------------------------------------------------------ values
     def _values(self, world) -> list:
@@ -323,12 +239,9 @@ class MCTSAgent(Agent):
         scale = self.scale
         out = []
         for p in range(players):
-            if PILOT_MARGIN == "mean":
-                margin = evals[p] - sum(evals[q] for q in range(players) if q != p) / (players - 1)
-            else:
-                margin = evals[p] - max(evals[q] for q in range(players) if q != p)
+            margin = evals[p] - max(evals[q] for q in range(players) if q != p)
             self._margins += abs(margin)
-            out.append(0.5 + POSITION_RANGE * math.tanh(margin / (scale * PILOT_SCALE)))
+            out.append(0.5 + POSITION_RANGE * math.tanh(margin / scale))
         self._leaves += players
         return out
 
