@@ -29,7 +29,14 @@ cannot tell apart and never acts on a card it cannot see.
   startup 45% without them): a one-step greedy policy below the tree
   instead of random moves (ipo 65%, 1.8x the time; startup 50%); scoring
   after three turns at unicorn (a round at 3 players: 34% against 40%,
-  90 games).
+  90 games).  At unicorn with three players (eighth session, one mcts seat
+  against two greedy, the same 90 games, 40% shipped) none of these moved
+  the rate out of its interval: the rivals' two turns after the root's
+  played by greedy before the score (40% of 45, 80 iterations), the rest
+  of the turn by greedy, greedy's value as a root prior, the margin over
+  the rivals' mean, exploration 0.25 or 1, a guess every iteration, the
+  tanh scale halved or doubled; nor seeing every card (a diagnostic: 40%).
+  Above greedy that game has little skill left to buy (DESIGN.md).
   A game without an `eval` is played out to its end by random moves.
 * A position's value for seat p is 1 for a win, 0 for a loss (1/k each for
   a win shared by k), and otherwise 0.5 + 0.4 tanh(margin / scale), where
