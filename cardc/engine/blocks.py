@@ -395,6 +395,9 @@ class BlockGen:
             write += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
         if kind in ("cctr", "cpp") and name in self.game.covered_counters:
             write.append("st.counter_written(_c)")     # read on the cards of cells: see deps.cell_part
+        if kind == "cctr" and name in self.game.keyed_counters:
+            # a zone read by this counter's value: the old value and the new (deps.keyed_part)
+            write = [f"_o = {ref}"] + write + [f"st.key_written(_c, {name!r}, _o, _v)"]
         if op == "=":
             lines.append(f"_v = {value}")
             if not self._plain_literal(o[3]):
