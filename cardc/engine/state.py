@@ -27,11 +27,22 @@ STATE_FORMAT = 1
 class State(Interpreter, Asking, Table):
     """One game in progress (see the module docstring)."""
 
+    # every attribute of a state, as slots: generated code reads them on
+    # every line, and a slot is read faster than an entry of an instance
+    # dict this large (extras, such as a scenario's hook, still go in one)
+    __slots__ = ("game", "n", "budget", "slot_parts", "slot_active", "slot_limit", "slot_keyed",
+                 "zones", "zowned", "loc", "host", "under", "revealed", "g", "pc", "cc", "cc_own",
+                 "rng", "seed", "stack", "pending", "events", "turn", "round", "turn_player",
+                 "first_player", "stage", "phase", "ending", "terminal", "winners", "capped",
+                 "decisions", "log", "history", "track", "lookahead", "version", "pv", "cache",
+                 "cown", "sv", "cellv", "cv_shared", "zindex", "mods", "hold_at")
+
     # ------------------------------------------------------------ creation
     def __init__(self, game, n):
         self.game = game
         self.n = n
         self.budget = game.limits.steps       # steps left before the next decision (see run)
+        self.hold_at = None                   # a stage to stop at (scenarios: Interpreter.hold_at)
         # the version part of each zone slot, and whether its cards are in force
         self.slot_parts, self.slot_active, self.slot_limit, self.slot_keyed = game.slot_tables(n)
 
