@@ -128,6 +128,14 @@ def _plain(v) -> bool:
     return type(v) is list and all(_plain(x) for x in v)
 
 
+def _slot_of(base, index, who) -> str:
+    """The text of the slot of player zone `index` (after `base` shared
+    ones) of the player `who`: base + index * players + who."""
+    if index == 0:
+        return f"{base} + {who}"
+    return f"{base} + {index} * st.n + {who}"
+
+
 def trivial(ir) -> bool:
     """An argument cheap and safe to evaluate more than once."""
     return ir[0] in ("var", "lit") or (ir[0] in ("field", "pctr", "cctr") and ir[2][0] == "var")
@@ -445,7 +453,7 @@ class PyGen:
         zone, i = part[2:].split("@")
         base, index = self.game.player_zone_base(zone)
         who = args[int(i)]
-        return f"(st.sv[{base} + {index} * st.n + {who}] if {who} is not None else 0)"
+        return f"(st.sv[{_slot_of(base, index, who)}] if {who} is not None else 0)"
 
     @contextmanager
     def memo_of(self, memo):
@@ -563,7 +571,7 @@ class PyGen:
         base, index = self.game.player_zone_base(ir[1])
         who = self.expr(ir[2], scope)
         if trivial(ir[2]):          # cheap to read twice: the slot written in place
-            return (f"({base} + {index} * st.n + {who} if {who} is not None "
+            return (f"({_slot_of(base, index, who)} if {who} is not None "
                     f"else _pzone(st, {base}, {index}, {who}, {ir[1]!r}))")
         return f"_pzone(st, {base}, {index}, {who}, {ir[1]!r})"
 
