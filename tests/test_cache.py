@@ -131,42 +131,59 @@ def test_a_function_of_some_cells_follows_those_cells_only():
     assert read() == []
 
 
-def test_cards_grouped_by_a_counter_are_those_a_scan_finds_in_zone_order():
-    """`[t for t in board if t.company == c]` (ipo's `tiles_of`) is answered
-    from one grouping of the zone for every `c` (pygen `_grouped`), kept
-    while the function's stamp stands: the same cards, in the same order, as
-    the scan, before and after a company changes hands."""
+def test_cards_holding_one_value_of_a_counter_follow_that_value_only():
+    """`[t for t in board if t.company == c]` (ipo's `tiles_of`) depends on
+    the board's cards that hold `c` (deps.keyed_part): a tile of another
+    company coming, or changing hands between two others, leaves the value
+    as it was; a tile joining or leaving `c` makes it stale.  Every answer
+    is the scan's, in zone order."""
     game = Game(load_bundle("ipo"))
+    assert game.fn_deps["tiles_of"] == {'keyed:board|company|["arg",0]'}
     tiles_of = game.cached_function("tiles_of")
-    assert "groups = " in next(src for name, src in game.pygen.sources if "# function tiles_of" in src)
+    slot = game.cache_slots["tiles_of"]
     st = game.new_state(2, seed=0)
     board = game.slot(st, "board", None)
-    a, b = st.zones[game.slot(st, "market", None)][:2]
-    tiles = st.zones[game.slot(st, "tile_pool", None)][:5]
+    a, b, c = st.zones[game.slot(st, "market", None)][:3]
+    tiles = st.zones[game.slot(st, "tile_pool", None)][:6]
     for t, firm in zip(tiles, [a, b, a, None, a]):
         st.own_cc("company")[t] = firm
         st.move(t, board)
-    st.version += 1
 
     def scan(firm):
         return [t for t in st.zones[board] if st.cc["company"][t] == firm]
-    assert [tiles_of(st, f) for f in (a, b, None)] == [scan(a), scan(b), scan(None)]
-    assert tiles_of(st, a) == [tiles[4], tiles[2], tiles[0]]         # zone order: the last placed on top
-    st.own_cc("company")[tiles[2]] = b
-    st.counter_written(tiles[2])
-    st.touch("c:company")       # what a `set` of the counter does (blocks.py)
-    st.version += 1
-    assert [tiles_of(st, f) for f in (a, b)] == [scan(a), scan(b)] == [[tiles[4], tiles[0]], [tiles[2], tiles[1]]]
+
+    def read(firm):
+        st.version += 1         # as after any step: only the stamp can keep the value
+        return tiles_of(st, firm)
+
+    def set_company(t, firm):   # what a `set` of the counter does (blocks.py)
+        old = st.cc["company"][t]
+        st.own_cc("company")[t] = firm
+        st.key_written(t, "company", old, firm)
+
+    assert [read(f) for f in (a, b, None)] == [scan(a), scan(b), scan(None)]
+    assert read(a) == [tiles[4], tiles[2], tiles[0]]         # zone order: the last placed on top
+    entry = st.cache[slot][a]
+    st.own_cc("company")[tiles[5]] = b
+    st.move(tiles[5], board)
+    set_company(tiles[1], c)
+    assert read(a) == scan(a) and st.cache[slot][a][1] == entry[1], "a's tiles are as they were"
+    assert read(b) == scan(b) == [tiles[5]]
+    set_company(tiles[2], b)
+    assert [read(f) for f in (a, b, c)] == [scan(a), scan(b), scan(c)] == \
+        [[tiles[4], tiles[0]], [tiles[5], tiles[2]], [tiles[1]]]
+    st.move(tiles[0], game.slot(st, "tile_pool", None))
+    assert read(a) == [tiles[4]]
 
 
-def test_a_counter_read_on_one_players_zone_follows_that_zone_only():
-    """ipo's `claims_at(p, x)` reads the `claim` counter of the markers in
-    p.claims: that player's zone covers it (a write of the counter bumps the
-    card's zone, Table.counter_written), so another player's claim leaves
-    the value as it was, and a change to one of p's markers does not."""
+def test_cards_of_one_value_in_every_players_zone_follow_that_value_only():
+    """ipo's `claims_at(p, x)`, p's markers whose `claim` is x, depends on
+    the markers on x, in anyone's claims: a claim on another space, or a
+    marker taken back from another space, leaves the value as it was; a
+    marker set on x makes it stale."""
     game = Game(load_bundle("ipo"))
-    assert game.fn_deps["claims_at"] == {"z:claims@0"}
-    assert "claim" in game.covered_counters
+    assert game.fn_deps["claims_at"] == {'keyed:claims|claim|["arg",1]'}
+    assert game.fn_deps["blocked_for"] == {'keyed:claims|claim|["arg",1]'}
     claims_at = game.cached_function("claims_at")
     slot = game.cache_slots["claims_at"]
     st = game.new_state(2, seed=0)
@@ -176,19 +193,25 @@ def test_a_counter_read_on_one_players_zone_follows_that_zone_only():
         st.version += 1         # as after any step: only the stamp can keep the value
         return claims_at(st, 0, "C3")
 
+    def set_claim(m, x):        # what a `set` of the counter does (blocks.py)
+        old = st.cc["claim"][m]
+        st.own_cc("claim")[m] = x
+        st.key_written(m, "claim", old, x)
+
     assert read() == []
     entry = st.cache[slot][(0, "C3")]
     m = theirs[0]
-    st.own_cc("claim")[m] = "C3"
-    st.counter_written(m)
+    set_claim(m, "D4")
     st.move(m, game.slot(st, "claims", 1))
-    assert read() == [] and st.cache[slot][(0, "C3")][1] == entry[1], "P2's claim is not P1's"
-    m = mine[0]
-    st.move(m, game.slot(st, "claims", 0))
+    mm = mine[0]
+    set_claim(mm, "E5")
+    st.move(mm, game.slot(st, "claims", 0))
+    set_claim(mm, "F6")
+    assert read() == [] and st.cache[slot][(0, "C3")][1] == entry[1], "no marker on C3 came or went"
+    set_claim(mm, "C3")
+    assert read() == [mm]
+    st.move(mm, game.slot(st, "markers", 0))
     assert read() == []
-    st.own_cc("claim")[m] = "C3"
-    st.counter_written(m)       # what a `set` of the counter does (blocks.py)
-    assert read() == [m]
 
 
 def test_a_function_of_one_player_depends_on_that_players_zones_only(game_copy):
@@ -245,3 +268,51 @@ def test_a_clone_and_its_original_never_read_each_others_cached_values(mini_game
         assert worth(st, p) - worth(other, p) == 1      # a ruby is worth 3, a pearl 2
         return
     pytest.fail("no deal with a ruby and a pearl in the first hand")
+
+
+def test_a_zones_cell_index_follows_every_move_and_never_leaks_into_a_clone():
+    """The cell index of a zone (`zone_index`) is kept up to date by each
+    move in or out, to the top or the bottom, and dropped by a shuffle or a
+    bulk move: after each step, the cards on a cell (and on a list of cells)
+    are those a scan of the zone finds, in zone order, in the original and
+    in a clone made halfway that goes its own way."""
+    from cardc.engine.builtins import cards_at_slot
+    game = Game(load_bundle("ipo"))
+    st = game.new_state(2, seed=0)
+    board, pool = game.slot(st, "board", None), game.slot(st, "tile_pool", None)
+    cells = game.card_field["cell"]
+    # tiles (a cell each) and company cards (no cell: many cards on one key)
+    tiles = st.zones[pool][:40] + st.zones[game.slot(st, "market", None)][:6]
+    asked = [None] + sorted(cells[t] for t in tiles if cells[t] is not None)
+    rnd = random.Random(7)
+
+    def check(s):
+        for x in asked:
+            assert cards_at_slot(s, board, x) == [t for t in s.zones[board] if cells[t] == x]
+        some = asked[1::3]
+        assert cards_at_slot(s, board, some) == [t for t in s.zones[board] if cells[t] in some]
+
+    states = [st]
+    for step in range(120):
+        if step == 60:
+            states.append(st.clone())
+        for s in states:
+            t = rnd.choice(tiles)
+            where = board if s.loc[t] != board else pool
+            s.move(t, where, rnd.choice(["top", "bottom"]))
+            if step % 25 == 24:
+                s.shuffle_zone(board)
+            if step == 90:
+                s.move_zone(board, pool)
+            check(s)
+    # a clone that takes a tile onto the board, and one that takes one off:
+    # the original's index sees neither
+    for s in (st, st.clone()):
+        check(s)
+        copy = s.clone()
+        on = next(t for t in tiles if copy.loc[t] != board)
+        copy.move(on, board, "top")
+        off = copy.zones[board][-1]
+        copy.move(off, pool)
+        check(copy)
+        check(s)

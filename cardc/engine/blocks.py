@@ -395,6 +395,9 @@ class BlockGen:
             write += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
         if kind in ("cctr", "cpp") and name in self.game.covered_counters:
             write.append("st.counter_written(_c)")     # read on the cards of cells: see deps.cell_part
+        if kind == "cctr" and name in self.game.keyed_counters:
+            # a zone read by this counter's value: the old value and the new (deps.keyed_part)
+            write = [f"_o = {ref}"] + write + [f"st.key_written(_c, {name!r}, _o, _v)"]
         if op == "=":
             lines.append(f"_v = {value}")
             if not self._plain_literal(o[3]):
@@ -472,7 +475,26 @@ class BlockGen:
             # it cannot stop: its frame is pushed as for any call (the depth
             # and step limits, a fault's place), and it runs now, to its end
             return lines + self._push(k, "_e", "_f") + [f"{k}.run(st, _f)"], False
-        return lines + [f"fr.pc = {i + 1}"] + self._push(k, "_e") + ["return"], True
+        return (lines + [f"fr.pc = {i + 1}"] + self._push(k, "_e", "_f") + [f"{k}.run(st, _f)"]
+                + self._until_back(i)), True
+
+    @staticmethod
+    def _until_back(i):
+        """After a call, a `resolve` or a `trigger` has pushed frames and
+        started the top one: what the run loop would do next, done here (run
+        the frame on top until this one is back on top), so a call that did
+        not stop goes on at once, without a round trip through the run loop
+        and this block's `if pc ==` chain.  A decision, the game's end, or
+        this frame gone (an `end` cleared the stack): back to the run loop,
+        which resumes at `fr.pc` (Interpreter.run)."""
+        return ["while st.pending is None and not st.terminal and _s:",
+                "    _t = _s[-1]",
+                "    if _t is fr:",
+                "        break",
+                "    _t.code.run(st, _t)",
+                "else:",
+                "    return",
+                f"pc = {i + 1}"]
 
     def _push(self, code, env, name=None):
         """`st.push(code, env)` written in (a call is on every turn's path);
@@ -491,23 +513,16 @@ class BlockGen:
                 "if _c is None: raise EngineFault('`resolve` of none: no card')",
                 f"fr.pc = {i + 1}",
                 "st.resolve_card(_c, env.get('me'))",
-                # an effect that cannot stop runs now, to its end
-                "_f = st.stack[-1]",
-                "if not _f.code.direct: return",
-                "_f.code.run(st, _f)",
-                f"pc = {i + 1}"], True
+                "_s = st.stack",
+                "_f = _s[-1]",
+                "_f.code.run(st, _f)"] + self._until_back(i), True
 
     def _trigger(self, o, i):
         items = ", ".join(f"{k!r}: {self.x(v)}" for k, v in o[2].items())
         return [f"_a = {{{items}}}",
                 f"fr.pc = {i + 1}",
                 f"st.trigger({o[1]!r}, _a, env.get('me'))",
-                # the hooks it started, in order; those that cannot stop run now
-                "while st.stack[-1] is not fr:",
-                "    _f = st.stack[-1]",
-                "    if not _f.code.direct: return",
-                "    _f.code.run(st, _f)",
-                f"pc = {i + 1}"], True
+                "_s = st.stack"] + self._until_back(i), True    # the hooks it started, in order
 
     def _end(self, o, i):
         winners = self.x(o[1]) if o[1] else "None"

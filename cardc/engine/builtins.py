@@ -154,47 +154,24 @@ def _cards_at(st, env, cards, cell):
 
 
 def zone_index(st, slot):
-    """The zone at `slot` indexed by cell: (version, cell -> its cards in
-    zone order, card -> position), rebuilt only when the zone changes.  Pure
-    for a given state, so generated code finds it once per expression."""
-    stamp = st.pv.get(st.slot_parts[slot], 0)
-    key = slot
-    hit = st.cache[0].get(key)      # the builtins' own cache
-    if hit is None or hit[0] != stamp:
+    """The zone at `slot` indexed by cell: ((the lowest and the next free
+    position key), {cell: its cards in zone order}, {card: its position
+    key}, keys ascending in zone order).  Built on the first read, then kept
+    up to date by each move in or out (`Table.index_moved`) and dropped by
+    anything else that changes the zone (`Table.unindex`): a board that
+    gains one tile a turn is not indexed again from scratch.  Pure for a
+    given state, so generated code finds it once per expression."""
+    hit = st.zindex.get(slot)
+    if hit is None:
         cells = st.game.card_field["cell"]
         index, position = {}, {}
         for i, c in enumerate(st.zones[slot]):
             index.setdefault(cells[c], []).append(c)
             position[c] = i
-        cache = st.cache[0] if st.cown is None or 0 in st.cown else st.own_cache(0)
-        hit = cache[key] = (stamp, index, position)
+        hit = ((0, len(position)), index, position)
+        # a new dict, never the old one changed: clones share it (and its entries)
+        st.zindex = {**st.zindex, slot: hit}
     return hit
-
-
-def group_by(st, slot, stamp, zone, values):
-    """{counter value: the cards of `zone` that hold it, in zone order}, for
-    the cached function whose cache is `slot` (pygen's `_grouped`), kept in
-    the builtins' cache while the function's stamp stands: the function
-    reads only the zone and the counter, so its stamp covers the grouping.
-    None if a value cannot be a key (a list): then the function scans."""
-    key = ("group", slot)
-    hit = st.cache[0].get(key)
-    if hit is not None and hit[0] == stamp:
-        return hit[1]
-    groups: dict = {}
-    try:
-        for c in zone:
-            v = values[c]
-            found = groups.get(v)
-            if found is None:
-                groups[v] = [c]
-            else:
-                found.append(c)
-    except TypeError:
-        return None
-    cache = st.cache[0] if st.cown is None or 0 in st.cown else st.own_cache(0)
-    cache[key] = (stamp, groups)
-    return groups
 
 
 def cards_in(hit, cell):

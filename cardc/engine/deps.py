@@ -5,7 +5,9 @@ function depends on is unchanged.  Parts are named "z:<zone>" (the cards of
 every zone of that name), "z:<zone>@<i>" (that zone of the player who is
 parameter i), "cells:<zone>|<cells>" (the cards of a shared zone on some
 cells only, worked out from the parameters: `cell_part`), "g:<counter>",
-"p:<counter>", "c:<counter>", "flow:<attribute>" (turn, round, turn_player,
+"keyed:<zone>|<counter>|<value>" (the cards of a zone, every player's
+if it is a player zone, whose counter holds one value worked out from the
+parameters: `keyed_part`), "p:<counter>", "c:<counter>", "flow:<attribute>" (turn, round, turn_player,
 first_player: each its own, so a function that reads whose turn it is stays
 valid when only the turn number moves on), "events" (reaction windows),
 "attachments" (which card is attached to which: `host`, `attachments`).  A
@@ -49,6 +51,14 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=fr
     if not isinstance(ir, list) or not ir:
         return
     op = ir[0]
+    if op == "comp":
+        part = keyed_part(ir, params)
+        if part is not None:
+            out.add(part)
+            who = ir[3][1]
+            if who[0] == "pzone":               # whose zone: any expression, read as usual
+                expr_deps(who[2], fn_deps, mod_deps, out, params, covered, origins)
+            return
     if op == "call" and ir[1] == "cards_at":
         part = cell_part(ir, params)
         if part is not None:
@@ -115,6 +125,9 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=fr
                 d = player_part(zone, arg, params)
             elif d.startswith(CELLS):               # the callee's cells, of its arguments: here, of ours
                 d = cells_called(d, args, params)
+            elif d.startswith(KEYED):               # the callee's value, of its arguments: here, of ours
+                out.update(keyed_called(d, args, params))
+                continue
             out.add(d)
     elif op == "var":
         return
@@ -209,6 +222,61 @@ def cells_called(part, args, params):
     return f"{CELLS}{zone}|{json.dumps(mine, separators=(',', ':'))}"
 
 
+#: the part of the cards of a zone whose counter holds one value:
+#: "keyed:<zone>|<counter>|<the value, as JSON IR: ["arg", i] or ["lit", v]>"
+KEYED = "keyed:"
+
+
+def _value_ir(ir, params):
+    """`ir` as a value a stamp reads at once: ["arg", i] for the function's
+    parameter i, the literal itself for a literal that can be a key; else None."""
+    if isinstance(ir, list) and len(ir) == 2:
+        if ir[0] == "var" and ir[1] in params:
+            return ["arg", params.index(ir[1])]
+        if ir[0] == "arg":
+            return ir
+        if ir[0] == "lit" and (ir[1] is None or type(ir[1]) in (str, int, bool)):
+            return ir
+    return None
+
+
+def keyed_part(ir, params):
+    """For `[m for m in <zone> if m.<counter> == <value>]`, with the value
+    worked out from the parameters alone (`_value_ir`), the part of the
+    cards of that zone (every player's, for a player zone) whose counter
+    holds that value: the function is stale only when such a card comes or
+    goes, or a card of the zone takes or loses that value
+    (`Table.bump_keyed`, `Table.key_written`), not whenever any card of the
+    zone moves or any card's counter changes.  Else None."""
+    if not (len(ir) == 5 and ir[1] == ["var", ir[2]] and isinstance(ir[3], list)
+            and ir[3][:1] == ["cards"] and isinstance(ir[3][1], list)
+            and ir[3][1][:1] in (["zone"], ["pzone"]) and isinstance(ir[4], list)
+            and ir[4][:2] == ["cmp", "=="]):
+        return None
+    var = ir[2]
+    hidden = tuple(None if p == var else p for p in params)
+    left, right = ir[4][2:4]
+    for ctr, value in ((left, right), (right, left)):
+        if isinstance(ctr, list) and ctr[:1] == ["cctr"] and ctr[2:] == [["var", var]]:
+            where = _value_ir(value, hidden)
+            if where is not None:
+                return f"{KEYED}{ir[3][1][1]}|{ctr[1]}|{json.dumps(where, separators=(',', ':'))}"
+    return None
+
+
+def keyed_called(part, args, params) -> set:
+    """A callee's keyed part, called with `args`: the same value worked out
+    from our own parameters, or else the whole zone and counter."""
+    zone, ctr, where = part[len(KEYED):].split("|", 2)
+    x = json.loads(where)
+    if x[0] == "arg":
+        x = args[x[1]] if x[1] < len(args) else ["lit", None]
+    mine = _value_ir(x, params)
+    if mine is None:
+        return {"z:" + zone, "c:" + ctr}
+    return {f"{KEYED}{zone}|{ctr}|{json.dumps(mine, separators=(',', ':'))}"}
+
+
 def cell_origin(it, origins, params):
     """The zone whose cells the cards of list `it` come from, when `it` is
     such a `cards_at`, a call of a function that returns such cards
@@ -258,10 +326,12 @@ def cell_origins(bodies: dict, params: dict) -> dict:
 
 def _whole(deps: set) -> set:
     """`deps` without the one-player parts and cell parts whose whole zone
-    is there too."""
+    is there too, and the keyed parts whose whole zone and counter are."""
     return {d for d in deps
             if not ((d.startswith("z:") and "@" in d and d.split("@")[0] in deps)
-                    or (d.startswith(CELLS) and "z:" + d[len(CELLS):].split("|")[0] in deps))}
+                    or (d.startswith(CELLS) and "z:" + d[len(CELLS):].split("|")[0] in deps)
+                    or (d.startswith(KEYED) and {"z:" + d[len(KEYED):].split("|")[0],
+                                                 "c:" + d[len(KEYED):].split("|")[1]} <= deps))}
 
 
 def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, dict, set]:

@@ -7,7 +7,7 @@ procedures, functions, hooks, card effects and the game flow.
 """
 from __future__ import annotations
 
-from cardc.engine.deps import (CELLS, FLOW_PARTS, function_deps, impure_functions, recursive_functions,
+from cardc.engine.deps import (CELLS, FLOW_PARTS, KEYED, function_deps, impure_functions, recursive_functions,
                                simple_functions)
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
@@ -100,14 +100,21 @@ class Game:
 
     def slot_tables(self, n):
         """([part of each slot], [is each slot active], [each slot's card limit
-        or None]) for `n` players, made once."""
+        or None], [the (key, counter) each slot is read by, Game.keyed]) for
+        `n` players, made once."""
         hit = self._slot_tables.get(n)
         if hit is None:
             parts = self.shared_parts + [p for p in self.player_parts for _ in range(n)]
             active = self.shared_active + [a for a in self.player_active for _ in range(n)]
             limits = [z["limit"] for z in self.shared] + \
                 [z["limit"] for z in self.per_player for _ in range(n)]
-            hit = self._slot_tables[n] = (parts, active, limits)
+            by_zone: dict = {}
+            for key in self.keyed:
+                zone, ctr = key.split("|")
+                by_zone.setdefault(zone, []).append((key, ctr))
+            keyed = [tuple(by_zone.get(z["id"], ())) for z in self.shared] + \
+                [tuple(by_zone.get(z["id"], ())) for z in self.per_player for _ in range(n)]
+            hit = self._slot_tables[n] = (parts, active, limits, keyed)
         return hit
 
     def hidden_slots(self, n, p):
@@ -207,11 +214,16 @@ class Game:
         every = [d for deps in list(self.fn_deps.values()) + list(self.mod_deps.values()) for d in deps]
         # every part of the state a function can depend on, at version 0
         self.parts = dict.fromkeys(
-            {d for d in every if d != "*" and not d.startswith(CELLS) and not (d.startswith("z:") and "@" in d)}
+            {d for d in every if d != "*" and not d.startswith((CELLS, KEYED))
+             and not (d.startswith("z:") and "@" in d)}
             | {"active", "events"} | set(FLOW_PARTS), 0)
         # the shared zones some function reads by cell: their cells have versions of their own
         self.celled_slots = sorted({self.shared_slot[d[len(CELLS):].split("|")[0]]
                                     for d in every if d.startswith(CELLS)})
+        # the zones some function reads by the value of a card counter
+        # ("<zone>|<counter>"): they have versions by value (Table.bump_keyed)
+        self.keyed = sorted({"|".join(d[len(KEYED):].split("|")[:2]) for d in every if d.startswith(KEYED)})
+        self.keyed_counters = {k.split("|")[1] for k in self.keyed}
         self.fn_simple = simple_functions(code)
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_impure = impure_functions(self.fn_bodies)

@@ -108,8 +108,10 @@ class Interpreter:
         """Note that the zone at `slot` changed: its zone's part, and the
         slot's own version (`sv`: a function of one player's zone, see deps.py)."""
         if slot >= 0:
-            if slot in self.cellv:
+            if slot in self.cellv or self.slot_keyed[slot]:
                 self.bump_cells(slot)
+            if slot in self.zindex:
+                self.unindex(slot)
             self.sv[slot] += 1
             pv = self.pv
             part = self.slot_parts[slot]

@@ -24,8 +24,8 @@ import linecache
 import re
 from contextlib import contextmanager
 
-from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, group_by, zone_index
-from cardc.engine.deps import CELLS
+from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, zone_index
+from cardc.engine.deps import CELLS, KEYED
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.total import harmless, risky_parts
 
@@ -126,6 +126,14 @@ def _plain(v) -> bool:
     if v is None or type(v) in (int, str, bool):
         return True
     return type(v) is list and all(_plain(x) for x in v)
+
+
+def _slot_of(base, index, who) -> str:
+    """The text of the slot of player zone `index` (after `base` shared
+    ones) of the player `who`: base + index * players + who."""
+    if index == 0:
+        return f"{base} + {who}"
+    return f"{base} + {index} * st.n + {who}"
 
 
 def trivial(ir) -> bool:
@@ -292,6 +300,21 @@ class PyGen:
             cell, ok = f"{self.bind(self.game.card_field['cell'], '_F')}[{card}]", f"type({card}) is int"
         return f"((_cv := st.cellv[{slot}])[0] + _cv[{table}].get({cell}, 0) if {ok} else _NAN)"
 
+    def _keyed_stamp(self, part, args):
+        """The version of the cards of a zone whose counter holds one value
+        (deps.keyed_part), read at once from `State.cellv`: the whole zone's
+        version plus the value's own.  A list (not a key) gives NaN, never
+        equal, so never a hit."""
+        zone, ctr, where = part[len(KEYED):].split("|", 2)
+        x = json.loads(where)
+        key = repr(f"{zone}|{ctr}")
+        if x[0] == "lit":
+            return f"((_kv := st.cellv[{key}])[0] + _kv[1].get({x[1]!r}, 0))"
+        self.ns.setdefault("_NAN", float("nan"))
+        self.ns.setdefault("_list", list)
+        v = args[x[1]]
+        return f"((_kv := st.cellv[{key}])[0] + _kv[1].get({v}, 0) if type({v}) is not _list else _NAN)"
+
     def compile_menu(self, items):
         """One function f(st, env, values, unavailable) that finds the
         options a menu offers now: the conditions are written inline, and
@@ -384,7 +407,6 @@ class PyGen:
         memo = Memo()          # a value the body needs twice is computed once
         with self.memo_of(memo):
             result = self.expr(body, scope)
-        grouped = None if everything or not args else self._grouped(body, params, scope, slot)
         lines = [
             f"def {fname}(st{sig}):",
             f"    # function {name}",
@@ -407,13 +429,7 @@ class PyGen:
             "        pv = st.pv",
             f"        stamp = {stamp}",
             "    " + Memo.reset(0),
-            *([f"    result = {result}"] if grouped is None else [
-              f"    groups = {grouped[0]} if key is not None else None",
-              "    if groups is not None:",
-              f"        result = groups.get({grouped[1]})",
-              "        result = result[:] if result is not None else []",
-              "    else:",
-              f"        result = {result}"]),
+            f"    result = {result}",
             "    if key is not None:",
             # after a clone the caches are shared until one of the two writes
             f"        if st.cown is not None and {slot} not in st.cown: cache = st.own_cache({slot})",
@@ -424,42 +440,20 @@ class PyGen:
             lines[3:3] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
         return self.exec_source(fname, "\n".join(memo.finish(lines)) + "\n")
 
-    def _grouped(self, body, params, scope, slot):
-        """For a body `[t for t in <zone> if t.<counter> == <parameter>]`
-        (the cards of a zone that belong to one group), (the text of the
-        zone's cards grouped by that counter, the parameter's text): one
-        scan of the zone serves every value of the parameter while the
-        function's stamp stands (`group_by`), where each call scanned the
-        zone.  None for any other body."""
-        if not (isinstance(body, list) and len(body) == 5 and body[0] == "comp"
-                and body[1] == ["var", body[2]] and isinstance(body[3], list)
-                and body[3][:1] == ["cards"] and isinstance(body[4], list) and body[4][:2] == ["cmp", "=="]):
-            return None
-        var, zone, (left, right) = body[2], body[3], body[4][2:4]
-        for ctr, key in ((left, right), (right, left)):
-            if (isinstance(ctr, list) and ctr[:1] == ["cctr"] and ctr[2:] == [["var", var]]
-                    and isinstance(key, list) and key[:1] == ["var"] and key[1] in params
-                    and key[1] != var and not any(_mentions_var(zone, p) for p in params)
-                    and ctr[1] in self.game.counters["card"]
-                    and not self.game.counters["card"][ctr[1]].get("per_player")):
-                with self.no_memo():
-                    cards = self.expr(zone, scope)
-                return (f"{self.bind(group_by, '_b')}(st, {slot}, stamp, {cards}, st.cc[{ctr[1]!r}])",
-                        scope[key[1]])
-        return None
-
     def _stamp_term(self, part, args):
         """The version of one part a function reads: a part of the state
         (`pv`), or one player's zone, the zone slot of argument i (`st.sv`,
         see deps.player_part)."""
         if part.startswith(CELLS):
             return self._cells_stamp(part, args)
+        if part.startswith(KEYED):
+            return self._keyed_stamp(part, args)
         if "@" not in part:
             return f"pv[{part!r}]"
         zone, i = part[2:].split("@")
         base, index = self.game.player_zone_base(zone)
         who = args[int(i)]
-        return f"(st.sv[{base} + {index} * st.n + {who}] if {who} is not None else 0)"
+        return f"(st.sv[{_slot_of(base, index, who)}] if {who} is not None else 0)"
 
     @contextmanager
     def memo_of(self, memo):
@@ -577,7 +571,7 @@ class PyGen:
         base, index = self.game.player_zone_base(ir[1])
         who = self.expr(ir[2], scope)
         if trivial(ir[2]):          # cheap to read twice: the slot written in place
-            return (f"({base} + {index} * st.n + {who} if {who} is not None "
+            return (f"({_slot_of(base, index, who)} if {who} is not None "
                     f"else _pzone(st, {base}, {index}, {who}, {ir[1]!r}))")
         return f"_pzone(st, {base}, {index}, {who}, {ir[1]!r})"
 
@@ -824,17 +818,6 @@ class PyGen:
 
 _UNSET = object()          # a kept value not computed yet
 _PLACEHOLDER = re.compile("\x00M(_m\\d+)\x00")
-
-
-def _mentions_var(ir, name) -> bool:
-    """Does `ir` read the variable `name` anywhere inside?"""
-    if isinstance(ir, list):
-        if len(ir) == 2 and ir[0] == "var" and ir[1] == name:
-            return True
-        return any(_mentions_var(x, name) for x in ir)
-    if isinstance(ir, dict):
-        return any(_mentions_var(x, name) for x in ir.values())
-    return False
 
 
 def _mentions(ir, builtin, functions) -> bool:

@@ -27,13 +27,24 @@ STATE_FORMAT = 1
 class State(Interpreter, Asking, Table):
     """One game in progress (see the module docstring)."""
 
+    # every attribute of a state, as slots: generated code reads them on
+    # every line, and a slot is read faster than an entry of an instance
+    # dict this large (extras, such as a scenario's hook, still go in one)
+    __slots__ = ("game", "n", "budget", "slot_parts", "slot_active", "slot_limit", "slot_keyed",
+                 "zones", "zowned", "loc", "host", "under", "revealed", "g", "pc", "cc", "cc_own",
+                 "rng", "seed", "stack", "pending", "events", "turn", "round", "turn_player",
+                 "first_player", "stage", "phase", "ending", "terminal", "winners", "capped",
+                 "decisions", "log", "history", "track", "lookahead", "version", "pv", "cache",
+                 "cown", "sv", "cellv", "cv_shared", "zindex", "mods", "hold_at")
+
     # ------------------------------------------------------------ creation
     def __init__(self, game, n):
         self.game = game
         self.n = n
         self.budget = game.limits.steps       # steps left before the next decision (see run)
+        self.hold_at = None                   # a stage to stop at (scenarios: Interpreter.hold_at)
         # the version part of each zone slot, and whether its cards are in force
-        self.slot_parts, self.slot_active, self.slot_limit = game.slot_tables(n)
+        self.slot_parts, self.slot_active, self.slot_limit, self.slot_keyed = game.slot_tables(n)
 
     @classmethod
     def initial(cls, game, n, seed=0, log=False, run=True):
@@ -71,6 +82,7 @@ class State(Interpreter, Asking, Table):
         st.cown = None                        # None: every cache is this state's own
         st.sv = [0] * len(st.zones)
         st.cellv, st.cv_shared = new_cell_versions(game), False
+        st.zindex = {}                        # {slot: a zone's cell index}: builtins.zone_index
         st.mods = None
         if run:
             st.run()
@@ -111,6 +123,7 @@ class State(Interpreter, Asking, Table):
         # the cells' versions too are shared until one of the two writes (bump_cell)
         st.cellv = self.cellv
         st.cv_shared = self.cv_shared = bool(self.cellv)
+        st.zindex = self.zindex         # never changed in place: a move makes a new one
         # the caches too are shared until one of the two writes (own_cache)
         st.cache = self.cache[:]
         st.cown, self.cown = set(), set()
@@ -292,6 +305,7 @@ class State(Interpreter, Asking, Table):
             st.cown = None                        # None: every cache is this state's own
             st.sv = [0] * len(st.zones)
             st.cellv, st.cv_shared = new_cell_versions(game), False
+            st.zindex = {}
             st.mods = None
             _check_cards(st)
             return st
@@ -346,8 +360,13 @@ class NoCache(dict):
 def new_cell_versions(game):
     """{slot: [the whole zone's version, {cell: its version}, {cell: the
     version of its neighbours}]} of the shared zones whose cards some
-    function reads by cell (deps.cell_part, Table.bump_cell)."""
-    return {slot: [0, {}, {}] for slot in game.celled_slots}
+    function reads by cell (deps.cell_part, Table.bump_cell), and the same
+    by counter value for the zones read so ({"<zone>|<counter>": [whole,
+    {value: version}, {}]}, deps.keyed_part, Table.bump_keyed)."""
+    out = {slot: [0, {}, {}] for slot in game.celled_slots}
+    for key in game.keyed:          # "<zone>|<counter>": [the whole version, {value: its version}, {}]
+        out[key] = [0, {}, {}]
+    return out
 
 
 def new_cache(game):

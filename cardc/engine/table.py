@@ -90,12 +90,52 @@ class Table:
             near[x] = near.get(x, 0) + 1
 
     def bump_cells(self, slot=None):
-        """Everything on the zone at `slot` (every zone read by cell, for
-        None) may have changed: the whole zone's version moves on."""
+        """Everything on the zone at `slot` (every zone read by cell or by
+        a counter's value, for None) may have changed: the whole zone's
+        versions move on."""
         if self.cv_shared:
             self._own_cell_versions()
-        for s in (self.cellv if slot is None else (slot,)):
-            self.cellv[s][0] += 1
+        cellv = self.cellv
+        if slot is None:
+            for v in cellv.values():
+                v[0] += 1
+            return
+        if slot in cellv:
+            cellv[slot][0] += 1
+        for key, _ in self.slot_keyed[slot]:
+            cellv[key][0] += 1
+
+    def bump_keyed(self, slot, c):
+        """Card `c` came to or left the zone at `slot`, which some function
+        reads by the value of a counter (deps.keyed_part): the version of
+        the value it holds moves on."""
+        if self.cv_shared:
+            self._own_cell_versions()
+        for key, ctr in self.slot_keyed[slot]:
+            v = self.cellv[key]
+            value = self.cc[ctr][c]
+            if type(value) is list:     # not a key: count it as a change to every value
+                v[0] += 1
+            else:
+                v[1][value] = v[1].get(value, 0) + 1
+
+    def key_written(self, c, ctr, old, new):
+        """Counter `ctr` of card `c` went from `old` to `new`: if the card's
+        zone is read by that counter's value, both values' versions move on."""
+        slot = self.loc[c]
+        if slot < 0:
+            return
+        for key, kc in self.slot_keyed[slot]:
+            if kc == ctr:
+                if self.cv_shared:
+                    self._own_cell_versions()
+                v = self.cellv[key]
+                if type(old) is list or type(new) is list:
+                    v[0] += 1
+                else:
+                    byv = v[1]
+                    byv[old] = byv.get(old, 0) + 1
+                    byv[new] = byv.get(new, 0) + 1
 
     def _own_cell_versions(self):
         self.cellv = {k: [v[0], dict(v[1]), dict(v[2])] for k, v in self.cellv.items()}
@@ -140,11 +180,16 @@ class Table:
                 pv["active"] = pv.get("active", 0) + 1
         else:
             self._take(c)
-        if self.cellv:          # a zone some function reads by cell: the card's cell moved on
+        if self.cellv:          # a zone some function reads by cell or counter value
             if here in self.cellv:
                 self.bump_cell(here, c)
             if slot in self.cellv:
                 self.bump_cell(slot, c)
+            keyed = self.slot_keyed
+            if here >= 0 and keyed[here]:
+                self.bump_keyed(here, c)
+            if keyed[slot]:
+                self.bump_keyed(slot, c)
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
         part = self.slot_parts[slot]
         pv[part] = pv.get(part, 0) + 1
@@ -156,6 +201,9 @@ class Table:
         else:
             dest.append(c)
         self.loc[c] = slot
+        zi = self.zindex
+        if zi and (here in zi or slot in zi):
+            self.index_moved(c, here, slot, place)
         if c in self.revealed:
             del self.revealed[c]
         if c in self.under and not self.game.slot_decl(self, slot).get("keeps_attachments"):
@@ -170,8 +218,49 @@ class Table:
                 at += 1
                 if slot in self.cellv:
                     self.bump_cell(slot, a)
+                if self.slot_keyed[slot]:
+                    self.bump_keyed(slot, a)
+            if slot in self.zindex:     # cards put in mid-zone: indexed again when next read
+                self.unindex(slot)
             if self.slot_active[slot]:
                 pv["active"] = pv.get("active", 0) + 1
+
+    def index_moved(self, c, here, slot, place):
+        """Card `c` left the zone at `here` and came to the top or bottom of
+        the zone at `slot`: the cell indexes of either (`zone_index`) follow.
+        Indexes are never changed in place (clones share them): the changed
+        ones are copies."""
+        zi = dict(self.zindex)
+        cell = self.game.card_field["cell"][c]
+        if here in zi:
+            bounds, index, position = zi[here]
+            index, position = dict(index), dict(position)
+            rest = [x for x in index[cell] if x != c]
+            if rest:
+                index[cell] = rest
+            else:
+                del index[cell]
+            del position[c]
+            zi[here] = (bounds, index, position)
+        if slot in zi:
+            (lo, hi), index, position = zi[slot]
+            index, position = dict(index), dict(position)
+            if place == "top":
+                lo -= 1
+                position[c] = lo
+                index[cell] = [c] + index.get(cell, [])
+            else:
+                position[c] = hi
+                hi += 1
+                index[cell] = index.get(cell, []) + [c]
+            zi[slot] = ((lo, hi), index, position)
+        self.zindex = zi
+
+    def unindex(self, slot):
+        """The zone at `slot` changed some other way: its cell index, if
+        any, is built again when next read."""
+        if slot in self.zindex:
+            self.zindex = {k: v for k, v in self.zindex.items() if k != slot}
 
     def move_zone(self, src, slot, place="top"):
         """`move` of every card of the zone at `src` to `slot`, one after
@@ -187,9 +276,13 @@ class Table:
                 self.move(c, slot, place)
             return
         game, k = self.game, len(cards)
-        if src in self.cellv or slot in self.cellv:
-            for s in {src, slot} & self.cellv.keys():
-                self.bump_cells(s)
+        if self.zindex:
+            self.unindex(src)
+            self.unindex(slot)
+        if self.cellv:
+            for s in {src, slot}:
+                if s in self.cellv or self.slot_keyed[s]:
+                    self.bump_cells(s)
         if self.track is not None:
             enter, ids = self.track["enter"], game.card_field["id"]
             into = ">" + game.slot_decl(self, slot)["id"]
@@ -576,7 +669,7 @@ def _imagine_names(d, moved, plan):
             d.cc[name] = v
             d.cc_own.add(name)
         d.touch(scope + ":" + name)
-        if scope == "c" and name in d.game.covered_counters:
+        if scope == "c" and (name in d.game.covered_counters or name in d.game.keyed_counters):
             d.bump_cells()
     if d.revealed and not moved.keys().isdisjoint(d.revealed):
         d.revealed = {get(c, c): seen for c, seen in d.revealed.items()}
@@ -615,7 +708,7 @@ def _start_card_counters(d, marks):
             for c in cards:
                 values[c] = s
         d.touch("c:" + name)
-        if name in d.game.covered_counters:
+        if name in d.game.covered_counters or name in d.game.keyed_counters:
             d.bump_cells()
 
 
