@@ -216,7 +216,9 @@ class Game:
         self.parts = dict.fromkeys(
             {d for d in every if d != "*" and not d.startswith((CELLS, KEYED))
              and not (d.startswith("z:") and "@" in d)}
-            | {"active", "events"} | set(FLOW_PARTS), 0)
+            | {"active", "events"} | set(FLOW_PARTS)
+            # every zone's part too, so a move bumps it without asking whether it is there
+            | set(self.shared_parts) | set(self.player_parts), 0)
         # the shared zones some function reads by cell: their cells have versions of their own
         self.celled_slots = sorted({self.shared_slot[d[len(CELLS):].split("|")[0]]
                                     for d in every if d.startswith(CELLS)})
