@@ -177,9 +177,11 @@ class PyGen:
         if ir is None:
             return None
         name = self.fresh("_e")
-        with self.memo_of(None):
+        memo = Memo()          # a value the expression needs twice is computed once
+        with self.memo_of(memo):
             text = self.expr(ir, {})
-        return self.exec_source(name, f"def {name}(st, env):\n    return {text}\n")
+        lines = memo.finish([f"def {name}(st, env):", "    " + Memo.reset(0), f"    return {text}"])
+        return self.exec_source(name, "\n".join(lines) + "\n")
 
     def compile_body(self, ir, params, fn=None):
         """A function f(st, *params) for a function body (of function `fn`)."""
