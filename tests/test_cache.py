@@ -316,3 +316,18 @@ def test_a_zones_cell_index_follows_every_move_and_never_leaks_into_a_clone():
         copy.move(off, pool)
         check(copy)
         check(s)
+
+
+def test_a_counter_held_per_player_is_never_read_by_one_value():
+    """A bundle whose function compares a per-player card counter with a
+    value (the checker refuses it in content) depends on the whole zone and
+    counter, not on a part per value that no write would bump."""
+    import copy
+    bundle = copy.deepcopy(load_bundle("startup"))
+    assert bundle["counters"]["card"]["tokens"]["per_player"]
+    bundle["code"]["fn:probe"] = {"params": ["x"], "expr": [
+        "comp", ["var", "c"], "c", ["cards", ["zone", "client_pool"]],
+        ["cmp", "==", ["cctr", "tokens", ["var", "c"]], ["var", "x"]]]}
+    game = Game(bundle)
+    assert game.fn_deps["probe"] == {"z:client_pool", "c:tokens"}
+    assert game.keyed == []

@@ -211,12 +211,23 @@ class Game:
         self.fn_params = {k[3:]: v["params"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_deps, self.mod_deps, self.covered_counters = function_deps(
             code, self.cards, self.active_zone_ids)
+        # a counter held per player is never read by one value (the checker
+        # refuses it; a bundle that does so depends on the whole zone instead)
+        for deps in (self.fn_deps, self.mod_deps):
+            for name, parts in deps.items():
+                bad = {d for d in parts if d.startswith(KEYED) and
+                       self.counters["card"].get(d[len(KEYED):].split("|")[1], {}).get("per_player", True)}
+                if bad:
+                    deps[name] = frozenset(parts - bad) | {
+                        f"{p}{d[len(KEYED):].split('|')[i]}" for d in bad for p, i in (("z:", 0), ("c:", 1))}
         every = [d for deps in list(self.fn_deps.values()) + list(self.mod_deps.values()) for d in deps]
         # every part of the state a function can depend on, at version 0
         self.parts = dict.fromkeys(
             {d for d in every if d != "*" and not d.startswith((CELLS, KEYED))
              and not (d.startswith("z:") and "@" in d)}
-            | {"active", "events"} | set(FLOW_PARTS), 0)
+            | {"active", "events"} | set(FLOW_PARTS)
+            # every zone's part too, so a move bumps it without asking whether it is there
+            | set(self.shared_parts) | set(self.player_parts), 0)
         # the shared zones some function reads by cell: their cells have versions of their own
         self.celled_slots = sorted({self.shared_slot[d[len(CELLS):].split("|")[0]]
                                     for d in every if d.startswith(CELLS)})

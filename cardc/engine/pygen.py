@@ -177,9 +177,11 @@ class PyGen:
         if ir is None:
             return None
         name = self.fresh("_e")
-        with self.memo_of(None):
+        memo = Memo()          # a value the expression needs twice is computed once
+        with self.memo_of(memo):
             text = self.expr(ir, {})
-        return self.exec_source(name, f"def {name}(st, env):\n    return {text}\n")
+        lines = memo.finish([f"def {name}(st, env):", "    " + Memo.reset(0), f"    return {text}"])
+        return self.exec_source(name, "\n".join(lines) + "\n")
 
     def compile_body(self, ir, params, fn=None):
         """A function f(st, *params) for a function body (of function `fn`)."""
@@ -633,7 +635,7 @@ class PyGen:
             _, elt, var, it, cond = args[0]
             inner = {**scope, var: self.local()}
             with self.no_memo():
-                loop = f"for {inner[var]} in {self.expr(it, scope)}"
+                loop = f"for {inner[var]} in {self._iterable(it, scope)}"
             with self.comprehension(inner[var]):
                 test = f" if {self.expr(cond, inner)}" if cond else ""
                 return f"{name}({self.expr(elt, inner)} {loop}{test})"
@@ -799,10 +801,17 @@ class PyGen:
         _, elt, var, it, cond = ir
         inner = {**scope, str(var): self.local()}
         with self.no_memo():        # Python allows no `:=` in a comprehension's iterable
-            source = self.expr(it, scope)
+            source = self._iterable(it, scope)
         with self.comprehension(inner[str(var)]):
             test = f" if {self.expr(cond, inner)}" if cond else ""
             return f"[{self.expr(elt, inner)} for {inner[str(var)]} in {source}{test}]"
+
+    def _iterable(self, ir, scope):
+        """What a comprehension loops over: the players as a range (the same
+        numbers in the same order, with no list made), else the expression."""
+        if ir == ["players"]:
+            return "range(st.n)"
+        return self.expr(ir, scope)
 
     def e_index(self, ir, scope):
         return f"_index({self.expr(ir[1], scope)}, {self.expr(ir[2], scope)})"

@@ -173,8 +173,7 @@ class Table:
         owned = self.zowned
         if here >= 0:
             (self.zones[here] if owned is None else self.own_zone(here)).remove(c)
-            part = self.slot_parts[here]
-            pv[part] = pv.get(part, 0) + 1
+            pv[self.slot_parts[here]] += 1
             self.sv[here] += 1
             if self.slot_active[here] and self.game.card_special[c] is not None:
                 pv["active"] = pv.get("active", 0) + 1
@@ -191,8 +190,7 @@ class Table:
             if keyed[slot]:
                 self.bump_keyed(slot, c)
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
-        part = self.slot_parts[slot]
-        pv[part] = pv.get(part, 0) + 1
+        pv[self.slot_parts[slot]] += 1
         self.sv[slot] += 1
         if self.slot_active[slot] and self.game.card_special[c] is not None:
             pv["active"] = pv.get("active", 0) + 1
