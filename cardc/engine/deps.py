@@ -273,8 +273,15 @@ def keyed_called(part, args, params) -> set:
         x = args[x[1]] if x[1] < len(args) else ["lit", None]
     mine = _value_ir(x, params)
     if mine is None:
-        return {"z:" + zone, "c:" + ctr}
+        return unkeyed(part)
     return {f"{KEYED}{zone}|{ctr}|{json.dumps(mine, separators=(',', ':'))}"}
+
+
+def unkeyed(part) -> set:
+    """What a keyed part stands for when it cannot be one: the whole zone
+    and every card's counter."""
+    zone, ctr, _ = part[len(KEYED):].split("|", 2)
+    return {"z:" + zone, "c:" + ctr}
 
 
 def cell_origin(it, origins, params):

@@ -8,7 +8,7 @@ procedures, functions, hooks, card effects and the game flow.
 from __future__ import annotations
 
 from cardc.engine.deps import (CELLS, FLOW_PARTS, KEYED, function_deps, impure_functions, recursive_functions,
-                               simple_functions)
+                               simple_functions, unkeyed)
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
 from cardc.limits import MAX_CARDS
@@ -213,13 +213,13 @@ class Game:
             code, self.cards, self.active_zone_ids)
         # a counter held per player is never read by one value (the checker
         # refuses it; a bundle that does so depends on the whole zone instead)
+        card_counters = self.counters["card"]
         for deps in (self.fn_deps, self.mod_deps):
             for name, parts in deps.items():
-                bad = {d for d in parts if d.startswith(KEYED) and
-                       self.counters["card"].get(d[len(KEYED):].split("|")[1], {}).get("per_player", True)}
+                bad = {d for d in parts if d.startswith(KEYED)
+                       and card_counters.get(d[len(KEYED):].split("|")[1], {}).get("per_player", True)}
                 if bad:
-                    deps[name] = frozenset(parts - bad) | {
-                        f"{p}{d[len(KEYED):].split('|')[i]}" for d in bad for p, i in (("z:", 0), ("c:", 1))}
+                    deps[name] = frozenset(parts - bad).union(*(unkeyed(d) for d in bad))
         every = [d for deps in list(self.fn_deps.values()) + list(self.mod_deps.values()) for d in deps]
         # every part of the state a function can depend on, at version 0
         self.parts = dict.fromkeys(
