@@ -352,9 +352,8 @@ class Game:
         return self.py_bodies[name]
 
     def cache_slot(self, name) -> int:
-        """The index of function `name`'s own cache in `State.cache` (0 is the
-        builtins' cache: zone indexes)."""
-        return self.cache_slots.setdefault(name, len(self.cache_slots) + 1)
+        """The index of function `name`'s own cache in `State.cache`."""
+        return self.cache_slots.setdefault(name, len(self.cache_slots))
 
     def cached_function(self, name):
         """The call of function `name` with positional arguments: cached by

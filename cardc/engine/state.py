@@ -370,7 +370,7 @@ def new_cell_versions(game):
 
 
 def new_cache(game):
-    """The caches of a new state: the builtins' (0), then one per cached
-    content function (`Game.cache_slot`)."""
+    """The caches of a new state: one per cached content function
+    (`Game.cache_slot`)."""
     kind = dict if game.cache_functions else NoCache
-    return [kind() for _ in range(len(game.cache_slots) + 1)]
+    return [kind() for _ in range(len(game.cache_slots))]
