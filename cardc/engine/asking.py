@@ -101,7 +101,29 @@ def _menu_label(st, d, i):
 
 def _menu_unavailable(st, d):
     env = st.stack[-1].env
-    return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in d.menu[1]]
+    items, unavailable = d.menu
+    if unavailable is None:
+        # not listed when the menu was asked (a bot never reads them): the
+        # menu runs again, on the same state, to list them now
+        if st.pending is not d:
+            raise RuntimeError("a menu's options not open are read while it is pending, not after")
+        unavailable = []
+        items(st, env, [], unavailable)
+    return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in unavailable]
+
+
+# A choice's labels: `menu` holds (the values' type, whether it may be passed).
+def _choice_labels(st, d):
+    typ, optional = d.menu
+    shown = d.values[:-1] if optional else d.values
+    return [st._label(v, typ, d.player) for v in shown] + (["Pass"] if optional else [])
+
+
+def _choice_label(st, d, i):
+    typ, optional = d.menu
+    if optional and i == len(d.values) - 1:
+        return "Pass"
+    return st._label(d.values[i], typ, d.player)
 
 
 class Asking:
@@ -111,17 +133,11 @@ class Asking:
         return fmt(value, typ, self)
 
     def ask_choice(self, who, var, values, typ, optional, prompt):
-        shown = list(values)
+        """`values` is the generated code's own new list: the decision keeps it."""
         if optional:
             values = values + [None]
-
-        def make_labels(st, d):
-            return [st._label(v, typ, who) for v in shown] + (["Pass"] if optional else [])
-
-        def make_one(st, d, i):
-            return st._label(shown[i], typ, who) if i < len(shown) else "Pass"
-        self.pending = Decision("choose", who, prompt, None, values, var, (), make_labels, self,
-                                make_one)
+        self.pending = Decision("choose", who, prompt, None, values, var, (), _choice_labels, self,
+                                _choice_label, (typ, optional))
 
     def ask_yes_no(self, who, var, prompt):
         self.pending = Decision("ask", who, prompt, ["Yes", "No"], [True, False], var,
@@ -138,7 +154,8 @@ class Asking:
         if self.lookahead:
             self.stop_here(who, "menu", prompt)
             return
-        values, unavailable = [], []
+        values = []
+        unavailable = None if items.unavailable_later else []
         env = self.stack[-1].env
         items(self, env, values, unavailable)      # see PyGen.compile_menu
         if not values:
@@ -146,7 +163,8 @@ class Asking:
                 prompt = prompt(self, env)
             raise EngineFault("a menu has no option open" + (f" (“{prompt}”)" if prompt else ""))
         self.pending = Decision("menu", who, prompt, None, values, None,
-                               _menu_unavailable if unavailable else [], _menu_labels, self,
+                               _menu_unavailable if unavailable is None or unavailable else [],
+                               _menu_labels, self,
                                _menu_label, (items, unavailable))
         if items.eager_text:
             # the parts of labels and reasons that could fail are evaluated

@@ -337,6 +337,15 @@ class PyGen:
         # shown as unavailable has such a label or reason (see ask_menu)
         fn.risky = {pc: f.risk for pc, f in labels.items() if f.risk is not None}
         fn.risky_reasons = any(f.risk is not None for f in reasons)
+        # the options not open can be found again later, by running the menu
+        # again on the same state, unless a condition draws from the random
+        # generator (the second run would draw again) or a reason must be
+        # checked at once
+        game = self.game
+        fn.unavailable_later = not fn.risky_reasons and not _mentions(
+            items, "shuffled_order", game.fn_impure) and not any(
+            _mentions(ir, "shuffled_order", game.fn_impure)
+            for bodies in game.modifier_bodies.values() for ir in bodies)
         # labels and reasons that could fail are built at once, even for a bot
         # (see total.py), so that simulation fails exactly where play does
         fn.eager_text = not all(harmless(x, self.game, text=True, safe=safe)
@@ -362,7 +371,10 @@ class PyGen:
                     because = self.build_text(reason, safe)
                     reasons += [text, because]
                     why = self.bind(because, "_why")
-                    out += [f"{pad}else:", f"{pad}    unavailable.append(({lab}, {why}, {bindings}))"]
+                    # a bot's menu passes no list: the options not open are
+                    # found again only if someone reads them (ask_menu)
+                    out += [f"{pad}elif unavailable is not None:",
+                            f"{pad}    unavailable.append(({lab}, {why}, {bindings}))"]
             elif item[0] == "for":
                 _, var, lst, sub = item
                 local = self.local()

@@ -1,0 +1,77 @@
+"""What a pending decision tells a person (labels, options not open and
+why) is the same whether it is worked out when the question is asked or
+later, when someone reads it: a bot never reads it, so the engine leaves it
+until then (Asking.ask_menu, `unavailable_later`)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from cardc.engine import Game
+from cardc.project import load_bundle
+
+
+def eager_unavailable(st):
+    """The options not open, listed by running the menu with a list to fill,
+    as the engine did for every menu before it left them for later."""
+    d = st.pending
+    items = d.menu[0]
+    env = st.stack[-1].env
+    found = []
+    items(st, env, [], found)
+    return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in found]
+
+
+@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
+def test_options_not_open_are_the_same_read_late(name):
+    game = Game(load_bundle(name))
+    menus = with_reasons = 0
+    for seed in range(3):
+        st = game.new_state(4, seed=seed)
+        rnd = random.Random(seed)
+        while not st.is_terminal():
+            d = st.pending
+            if d.kind == "menu":
+                menus += 1
+                expected = eager_unavailable(st)
+                assert st.why_not() == expected
+                with_reasons += bool(expected)
+                for name_, reason in expected:
+                    assert st.explain(d.player, name_) == reason
+            st.apply(rnd.randrange(len(st.legal_actions())))
+    assert menus > 20 and with_reasons > 0
+
+
+def test_options_not_open_cannot_be_read_after_the_decision():
+    game = Game(load_bundle("unicorn"))
+    st = game.new_state(4, seed=0)
+    rnd = random.Random(0)
+    while st.pending.kind != "menu" or not eager_unavailable(st):
+        st.apply(rnd.randrange(len(st.legal_actions())))
+    d = st.pending
+    st.apply(0)
+    with pytest.raises(RuntimeError, match="while it is pending"):
+        d.unavailable
+
+
+@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
+def test_choice_labels_one_by_one_match_the_list(name):
+    """A log needs only the label of the option taken (`label(i)`); a person
+    reads them all: the two agree, "Pass" included where one may pass."""
+    game = Game(load_bundle(name))
+    kinds = set()
+    for seed in range(2):
+        st = game.new_state(4, seed=seed)
+        rnd = random.Random(seed)
+        while not st.is_terminal():
+            d = st.pending
+            if d.kind == "choose":
+                kinds.add(d.menu[1])
+                twin = st.clone()
+                one = [twin.pending.label(i) for i in range(len(d.values))]
+                assert one == d.labels
+                assert len(d.labels) == len(d.values)
+                assert (d.labels[-1] == "Pass") == (d.values[-1] is None)
+            st.apply(rnd.randrange(len(st.legal_actions())))
+    assert False in kinds
