@@ -8,6 +8,7 @@ asserted: speed is measured here, never in tests.
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -88,12 +89,48 @@ def _worker(args):
     return measure(Game(bundle), players, seconds, seed0=seed0)
 
 
+def _merge(parts):
+    """One measurement from several slices of it (sums, then rates)."""
+    n = sum(p["games"] for p in parts)
+    dt = sum(p["seconds"] for p in parts)
+    decisions = sum(p["decisions_per_s"] * p["seconds"] for p in parts)
+    cpu = sum(p["decisions_per_s"] * p["seconds"] / p["decisions_per_cpu_s"] for p in parts)
+    turns = sum(p["turns_per_game"] * p["games"] for p in parts)
+    return {"games": n, "seconds": dt, "games_per_s": n / dt, "decisions_per_s": decisions / dt,
+            "decisions_per_cpu_s": decisions / max(cpu, 1e-9), "decisions_per_game": decisions / n,
+            "turns_per_game": turns / n, "capped": sum(p["capped"] for p in parts)}
+
+
+def anchored(game, n, seconds, games_per, anchor, script, rounds, anchors):
+    """The game and the reference in turn, A B A B … A, `rounds` slices of
+    the game: each slice's ratio is to the mean of the reference runs on
+    either side of it, and the figure is the median of those ratios.  A
+    shared machine's speed drifts by tens of percent within a minute; a
+    slice and its neighbours see the same machine, and the median leaves out
+    a slice that met a burst of other work.  Returns (the game's whole
+    measurement, [wall ratios], [CPU-time ratios]); `anchors` gets every
+    reference run (the first is the one before)."""
+    parts, wall, cpu = [], [], []
+    seed = 0
+    for _ in range(rounds):
+        games = games_per and max(1, games_per // rounds)
+        r = measure(game, n, seconds / rounds, games, seed0=seed)
+        seed += r["games"]
+        parts.append(r)
+        anchors.append(run_anchor(anchor, script, seconds / rounds))
+        before, after = anchors[-2], anchors[-1]
+        wall.append(r["decisions_per_s"] * 2 / (before["decisions_per_s"] + after["decisions_per_s"]))
+        cpu.append(r["decisions_per_cpu_s"] * 2
+                   / (before["decisions_per_cpu_s"] + after["decisions_per_cpu_s"]))
+    return _merge(parts), wall, cpu
+
+
 def bench(names, games_per, players, seconds, profile=False, jobs=1, anchor=None,
-          anchor_script=None, agent="random") -> int:
+          anchor_script=None, agent="random", rounds=5) -> int:
     """With `anchor` (a Python that has the reference engine installed), the
-    reference runs right before and after each game's measurement, and each
-    game's ratio is to the mean of the two runs beside it: one command, one
-    stretch of time, so the machine's drift cancels.  With another `agent`
+    reference and each game run in turn, in `rounds` slices (see
+    `anchored`): one command, one stretch of time, so the machine's drift
+    cancels, and the ratio is the median over the slices.  With another `agent`
     (greedy, mcts:…) in every seat, its decisions/s and its cost per
     decision against random's are shown too (CPU time, same run)."""
     from rich.console import Console
@@ -105,12 +142,14 @@ def bench(names, games_per, players, seconds, profile=False, jobs=1, anchor=None
             "capped"]
     if anchor:
         cols += [f"x {ANCHOR}", "x (CPU time)"]
+        if rounds > 1:
+            cols += [f"x, {rounds} slices: min-max"]
     if agent != "random":
         cols += [f"{agent} decisions/s", f"{agent} cost x random"]
     for col in cols:
         table.add_column(col, justify="right")
     script = (anchor_script or default_anchor_script()) if anchor else None
-    anchors = [run_anchor(anchor, script, seconds)] if anchor else []
+    anchors = [run_anchor(anchor, script, seconds / rounds)] if anchor else []
     bundles = {}
     for folder in game_folders(names or None):
         gid = folder.name
@@ -119,15 +158,17 @@ def bench(names, games_per, players, seconds, profile=False, jobs=1, anchor=None
         game = Game(bundle)
         n = max(game.min_players, min(players, game.max_players))
         play_random(game, n, 10_000)          # warm up
-        r = measure(game, n, seconds, games_per)
+        if anchor:
+            r, wall, cpu = anchored(game, n, seconds, games_per, anchor, script, rounds, anchors)
+        else:
+            r = measure(game, n, seconds, games_per)
         row = [gid, str(n), str(r["games"]), f"{r['games_per_s']:.1f}",
                f"{r['decisions_per_s']:,.0f}", f"{r['decisions_per_game']:.0f}",
                f"{r['turns_per_game']:.1f}", str(r["capped"])]
         if anchor:
-            anchors.append(run_anchor(anchor, script, seconds))
-            wall = (anchors[-2]["decisions_per_s"] + anchors[-1]["decisions_per_s"]) / 2
-            cpu = (anchors[-2]["decisions_per_cpu_s"] + anchors[-1]["decisions_per_cpu_s"]) / 2
-            row += [f"{r['decisions_per_s'] / wall:.2f}", f"{r['decisions_per_cpu_s'] / cpu:.2f}"]
+            row += [f"{statistics.median(wall):.2f}", f"{statistics.median(cpu):.2f}"]
+            if rounds > 1:
+                row += [f"{min(wall):.2f}-{max(wall):.2f}"]
         if agent != "random":
             a = measure(game, n, seconds, games_per and max(1, games_per // 10), agent=agent)
             row += [f"{a['decisions_per_s']:,.0f}",

@@ -235,7 +235,7 @@ def cmd_bench(args) -> int:
     if args.compile:
         return bench_compile(args.games or None, args.scale)
     return bench(args.games or None, args.games_per, args.players, args.seconds, args.profile,
-                 args.jobs, args.anchor, args.anchor_script, args.agent)
+                 args.jobs, args.anchor, args.anchor_script, args.agent, args.rounds)
 
 
 # ---------------------------------------------------------------- wiring
@@ -363,8 +363,11 @@ def parser() -> argparse.ArgumentParser:
                    help="time check+build instead, and for content --scale times larger")
     s.add_argument("--scale", type=positive, default=10)
     s.add_argument("--anchor", metavar="PYTHON",
-                   help="a Python with the reference engine (pyminion) installed: run it before and "
-                        "after each game and report cardc's ratio to it")
+                   help="a Python with the reference engine (pyminion) installed: run it and each "
+                        "game in turn and report cardc's ratio to it (the median over --rounds)")
+    s.add_argument("--rounds", type=positive, default=5,
+                   help="with --anchor: slices of each game, each between two runs of the "
+                        "reference (default 5)")
     s.add_argument("--anchor-script", metavar="PATH",
                    help="the anchors script (default: ../shared/bench/anchors/anchors.py)")
     s.add_argument("--agent", default="random", type=agent_spec,
