@@ -75,3 +75,13 @@ def test_choice_labels_one_by_one_match_the_list(name):
                 assert (d.labels[-1] == "Pass") == (d.values[-1] is None)
             st.apply(rnd.randrange(len(st.legal_actions())))
     assert False in kinds
+
+
+def test_unique_keeps_the_first_of_each_in_order():
+    """`unique` (companies a tile touches, in the order their tiles lie) is
+    read in that order by rules and logs: the first of each value, in order."""
+    from cardc.engine.builtins import IMPL
+    unique = IMPL["unique"]
+    assert unique(None, None, [5, 3, 5, 1, 3, 7, 1]) == [5, 3, 1, 7]
+    assert unique(None, None, ["b4", "a1", "b4"]) == ["b4", "a1"]
+    assert unique(None, None, []) == []

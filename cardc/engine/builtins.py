@@ -25,12 +25,8 @@ def _sort_by(st, env, xs, fname, desc):
 
 
 def _unique(st, env, xs):
-    seen, out = set(), []
-    for x in xs:
-        if x not in seen:
-            seen.add(x)
-            out.append(x)
-    return out
+    """Each value once, in the order first met (a dict keeps insertion order)."""
+    return list(dict.fromkeys(xs))
 
 
 def _index_of(st, env, xs, x):
