@@ -135,7 +135,7 @@ def bench(names, games_per, players, seconds, profile=False, jobs=1, anchor=None
     decision against random's are shown too (CPU time, same run)."""
     from rich.console import Console
     from rich.table import Table
-    console = Console(width=140)
+    console = Console(width=160)
     table = Table(title=f"cardc bench: random agents, {players} players (or the nearest allowed)"
                         + (f"; then {agent} in every seat" if agent != "random" else ""))
     cols = ["game", "players", "games", "games/s", "decisions/s", "decisions/game", "turns/game",
@@ -175,7 +175,7 @@ def bench(names, games_per, players, seconds, profile=False, jobs=1, anchor=None
                     f"{r['decisions_per_cpu_s'] / a['decisions_per_cpu_s']:.1f}"]
         table.add_row(*row)
     if anchors:
-        console.print(f"{ANCHOR} decisions/s, before and after each game: "
+        console.print(f"{ANCHOR} decisions/s, in turn with the slices of each game: "
                       + ", ".join(f"{a['decisions_per_s']:,.0f}" for a in anchors))
     console.print(table)
     if jobs > 1:
