@@ -23,32 +23,36 @@ def eager_unavailable(st):
     return [[f(st, {**env, **b}), r(st, {**env, **b})] for f, r, b in found]
 
 
-@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
-def test_options_not_open_are_the_same_read_late(name):
+def each_decision(name, seeds):
+    """The state at every decision of random 4-player games of a shipped game."""
     game = Game(load_bundle(name))
-    menus = with_reasons = 0
-    for seed in range(3):
+    for seed in seeds:
         st = game.new_state(4, seed=seed)
         rnd = random.Random(seed)
         while not st.is_terminal():
-            d = st.pending
-            if d.kind == "menu":
-                menus += 1
-                expected = eager_unavailable(st)
-                assert st.why_not() == expected
-                with_reasons += bool(expected)
-                for name_, reason in expected:
-                    assert st.explain(d.player, name_) == reason
+            yield st
             st.apply(rnd.randrange(len(st.legal_actions())))
-    assert menus > 20 and with_reasons > 0
+
+
+@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
+def test_options_not_open_are_the_same_read_late(name):
+    menus = with_reasons = late = 0
+    for st in each_decision(name, range(3)):
+        d = st.pending
+        if d.kind == "menu":
+            menus += 1
+            late += d.menu[1] is None           # not listed when asked
+            expected = eager_unavailable(st)
+            assert st.why_not() == expected
+            with_reasons += bool(expected)
+            for label, reason in expected:
+                assert st.explain(d.player, label) == reason
+    assert menus > 20 and with_reasons > 0 and late > 0
 
 
 def test_options_not_open_cannot_be_read_after_the_decision():
-    game = Game(load_bundle("unicorn"))
-    st = game.new_state(4, seed=0)
-    rnd = random.Random(0)
-    while st.pending.kind != "menu" or not eager_unavailable(st):
-        st.apply(rnd.randrange(len(st.legal_actions())))
+    st = next(st for st in each_decision("unicorn", [0])
+              if st.pending.kind == "menu" and eager_unavailable(st))
     d = st.pending
     st.apply(0)
     with pytest.raises(RuntimeError, match="while it is pending"):
@@ -59,21 +63,16 @@ def test_options_not_open_cannot_be_read_after_the_decision():
 def test_choice_labels_one_by_one_match_the_list(name):
     """A log needs only the label of the option taken (`label(i)`); a person
     reads them all: the two agree, "Pass" included where one may pass."""
-    game = Game(load_bundle(name))
     kinds = set()
-    for seed in range(2):
-        st = game.new_state(4, seed=seed)
-        rnd = random.Random(seed)
-        while not st.is_terminal():
-            d = st.pending
-            if d.kind == "choose":
-                kinds.add(d.menu[1])
-                twin = st.clone()
-                one = [twin.pending.label(i) for i in range(len(d.values))]
-                assert one == d.labels
-                assert len(d.labels) == len(d.values)
-                assert (d.labels[-1] == "Pass") == (d.values[-1] is None)
-            st.apply(rnd.randrange(len(st.legal_actions())))
+    for st in each_decision(name, range(2)):
+        d = st.pending
+        if d.kind == "choose":
+            kinds.add(d.menu[1])
+            twin = st.clone()
+            one = [twin.pending.label(i) for i in range(len(d.values))]
+            assert one == d.labels
+            assert len(d.labels) == len(d.values)
+            assert (d.labels[-1] == "Pass") == (d.values[-1] is None)
     assert False in kinds
 
 
