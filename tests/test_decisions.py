@@ -84,3 +84,29 @@ def test_unique_keeps_the_first_of_each_in_order():
     assert unique(None, None, [5, 3, 5, 1, 3, 7, 1]) == [5, 3, 1, 7]
     assert unique(None, None, ["b4", "a1", "b4"]) == ["b4", "a1"]
     assert unique(None, None, []) == []
+
+
+@pytest.mark.parametrize("name", ["unicorn", "startup"])
+def test_a_state_saved_with_options_as_dicts_still_resumes(name):
+    """Saves before the ninth wave held a menu option as [pc, {name: value}];
+    now it is [pc, name, value, …].  An old save resumes to the same game."""
+    from cardc.engine.state import State
+    checked = 0
+    for st in each_decision(name, [1]):
+        d = st.pending
+        if d.kind != "menu" or len(d.values) < 2 or not any(len(o) > 1 for o in d.values):
+            continue
+        saved = st.to_json()
+        old = saved["pending"]["values"]
+        saved["pending"]["values"] = [[o[0], dict(zip(o[1::2], o[2::2]))] for o in old]
+        for action in range(len(old)):
+            now, then = st.clone(), State.from_json(st.game, saved)
+            assert then.action_labels() == now.action_labels()
+            now.apply(action)
+            then.apply(action)
+            assert then.to_json()["zones"] == now.to_json()["zones"]
+            assert [f.env for f in then.stack] == [f.env for f in now.stack]
+        checked += 1
+        if checked == 5:
+            break
+    assert checked == 5

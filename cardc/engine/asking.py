@@ -86,17 +86,39 @@ class Decision:
                 "unavailable": self.unavailable}
 
 
+def bind_option(env, option):
+    """Write the loop variables an open menu option was found with into
+    `env`; returns the option's pc.  An option is [pc, name, value, …]; a
+    state saved before that (cardc 0.x, ninth wave) holds [pc, {name: value}]."""
+    n = len(option)
+    if n == 3:
+        env[option[1]] = option[2]
+    elif n == 2 and type(option[1]) is dict:
+        env.update(option[1])
+    else:
+        for i in range(1, n, 2):
+            env[option[i]] = option[i + 1]
+    return option[0]
+
+
+def option_env(env, option):
+    """A copy of the frame's locals with an option's loop variables in."""
+    env = dict(env)
+    bind_option(env, option)
+    return env
+
+
 # A menu's labels and reasons, made when someone reads them, on the state
 # whose pending decision it is (an option's label is found by its body's pc).
 def _menu_labels(st, d):
     env = st.stack[-1].env
     label_of = d.menu[0].labels
-    return [label_of[pc](st, {**env, **b}) for pc, b in d.values]
+    return [label_of[o[0]](st, option_env(env, o)) for o in d.values]
 
 
 def _menu_label(st, d, i):
-    pc, b = d.values[i]
-    return d.menu[0].labels[pc](st, {**st.stack[-1].env, **b})
+    o = d.values[i]
+    return d.menu[0].labels[o[0]](st, option_env(st.stack[-1].env, o))
 
 
 def _menu_unavailable(st, d):
@@ -171,10 +193,10 @@ class Asking:
             # now, read or not, so a bot fails where a person would (total.py)
             risky = items.risky
             if risky:
-                for pc, b in values:
-                    risk = risky.get(pc)
+                for o in values:
+                    risk = risky.get(o[0])
                     if risk is not None:
-                        risk(self, {**env, **b})
+                        risk(self, option_env(env, o))
             if items.risky_reasons:
                 for f, r, b in unavailable:
                     for g in (f, r):

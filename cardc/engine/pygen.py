@@ -321,7 +321,7 @@ class PyGen:
         """One function f(st, env, values, unavailable) that finds the
         options a menu offers now: the conditions are written inline, and
         each open option records its body's pc and the loop variables it was
-        found with.  Its label is the function `f.labels[pc]`, called only if
+        found with, `[pc, name, value, …]`.  Its label is the function `f.labels[pc]`, called only if
         someone reads it (each option has a pc of its own)."""
         lines: list = ["    " + Memo.reset(0)]
         memo = Memo(env_reads=True)
@@ -355,6 +355,9 @@ class PyGen:
     def _menu_lines(self, items, scope, out, depth, safe=frozenset(), labels=None, reasons=None):
         pad = "    " * depth
         bindings = "{" + ", ".join(f"{k!r}: {v}" for k, v in scope.items()) + "}"
+        # an open option is [pc, name, value, name, value, …]: one list, no
+        # dict, for every option of every menu (see asking.option_env)
+        flat = "".join(f", {k!r}, {v}" for k, v in scope.items())
         for item in items:
             if item[0] == "opt":
                 _, label, cond, reason, pc = item
@@ -362,7 +365,7 @@ class PyGen:
                     raise BadBundle(f"two options of a menu start at op {int(pc)}: each has a body of its own")
                 labels[int(pc)] = text = self.build_text(label, safe)
                 lab = self.bind(text, "_lab")
-                add = [f"{pad}    values.append([{int(pc)}, {bindings}])"]
+                add = [f"{pad}    values.append([{int(pc)}{flat}])"]
                 if cond is None:
                     out += [f"{pad}if True:"] + add
                     continue

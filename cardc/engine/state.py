@@ -16,7 +16,7 @@ The step API follows OpenSpiel: `current_player()`, `legal_actions()`,
 from __future__ import annotations
 
 from cardc.engine import rng
-from cardc.engine.asking import Asking, Decision
+from cardc.engine.asking import Asking, Decision, bind_option
 from cardc.engine.errors import CorruptState, IllegalAction
 from cardc.engine.interp import Frame, Interpreter
 from cardc.engine.table import ATTACHED, OUT, Table
@@ -214,9 +214,7 @@ class State(Interpreter, Asking, Table):
         fr = self.stack[-1]
         value = d.values[action]
         if d.kind == "menu":
-            pc, bindings = value
-            fr.env.update(bindings)
-            fr.pc = pc
+            fr.pc = bind_option(fr.env, value)
         elif d.kind == "window":
             self._answer_window(fr, d, value)
         else:
