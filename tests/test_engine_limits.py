@@ -156,3 +156,19 @@ def test_simulate_evaluates_the_log_text_play_evaluates(game_copy):
     rec = play_game(game, Plan(players=(2,), agents=("random",)), 0)
     assert rec.ending == "fault" and "division by zero" in rec.fault
     assert LOC.search(text).group(0) == LOC.search(rec.fault).group(0)
+
+
+def test_a_bot_meets_the_fault_of_a_menu_label_a_person_would_read(game_copy):
+    """An option's label that cannot be built (here a division by zero) is a
+    fault for a bot too, which never reads labels: it is found where the menu
+    finds the option, at the menu's line, for random agents and simulate."""
+    from cardc.sim.run import Plan, play_game
+    built = build_folder(game_copy(edits={"game.yaml": [
+        ('option "Bank {c.name}":', 'option "Bank {c.name} ({10 / (me.plays - 1)})":')]}))
+    assert built.bundle, built.diags.render()
+    game = Game(built.bundle)
+    text = fault_of(game)
+    assert "division by zero" in text and "game.yaml:32:" in text      # the menu
+    rec = play_game(game, Plan(players=(2,), agents=("random",)), 0)
+    assert rec.ending == "fault" and "division by zero" in rec.fault
+    assert LOC.search(text).group(0) == LOC.search(rec.fault).group(0)

@@ -190,13 +190,8 @@ class Asking:
                                _menu_label, (items, unavailable))
         if items.eager_text:
             # the parts of labels and reasons that could fail are evaluated
-            # now, read or not, so a bot fails where a person would (total.py)
-            risky = items.risky
-            if risky:
-                for o in values:
-                    risk = risky.get(o[0])
-                    if risk is not None:
-                        risk(self, option_env(env, o))
+            # now, read or not, so a bot fails where a person would (total.py);
+            # an open option's label was, where the menu found the option
             if items.risky_reasons:
                 for f, r, b in unavailable:
                     for g in (f, r):

@@ -326,16 +326,20 @@ class PyGen:
         lines: list = ["    " + Memo.reset(0)]
         memo = Memo(env_reads=True)
         labels, reasons = {}, []
+        # labels and reasons that could fail are built at once, even for a bot
+        # (see total.py), so that simulation fails exactly where play does:
+        # an open option's label right where the option is found
+        eager = not all(harmless(x, self.game, text=True, safe=safe)
+                        for x, safe in _menu_texts(items))
         with self.memo_of(memo):
-            self._menu_lines(items, {}, lines, 1, labels=labels, reasons=reasons)
+            self._menu_lines(items, {}, lines, 1, labels=labels, reasons=reasons, eager=eager)
         name = self.fresh("_menu")
         body = memo.finish([f"def {name}(st, env, values, unavailable):"] + lines
                            + ["    return None"])
         fn = self.exec_source(name, "\n".join(body) + "\n")
         fn.labels = labels
-        # the labels with a part that could fail, by pc, and whether an option
-        # shown as unavailable has such a label or reason (see ask_menu)
-        fn.risky = {pc: f.risk for pc, f in labels.items() if f.risk is not None}
+        # whether an option shown as unavailable has a label or reason with a
+        # part that could fail (see ask_menu)
         fn.risky_reasons = any(f.risk is not None for f in reasons)
         # the options not open can be found again later, by running the menu
         # again on the same state, unless a condition draws from the random
@@ -346,13 +350,11 @@ class PyGen:
             items, "shuffled_order", game.fn_impure) and not any(
             _mentions(ir, "shuffled_order", game.fn_impure)
             for bodies in game.modifier_bodies.values() for ir in bodies)
-        # labels and reasons that could fail are built at once, even for a bot
-        # (see total.py), so that simulation fails exactly where play does
-        fn.eager_text = not all(harmless(x, self.game, text=True, safe=safe)
-                                for x, safe in _menu_texts(items))
+        fn.eager_text = eager
         return fn
 
-    def _menu_lines(self, items, scope, out, depth, safe=frozenset(), labels=None, reasons=None):
+    def _menu_lines(self, items, scope, out, depth, safe=frozenset(), labels=None, reasons=None,
+                    eager=False):
         pad = "    " * depth
         bindings = "{" + ", ".join(f"{k!r}: {v}" for k, v in scope.items()) + "}"
         # an open option is [pc, name, value, name, value, …]: one list, no
@@ -366,6 +368,9 @@ class PyGen:
                 labels[int(pc)] = text = self.build_text(label, safe)
                 lab = self.bind(text, "_lab")
                 add = [f"{pad}    values.append([{int(pc)}{flat}])"]
+                if eager and text.risk is not None:
+                    here = "{**env" + "".join(f", {k!r}: {v}" for k, v in scope.items()) + "}"
+                    add.append(f"{pad}    {self.bind(text.risk, '_risk')}(st, {here})")
                 if cond is None:
                     out += [f"{pad}if True:"] + add
                     continue
@@ -388,7 +393,8 @@ class PyGen:
                 before = len(out)
                 over_cards = isinstance(lst, list) and lst[:1] == ["cards"]
                 self._menu_lines(sub, {**scope, var: local}, out, depth + 1,
-                                 safe | {var} if over_cards else safe - {var}, labels, reasons)
+                                 safe | {var} if over_cards else safe - {var}, labels, reasons,
+                                 eager)
                 self.memo.leave()
                 if len(out) == before:
                     out.append(f"{pad}    pass")
@@ -396,7 +402,7 @@ class PyGen:
                 _, cond, sub = item
                 out.append(f"{pad}if {self.expr(cond, scope)}:")
                 before = len(out)
-                self._menu_lines(sub, scope, out, depth + 1, safe, labels, reasons)
+                self._menu_lines(sub, scope, out, depth + 1, safe, labels, reasons, eager)
                 if len(out) == before:
                     out.append(f"{pad}    pass")
             else:
