@@ -214,7 +214,11 @@ class State(Interpreter, Asking, Table):
         fr = self.stack[-1]
         value = d.values[action]
         if d.kind == "menu":
-            fr.pc = bind_option(fr.env, value)
+            if len(value) == 3:         # one loop variable, the common case (bind_option)
+                fr.env[value[1]] = value[2]
+                fr.pc = value[0]
+            else:
+                fr.pc = bind_option(fr.env, value)
         elif d.kind == "window":
             self._answer_window(fr, d, value)
         else:
