@@ -89,7 +89,8 @@ class Decision:
 def bind_option(env, option):
     """Write the loop variables an open menu option was found with into
     `env`; returns the option's pc.  An option is [pc, name, value, …]; a
-    state saved before that (cardc 0.x, ninth wave) holds [pc, {name: value}]."""
+    state saved before options were flat holds [pc, {name: value}], and
+    resumes as it was."""
     n = len(option)
     if n == 3:
         env[option[1]] = option[2]
