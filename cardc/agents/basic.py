@@ -69,6 +69,7 @@ class GreedyAgent(Agent):
         guess = view.resample(self.rng)
         seat = view.seat
         root = guess.place()
+        warm(guess, seat)
         best, best_value = [], None
         for a in range(n):
             # the last look-ahead may use the guess itself: it is not needed after
@@ -110,6 +111,7 @@ def follow_through(world, root: tuple, left: list):
             left[0] -= 1
             continue
         p = world.player
+        warm(world, p)
         best, best_value = None, None
         for b in range(n):
             w = world if b == n - 1 else world.clone()
@@ -119,6 +121,18 @@ def follow_through(world, root: tuple, left: list):
                 best, best_value = w, value
         left[0] -= n
         world = best
+
+
+def warm(world, seat: int) -> None:
+    """Score `world` for `seat` once before its options are tried, result
+    unused: the look-ahead copies share its caches until they write (see
+    `State.clone`), so the values `eval` reads that an option leaves alone
+    (a company's holders, when the option places a tile) are found there
+    instead of worked out again in every copy.  The real game never runs
+    `eval`, so a guess (a copy of it) starts with none of them.  Measured at
+    ipo: 9% fewer instructions a greedy decision, the same games."""
+    if not world.terminal:
+        world.evaluate(seat)
 
 
 def _score(world, seat: int) -> float:
