@@ -196,6 +196,27 @@ def test_the_counters_of_unseen_cards_are_imagined_at_their_start(gap_games):
         assert sum(st.cc["marked"]) == 1
 
 
+def test_a_guess_after_a_counter_moved_to_another_unseen_card_imagines_it_at_start(gap_games):
+    """What a guess knows of the counters of unseen cards is kept between
+    guesses for the list of values it read (`table._off_start`): when the
+    real game moves the token to another face-down card (a write, so a list
+    of its own), the next guess starts that card at its start value too."""
+    import random
+    from cardc.engine.table import _guess_plan
+    game = gap_games["guess_counter"]
+    st = game.new_state(2, seed=0)
+    assert not any(SeatView(st, 0).resample(random.Random(0))._st.cc["marked"])
+    unseen = [c for _, real, _ in _guess_plan(st, 0)[2] for c in real]
+    (marked,) = [c for c in unseen if st.cc["marked"][c]]
+    other = next(c for c in unseen if c != marked)
+    values = st.own_cc("marked")            # as a `set` op writes it
+    values[marked], values[other] = 0, 1
+    st.version += 1
+    world = SeatView(st, 0).resample(random.Random(1))._st
+    assert not any(world.cc["marked"]), "the moved token shows in the guess"
+    assert st.cc["marked"][other] == 1
+
+
 def test_an_unseen_pile_goes_under_a_random_unseen_card_of_its_zone(gap_games):
     """The Pin stays under a deck card (the deck holds one pile), but which
     card, and where in the deck, is imagined: every position and every card
