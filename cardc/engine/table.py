@@ -495,23 +495,14 @@ def _guess_plan(st, p) -> tuple:
         zone = st.zones[slot]
         if not zone:
             continue
-        backs = [start[c] for c in zone]
-        if backs.count(backs[0]) == len(backs) and shown.isdisjoint(zone):
-            # the usual case: a deck or a hand of one back, nothing shown
-            places, cards = groups.setdefault(backs[0], ([], []))
-            places.append((slot, range(len(zone))))
-            cards.extend(zone)
-            continue
-        # a zone of several backs: its places of each back, in zone order
-        # (as one place each, in that order, they would be filled the same)
-        by_back: dict = {}
-        for i, c in enumerate(zone):
-            if c not in shown:
-                by_back.setdefault(backs[i], []).append(i)
-        for back, positions in by_back.items():
-            places, cards = groups.setdefault(back, ([], []))
-            places.append((slot, positions))
-            cards.extend([zone[i] for i in positions])
+        if shown and not shown.isdisjoint(zone):
+            parts = _places_by_back(zone, start, shown)
+        else:
+            parts = _zone_places(st, slot, zone, start)
+        for back, positions, cards in parts:
+            into = groups.setdefault(back, ([], []))
+            into[0].append((slot, positions))
+            into[1].extend(cards)
     piled = bool(st.under) and _attached_places(st, hidden, shown, groups)
     plan = _unseen_plan(st, p, groups)
     # what names a real card by its id: frame locals, pending events,
@@ -522,6 +513,41 @@ def _guess_plan(st, p) -> tuple:
     out = (shown, hidden, ordered, piled, plan, names)
     st.__dict__["_guess_plan"] = (key, out)
     return out
+
+
+def _places_by_back(zone, start, shown=frozenset()) -> list:
+    """The places of `zone` that hold cards not in `shown`, by back:
+    [(back, positions, the cards there)], backs in zone order.  A zone of one
+    back with nothing shown (a deck, a hand) is one entry, its positions
+    the whole zone (a `range`: `determinized` then fills it in one slice).
+    Within a back, places in zone order, as one place each, in that order,
+    would be filled the same."""
+    backs = list(map(start.__getitem__, zone))
+    if backs.count(backs[0]) == len(backs) and shown.isdisjoint(zone):
+        return [(backs[0], range(len(zone)), zone)]
+    by_back: dict = {}
+    for i, c in enumerate(zone):
+        if c not in shown:
+            by_back.setdefault(backs[i], []).append(i)
+    return [(back, positions, [zone[i] for i in positions]) for back, positions in by_back.items()]
+
+
+def _zone_places(st, slot, zone, start) -> list:
+    """`_places_by_back` of a zone with nothing shown to the seat, kept on
+    the game for the zone's list while no state can change that list (a
+    list a state does not own, `zowned`, is shared since a clone and never
+    written again: a write copies it first, `Table.own_zone`).  A guess
+    is made right after a clone, so a bot's next guess works out only the
+    zones the turn moved cards in (at startup, the market rows of mixed
+    backs were most of working out a guess)."""
+    kept = st.game.__dict__.setdefault("_zone_places", {})
+    hit = kept.get(slot)
+    if hit is not None and hit[0] is zone:
+        return hit[1]
+    parts = _places_by_back(zone, start)
+    if st.zowned is not None and slot not in st.zowned:
+        kept[slot] = (zone, parts)
+    return parts
 
 
 def _attached_places(d, hidden, shown, groups):
