@@ -294,3 +294,35 @@ def test_a_pile_under_a_card_the_seat_was_shown_stays_under_it(gap_games):
         world = SeatView(st, 0).resample(rnd)._st
         assert world.host == {pin: host} and world.under == {host: [pin]}
         assert world.zones[deck].index(host) == st.zones[deck].index(host)
+
+
+@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
+def test_what_a_guess_keeps_between_guesses_is_what_it_would_work_out_again(name):
+    """The game keeps, between guesses, which cards each card counter marks
+    and how each hidden zone's places fall by back, for the list they were
+    found in (`table._off_start`, `table._zone_places`): at decisions of
+    random games of each shipped game, with the real game moving on between
+    guesses as a bot's does, the plan of a guess is the one worked out with
+    nothing kept."""
+    import random
+    from cardc.engine import table
+    from cardc.project import load_bundle
+    game = Game(load_bundle(name))
+    r = random.Random(5)
+    checked = 0
+    for seed in range(3):
+        st = game.new_state(4, seed=seed)
+        while not st.is_terminal():
+            if r.random() < 0.5:
+                p = st.pending.player
+                st.determinized(p, random.Random(seed))         # what it keeps, it keeps here
+                kept = table._guess_plan(st, p)                 # the plan that guess made
+                st.__dict__.pop("_guess_plan")
+                st.__dict__.pop("_unseen_plan")
+                saved = {k: game.__dict__.pop(k) for k in ("_off_start", "_zone_places") if k in game.__dict__}
+                fresh = table._guess_plan(st, p)
+                game.__dict__.update(saved)                     # kept on for the next decisions
+                assert repr(kept) == repr(fresh), f"{name} seed {seed}, decision {st.decisions}"
+                checked += 1
+            st.apply(r.randrange(len(st.pending.values)))
+    assert checked > 100
