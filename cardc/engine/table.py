@@ -654,8 +654,8 @@ def _unseen_plan(st, p, groups) -> tuple:
 
 
 def _off_start(st, name, spec) -> frozenset:
-    """The cards whose counter `name` is off its start value (for any
-    player, if it is one a player).  Kept on the game for the list of values
+    """The cards whose counter `name` is off its start value (for some
+    player, if it is a counter per player).  Kept on the game for the list of values
     it was found in, while no state can change that list: a list a state
     does not own (`cc_own`) is shared since a clone and is never written
     again (a write copies it first, `State.own_cc`), so the same list is the
