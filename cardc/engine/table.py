@@ -538,8 +538,8 @@ def _zone_places(st, slot, zone, start) -> list:
     list a state does not own, `zowned`, is shared since a clone and never
     written again: a write copies it first, `Table.own_zone`).  A guess
     is made right after a clone, so a bot's next guess works out only the
-    zones the turn moved cards in (at startup, the market rows of mixed
-    backs were most of working out a guess)."""
+    zones the turn moved cards in (zones of mixed backs, measured in
+    DESIGN.md's tenth wave, were most of working out a guess)."""
     kept = st.game.__dict__.setdefault("_zone_places", {})
     hit = kept.get(slot)
     if hit is not None and hit[0] is zone:
@@ -661,8 +661,8 @@ def _off_start(st, name, spec) -> frozenset:
     again (a write copies it first, `State.own_cc`), so the same list is the
     same values.  `determinized` asks right after a clone, when the real
     game owns none, so a greedy bot's next guess finds every counter the
-    turn did not write (at ipo, the search through every card's counters
-    was 60% of working out a guess)."""
+    turn did not write (searching every unseen card's counters was up to
+    60% of working out a guess: DESIGN.md, tenth wave)."""
     values = st.cc[name]
     kept = st.game.__dict__.setdefault("_off_start", {})
     hit = kept.get(name)
