@@ -181,7 +181,7 @@ class BlockGen:
             emit(f"        if pc == {start}:", start)
             if start == len(ops):
                 emit("            st.stack.pop()", start)
-                emit("            return", start)
+                emit("            return True", start)
                 continue
             end = self._straight_loop(ops, start, leaders)
             if end is not None:
@@ -238,22 +238,28 @@ class BlockGen:
         return end
 
     def _emit_loop(self, ops, i, end, emit):
-        """A straight loop as a Python loop: each turn binds the variable and
-        runs the body, with the iterator's place kept in the frame's locals as
-        the op-by-op loop keeps it (and one step of the budget per turn, as
-        its jump back counts one)."""
+        """A straight loop as a Python loop over the list its `iter` made.
+
+        Nothing in the body can stop, so no one sees the loop between two of
+        its turns: the place in the list need not be kept in the frame's
+        locals turn by turn (the case starts at the list's first element,
+        where `iter` left it), and the budget is taken for every turn at
+        once, one step a turn as the op-by-op loop's jump back takes it (a
+        game that runs out of steps stops at the same line, before the loop
+        instead of within it).  Each turn still binds the variable in the
+        frame's locals, and the body's first op reads it from the Python
+        loop's own local."""
         slot, var = repr(ops[i][1]), repr(ops[i][2])
         line, col = self.code.src[i] if i < len(self.code.src) else (0, 0)
         emit(f"            # {self.code.file}:{line}:{col} next (a straight loop)", i)
         emit(f"            _it = env[{slot}]", i)        # (not `_s`: a call's push uses it)
-        emit("            while _it[1] < len(_it[0]):", i)
-        emit(f"                env[{var}] = _it[0][_it[1]]", i)
-        emit("                _it[1] += 1", i)
-        known = {}
+        emit("            st.budget -= len(_it[0])", end - 1)
+        emit("            if st.budget < 0: raise EngineFault(_game.over_steps)", end - 1)
+        emit("            for _k0 in _it[0]:", i)
+        emit(f"                env[{var}] = _k0", i)
+        known = {f"env[{var}]": "_k0"}
         for k in range(i + 1, end - 1):
             known, _ = self._emit_op(ops, k, known, emit, "                ")
-        emit("                st.budget -= 1", end - 1)
-        emit("                if st.budget < 0: raise EngineFault(_game.over_steps)", end - 1)
         emit(f"            del env[{slot}]", i)
         emit(f"            pc = {end}", i)
 
@@ -456,7 +462,7 @@ class BlockGen:
         return [f"env[{slot}] += 1", f"if env[{slot}] > {WHILE_LIMIT}: raise EngineFault({msg})"], False
 
     def _return(self, o, i):
-        return ["st.stack.pop()", "return"], True
+        return ["st.stack.pop()", "return True"], True
 
     def _phase(self, o, i):
         return [f"st.phase = {o[1]!r}"], False
@@ -468,15 +474,19 @@ class BlockGen:
             raise BadBundle(f"{self.where}[{i}][1]: unknown procedure {str(o[1])[:40]!r}")
         k = self.px.bind(callee, "_K")
         items = [f"{p!r}: {self.x(a)}" for p, a in zip(callee.params, o[2])]
-        lines = [f"_e = {{{', '.join(items)}}}"]
         if "me" not in callee.params[:len(o[2])]:
-            lines.append("_e['me'] = env.get('me')")
+            items.append("'me': env.get('me')")
+        lines = [f"_e = {{{', '.join(items)}}}"]
         if key in self.direct:
             # it cannot stop: its frame is pushed as for any call (the depth
             # and step limits, a fault's place), and it runs now, to its end
             return lines + self._push(k, "_e", "_f") + [f"{k}.run(st, _f)"], False
-        return (lines + [f"fr.pc = {i + 1}"] + self._push(k, "_e", "_f") + [f"{k}.run(st, _f)"]
-                + self._until_back(i)), True
+        # a block returns True only where it has run to its end and taken its
+        # own frame off (a `return`, or its last op): nothing else ran above
+        # it, so this frame is on top again and the loop has nothing to do
+        until = self._until_back(i)
+        return (lines + [f"fr.pc = {i + 1}"] + self._push(k, "_e", "_f")
+                + [f"if not {k}.run(st, _f):"] + ["    " + x for x in until[:-1]] + until[-1:]), True
 
     @staticmethod
     def _until_back(i):
