@@ -35,6 +35,7 @@ with `BadBundle` naming the field (see `cardc/engine/pygen.py`).
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -166,8 +167,10 @@ class BlockGen:
         fname = self.px.fresh("_blk")
         lines, line_op = [], []
 
+        pad = ""                # the cases of a group are one level deeper (below)
+
         def emit(text, op=None):
-            lines.append(text)
+            lines.append(pad + text if text.startswith("        ") else text)
             line_op.append(op)
 
         emit(f"def {fname}(st, fr):")
@@ -176,8 +179,17 @@ class BlockGen:
         emit("    pc = fr.pc")
         emit("    while True:")
         starts = sorted(leaders)
+        # a long chain is cut in groups behind one test (`if pc < 40:`), so
+        # resuming at a late case, or jumping far ahead, passes a test per
+        # group and a few cases instead of every case before it
+        size = max(4, math.isqrt(len(starts))) if len(starts) > 8 else len(starts)
         for k, start in enumerate(starts):
             stop = starts[k + 1] if k + 1 < len(starts) else len(ops) + 1
+            if k % size == 0:
+                pad = ""
+                if k + size < len(starts):
+                    emit(f"        if pc < {starts[k + size]}:", start)
+                    pad = "    "
             emit(f"        if pc == {start}:", start)
             if start == len(ops):
                 emit("            st.stack.pop()", start)
@@ -194,6 +206,7 @@ class BlockGen:
                     break
             else:
                 emit(f"            pc = {stop}", stop - 1)
+        pad = ""
         emit(f"        raise _bad_pc({code.name!r}, pc)", None)
         source = "\n".join(lines) + "\n"
         code.run = self.px.exec_source(fname, source)
@@ -506,17 +519,22 @@ class BlockGen:
                 "    return",
                 f"pc = {i + 1}"]
 
-    def _push(self, code, env, name=None):
-        """`st.push(code, env)` written in (a call is on every turn's path);
-        the new frame is kept in local `name` if one is given."""
-        frame = f"{self.px.bind(Frame, '_Frame')}({code}, 0, {env})"
-        lines = ["_s = st.stack",
-                 f"if len(_s) >= {int(self.game.limits.depth)}: raise EngineFault(_game.over_depth)",
-                 "st.budget -= 1",
-                 "if st.budget < 0: raise EngineFault(_game.over_steps)"]
-        if name is None:
-            return lines + [f"_s.append({frame})"]
-        return lines + [f"{name} = {frame}", f"_s.append({name})"]
+    def _push(self, code, env, name="_f"):
+        """`st.push(code, env)` written in (a call is on every turn's path),
+        the new frame kept in local `name`.  The frame is made without its
+        `__init__` (a Python call on every call of a procedure) and its three
+        slots are filled in place: the same object, made in two-thirds of the
+        time."""
+        frame = self.px.bind(Frame, "_Frame")
+        return ["_s = st.stack",
+                f"if len(_s) >= {int(self.game.limits.depth)}: raise EngineFault(_game.over_depth)",
+                "st.budget -= 1",
+                "if st.budget < 0: raise EngineFault(_game.over_steps)",
+                f"{name} = _new({frame})",
+                f"{name}.code = {code}",
+                f"{name}.pc = 0",
+                f"{name}.env = {env}",
+                f"_s.append({name})"]
 
     def _resolve(self, o, i):
         return [f"_c = {self.x(o[1])}",

@@ -161,7 +161,8 @@ class PyGen:
         self.ns = {"__builtins__": dict(SAFE_BUILTINS), "EngineFault": EngineFault,
                    "_div": _div, "_mod": _mod, "_index": _index, "_fmt": fmt,
                    "_modified": game.modify, "_pzone": _pzone, "_game": game, "_read": _read,
-                   "_fold": _fold, "_mods_of": _mods_of, "_str": str}
+                   "_fold": _fold, "_mods_of": _mods_of, "_str": str,
+                   "_new": object.__new__}
         self.names = {}             # python name of each bound object, by id
         self.sources = []           # (name, source) of every generated function, in order
         self._inlining = []         # functions being written in place (no endless recursion)
