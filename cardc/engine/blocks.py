@@ -547,10 +547,12 @@ class BlockGen:
 
     def _trigger(self, o, i):
         items = ", ".join(f"{k!r}: {self.x(v)}" for k, v in o[2].items())
+        # the hooks it started run, in order; with none started it goes straight on
+        until = self._until_back(i)
         return [f"_a = {{{items}}}",
                 f"fr.pc = {i + 1}",
-                f"st.trigger({o[1]!r}, _a, env.get('me'))",
-                "_s = st.stack"] + self._until_back(i), True    # the hooks it started, in order
+                f"if st.trigger({o[1]!r}, _a, env.get('me')):",
+                "    _s = st.stack"] + ["    " + x for x in until[:-1]] + until[-1:], True
 
     def _end(self, o, i):
         winners = self.x(o[1]) if o[1] else "None"

@@ -207,23 +207,30 @@ class Interpreter:
                 args["player"] = self.turn_player
             self.trigger(event, args, self.turn_player)
 
-    def trigger(self, event, args, me):
-        """Run every hook of `event`: the game's own, then each active card's."""
+    def trigger(self, event, args, me) -> bool:
+        """Start every hook of `event`: the game's own, then each active
+        card's (pushed so that the game's runs first).  False if there was
+        none: most events, most of the time, have no card in force that
+        listens, and the block that triggered goes straight on."""
         g = self.game
         if event not in g.has_hooks:
-            return
-        frames = []
-        key = g.game_hooks.get(event)
-        if key:
-            frames.append((g.codes[key], {**args, "me": me}))
+            return False
         hit = self.mods
         if hit is None or hit[0] != self.pv["active"]:
             hit = g._scan_modifiers(self)       # the active cards' hooks, by event
-        for c, code, owner in hit[2].get(event, ()):
+        cards = hit[2].get(event, ())
+        key = g.game_hooks.get(event)
+        if not key and not cards:
+            return False
+        frames = []
+        if key:
+            frames.append((g.codes[key], {**args, "me": me}))
+        for c, code, owner in cards:
             who = owner if owner is not None else args.get("player", me)
             frames.append((code, {**args, "me": who, "this": c}))
         for code, env in reversed(frames):
             self.push(code, env)
+        return True
 
     def end_game(self, winners):
         """`end game`: stop everything now.  If the game declares a `game_end`
