@@ -110,3 +110,65 @@ def test_a_state_saved_with_options_as_dicts_still_resumes(name):
         if checked == 5:
             break
     assert checked == 5
+
+
+def _menu_source(game):
+    return "\n".join(text for name, text in game.pygen.sources if name.startswith("_menu"))
+
+
+def test_options_whose_conditions_start_alike_test_it_once_and_offer_the_same(game_copy):
+    """Options side by side whose conditions start with the same test (as
+    startup's two ways to hire a card) test it once, with the rest of each
+    condition inside it (PyGen._same_first_test): the options offered at
+    every decision are those of the same menu written so that nothing is
+    shared."""
+    from cardc.project import build_folder
+    bank = 'option "Bank {c.name}":'
+    play = 'option "Play {c.name}" if c.kind == "thief" and playable(c) else "nothing to steal":'
+
+    def build(first, second):
+        hold = f'option "Hold {{c.name}}" if {second}:\n            me.plays -= 1\n          '
+        folder = game_copy(edits={"game.yaml": [(bank, f'option "Bank {{c.name}}" if {first}:'),
+                                                (play, hold + play)]})
+        built = build_folder(folder)
+        assert built.bundle, built.diags.render()
+        folder.rename(folder.with_name(f"{folder.name}-{len(first)}-{first[:4]}"))  # the next copy's place
+        return Game(built.bundle)
+
+    # rubies (worth 3) are neither banked nor held: the shared test fails
+    shared = build('c.value <= 2 and c.kind == "gem"', 'c.value <= 2 and c.kind != "gem"')
+    apart = build('c.kind == "gem" and c.value <= 2', 'c.kind != "gem" and c.value <= 2')
+    # the shared test is written once in the first menu, twice in the second
+    assert _menu_source(shared).count("<= 2") == 1 and _menu_source(apart).count("<= 2") == 2
+    decisions = held = banked = 0
+    for seed in range(15):
+        a, b = shared.new_state(2, seed=seed), apart.new_state(2, seed=seed)
+        rnd = random.Random(seed)
+        while not a.is_terminal():
+            assert a.pending.values == b.pending.values
+            assert a.pending.labels == b.pending.labels
+            held += any(lab.startswith("Hold") for lab in a.pending.labels)
+            banked += any(lab.startswith("Bank") for lab in a.pending.labels)
+            decisions += 1
+            action = rnd.randrange(len(a.legal_actions()))
+            a.apply(action)
+            b.apply(action)
+        assert b.is_terminal() and a.history == b.history and a.winners == b.winners
+    assert decisions > 200 and held > 20 and banked > 20
+
+
+def test_a_first_test_that_draws_is_not_shared():
+    """A first test that could draw from the random generator is written
+    once an option, as it was: evaluated once instead, the game would draw
+    fewer numbers (the compiler refuses such a condition; a bundle written by
+    hand may still hold one)."""
+    from cardc.engine.pygen import PyGen
+    game = Game(load_bundle("startup"))
+    px = PyGen(game)
+    draws = ["cmp", ">", ["call", "count", [["call", "shuffled_order", [["players"]]]], {}], ["lit", 0]]
+    plain = ["cmp", ">", ["lit", 1], ["lit", 0]]
+
+    def opt(first, pc):
+        return ["opt", ["lit", "x"], ["and", [first, ["lit", True]]], None, pc]
+    assert px._same_first_test([opt(plain, 1), opt(plain, 2), opt(draws, 3)], 0) == 2
+    assert px._same_first_test([opt(draws, 1), opt(draws, 2)], 0) == 1

@@ -361,7 +361,24 @@ class PyGen:
         # an open option is [pc, name, value, name, value, …]: one list, no
         # dict, for every option of every menu (see asking.option_env)
         flat = "".join(f", {k!r}, {v}" for k, v in scope.items())
-        for item in items:
+        k = 0
+        while k < len(items):
+            group = self._same_first_test(items, k)
+            if group > 1:
+                # options side by side whose conditions start with the same
+                # test (`can_hire(p, c) and hype_price(p, c) == 0`, then `… > 0`):
+                # the test once, the rest of each condition inside it
+                first = items[k][2][1][0]
+                out.append(f"{pad}if {self.expr(first, scope)}:")
+                rest = []
+                for _, label, cond, reason, pc in items[k:k + group]:
+                    more = cond[1][1:]
+                    rest.append(["opt", label, more[0] if len(more) == 1 else ["and", more], None, pc])
+                self._menu_lines(rest, scope, out, depth + 1, safe, labels, reasons, eager)
+                k += group
+                continue
+            item = items[k]
+            k += 1
             if item[0] == "opt":
                 _, label, cond, reason, pc = item
                 if int(pc) in labels:
@@ -408,6 +425,38 @@ class PyGen:
                     out.append(f"{pad}    pass")
             else:
                 raise BadBundle(f"unknown menu item {str(item[0])[:40]!r}")
+
+    def _same_first_test(self, items, k) -> int:
+        """How many options from `items[k]` on have a condition `a and …`
+        with the same first test `a`, and no reason to show when not open
+        (so nothing is written for them then).  The test must be pure: it is
+        evaluated once instead of once an option, which is exact only if a
+        second evaluation could not give another value (a draw from the random
+        generator would)."""
+        def first(item):
+            if not (isinstance(item, list) and len(item) == 5 and item[0] == "opt" and item[3] is None):
+                return None
+            cond = item[2]
+            if not (isinstance(cond, list) and len(cond) == 2 and cond[0] == "and"
+                    and isinstance(cond[1], list) and len(cond[1]) >= 2):
+                return None
+            return cond[1][0]
+        a = first(items[k])
+        if a is None or self._draws(a):
+            return 1
+        n = 1
+        while k + n < len(items) and first(items[k + n]) == a:
+            n += 1
+        return n
+
+    def _draws(self, ir) -> bool:
+        """Could evaluating `ir` draw from the random generator (directly,
+        through a function, or through a modifier of any card)?"""
+        game = self.game
+        if getattr(self, "_mods_draw", None) is None:
+            self._mods_draw = any(_mentions(x, "shuffled_order", game.fn_impure)
+                                  for bodies in game.modifier_bodies.values() for x in bodies)
+        return self._mods_draw or _mentions(ir, "shuffled_order", game.fn_impure)
 
     def compile_cached(self, name, body, params, deps):
         """The cached call of a content function, written out for its own
