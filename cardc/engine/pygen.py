@@ -480,10 +480,22 @@ class PyGen:
         memo = Memo()          # a value the body needs twice is computed once
         with self.memo_of(memo):
             result = self.expr(body, scope)
+        # the stamp alone says whether an entry holds: it is the same while
+        # nothing the function reads changed, and the state's version, which
+        # any write moves, almost never is (a function that reads everything
+        # has no stamp: its entry holds while the version does)
+        check = (["    version = st.version",
+                  "    if hit is not None and hit[0] == version:",
+                  "        return hit[2]",
+                  "    stamp = None"] if everything else
+                 (["    pv = st.pv"] if "pv[" in stamp else [])
+                 + [f"    stamp = {stamp}",
+                    "    if hit is not None and hit[1] == stamp:",
+                    "        return hit[2]",
+                    "    version = st.version"])
         lines = [
             f"def {fname}(st{sig}):",
             f"    # function {name}",
-            "    env = None",
             f"    key = {key}",
             f"    cache = st.cache[{slot}]",
             *(["    hit = cache.get(key)"] if not args else [
@@ -491,16 +503,8 @@ class PyGen:
               "        hit = cache.get(key)",
               "    except TypeError:        # an argument that is a list: not kept",
               "        key = hit = None"]),
-            "    version = st.version",
-            "    if hit is not None:",
-            "        if hit[0] == version:",
-            "            return hit[2]",
-            "        pv = st.pv",
-            f"        stamp = {stamp}",
-            *([] if everything else ["        if hit[1] == stamp:", "            return hit[2]"]),
-            "    else:",
-            "        pv = st.pv",
-            f"        stamp = {stamp}",
+            *check,
+            *(["    env = None"] if re.search(r"\benv\b", result) else []),
             "    " + Memo.reset(0),
             f"    result = {result}",
             "    if key is not None:",
@@ -510,7 +514,7 @@ class PyGen:
             "    return result",
         ]
         if name in self.game.fn_recursive:
-            lines[3:3] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
+            lines[2:2] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
         return self.exec_source(fname, "\n".join(memo.finish(lines)) + "\n")
 
     def _stamp_term(self, part, args):
