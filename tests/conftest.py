@@ -32,8 +32,13 @@ def copy_game(src: Path, dest: Path) -> Path:
 def game_copy(tmp_path):
     """copy(src, edits) -> folder: a copy of a game folder named after its id,
     with `edits` = {relative file: [(old, new), ...]} applied (each `old` must occur)."""
+    made = []
+
     def copy(src=MINI, edits=None):
-        dest = copy_game(src, tmp_path / Path(src).name)
+        # a second copy goes in a folder of its own, under the same name
+        where = tmp_path if not made else tmp_path / f"copy{len(made)}"
+        made.append(src)
+        dest = copy_game(src, where / Path(src).name)
         for rel, changes in (edits or {}).items():
             path = dest / rel
             text = path.read_text()

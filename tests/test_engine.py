@@ -157,6 +157,51 @@ def test_a_loop_that_runs_straight_through_counts_and_fails_where_its_op_is(game
     assert "game.yaml:33:7" in text and "assertion failed: a third card in hand" in text
 
 
+def _loop_with_ifs(game_copy, check):
+    """The mini game with a loop whose body has an `if … else` and an `if`,
+    and `check` last in the `else` part."""
+    folder = game_copy(edits={"game.yaml": [
+        ("    me.plays = 1\n",
+         "    me.plays = 1\n"
+         "    for c in me.hand:\n"
+         "      if c.kind == \"gem\":\n"
+         "        log \"{me} counts {c.name}\"\n"
+         "        if c.value > 2:\n"
+         "          me.plays += 1\n"
+         "      else:\n"
+         "        log \"{me} holds {c.name}\"\n"
+         f"        {check}\n"
+         "    me.plays = 1\n")]})
+    return Game(build_folder(folder).bundle)
+
+
+def test_a_loop_with_ifs_in_it_runs_as_the_op_by_op_loop_does(game_copy, monkeypatch):
+    """A loop whose body has `if … else` in it, and no op that can stop,
+    runs as one Python loop with Python `if`s (blocks.py, `_plain`): the
+    same games, move by move and line of log by line, as the same loop run
+    op by op; a fault in its `else` part names that part's line."""
+    from cardc.engine.blocks import BlockGen
+    fast = _loop_with_ifs(game_copy, "let x = 0")
+    assert "a straight loop" in "".join(src for _, src in fast.pygen.sources)
+    monkeypatch.setattr(BlockGen, "_straight_loop", lambda self, ops, i: None)
+    slow = Game(fast.bundle)
+    assert "a straight loop" not in "".join(src for _, src in slow.pygen.sources)
+    for seed in range(30):
+        a, b = fast.new_state(2, seed=seed), slow.new_state(2, seed=seed)
+        a.log, b.log = [], []
+        play_out(a, seed)
+        play_out(b, seed)
+        assert a.history == b.history and a.log == b.log and a.winners == b.winners
+        assert any("counts" in line for line in a.log) and any("holds" in line for line in a.log)
+    monkeypatch.undo()
+    failing = _loop_with_ifs(game_copy, 'assert c.kind == "gem", "a card that is no gem"')
+    with pytest.raises(EngineFault) as err:
+        for seed in range(50):
+            play_out(failing.new_state(2, seed=seed), seed)
+    text = str(err.value)
+    assert "game.yaml:38:9" in text and "assertion failed: a card that is no gem" in text, text
+
+
 def test_a_procedure_that_cannot_stop_runs_at_once_and_fails_where_its_op_is(game_copy):
     """A call to a procedure with no decision in it (nor in what it calls)
     runs inside the caller's function, without a trip through the run loop

@@ -179,6 +179,14 @@ class BlockGen:
         emit("    pc = fr.pc")
         emit("    while True:")
         starts = sorted(leaders)
+        loops = {}              # a loop written as a Python loop: its `next` -> the op after it
+        for start in starts:
+            if not any(a < start < b for a, b in loops.items()):
+                end = self._straight_loop(ops, start)
+                if end is not None:
+                    loops[start] = end
+        # the places inside such a loop are reached only from within it
+        starts = [x for x in starts if not any(a < x < b for a, b in loops.items())]
         # a long chain is cut in groups behind one test (`if pc < 40:`), so
         # resuming at a late case, or jumping far ahead, passes a test per
         # group and a few cases instead of every case before it
@@ -195,7 +203,7 @@ class BlockGen:
                 emit("            st.stack.pop()", start)
                 emit("            return True", start)
                 continue
-            end = self._straight_loop(ops, start, leaders)
+            end = loops.get(start)
             if end is not None:
                 self._emit_loop(ops, start, end, emit)
                 continue
@@ -234,21 +242,76 @@ class BlockGen:
             emit(pad + text, i)
         return _still_true(memo.eager, o), ends
 
-    def _straight_loop(self, ops, i, leaders):
+    def _straight_loop(self, ops, i):
         """For a loop's `next` at `i` whose body runs straight through (no
-        op in it can stop, jump or be jumped to), the index after the loop;
-        else None."""
-        o = ops[i]
-        if o[0] != "next":
+        op in it can stop; its only jumps are those of `if … else` inside it,
+        see `_plain`; nothing outside jumps into it), the index after the
+        loop; else None."""
+        o = ops[i] if i < len(ops) else None
+        if o is None or o[0] != "next":
             return None
         end = o[3]
         if not (i + 1 < end - 1 and ops[end - 1] == ["jump", i]):
             return None
-        body = range(i + 1, end - 1)
-        if any(ops[k][0] not in STRAIGHT and not (ops[k][0] == "move" and not self._move_may_stop(ops[k]))
-               and not self._direct_call(ops[k]) for k in body) or any(k in leaders for k in body[1:]):
+        if not self._plain(ops, i + 1, end - 1) or self._entered(ops, i + 1, end - 1):
             return None
         return end
+
+    def _runs_on(self, o) -> bool:
+        """Op `o` runs straight on to the next op: no stop, no jump."""
+        return o[0] in STRAIGHT or (o[0] == "move" and not self._move_may_stop(o)) \
+            or self._direct_call(o)
+
+    def _plain(self, ops, a, b) -> bool:
+        """Ops a..b-1 are straight code and `if … else`: each `jf` jumps ahead
+        within them, past a `then` part that ends, if there is an `else`,
+        with a jump ahead past it, within them too (what the compiler writes
+        for an `if`)."""
+        k = a
+        while k < b:
+            o = ops[k]
+            if o[0] == "jf":
+                t = o[2]
+                if not k < t <= b:
+                    return False
+                u = self._else_end(ops, k, t, b)
+                if u is not None:
+                    if not (self._plain(ops, k + 1, t - 1) and self._plain(ops, t, u)):
+                        return False
+                    k = u
+                else:
+                    if not self._plain(ops, k + 1, t):
+                        return False
+                    k = t
+            elif self._runs_on(o):
+                k += 1
+            else:
+                return False
+        return True
+
+    @staticmethod
+    def _else_end(ops, k, t, b):
+        """For a `jf` at k to t: where its `else` part ends, if the `then`
+        part ends with a jump ahead past one (within b); else None."""
+        j = ops[t - 1] if t - 1 > k else None
+        if j is not None and j[0] == "jump" and t <= j[1] <= b:
+            return j[1]
+        return None
+
+    def _entered(self, ops, a, b) -> bool:
+        """Does an op outside a..b-1 jump to an op after `a` inside it (or to b)?"""
+        inside = range(a + 1, b + 1)
+        for j, o in enumerate(ops):
+            if a <= j < b:
+                continue
+            targets = {"jump": o[1:2], "jf": o[2:3], "next": o[3:4], "countdown": o[2:3]}.get(o[0], [])
+            if o[0] == "menu":
+                found = {o[4]}
+                self._menu_targets(o[3], found)
+                targets = list(found)
+            if any(t in inside for t in targets):
+                return True
+        return False
 
     def _emit_loop(self, ops, i, end, emit):
         """A straight loop as a Python loop over the list its `iter` made.
@@ -270,11 +333,35 @@ class BlockGen:
         emit("            if st.budget < 0: raise EngineFault(_game.over_steps)", end - 1)
         emit("            for _k0 in _it[0]:", i)
         emit(f"                env[{var}] = _k0", i)
-        known = {f"env[{var}]": "_k0"}
-        for k in range(i + 1, end - 1):
-            known, _ = self._emit_op(ops, k, known, emit, "                ")
+        self._emit_plain(ops, i + 1, end - 1, {f"env[{var}]": "_k0"}, emit, "                ")
         emit(f"            del env[{slot}]", i)
         emit(f"            pc = {end}", i)
+
+    def _emit_plain(self, ops, a, b, known, emit, pad):
+        """Write ops a..b-1 (see `_plain`) as Python, each `jf` an `if`."""
+        k = a
+        while k < b:
+            o = ops[k]
+            if o[0] != "jf":
+                known, _ = self._emit_op(ops, k, known, emit, pad)
+                k += 1
+                continue
+            t = o[2]
+            line, col = self.code.src[k] if k < len(self.code.src) else (0, 0)
+            emit(f"{pad}# {self.code.file}:{line}:{col} if", k)
+            memo = Memo(env_reads=True, known=known)
+            with self.px.memo_of(memo):
+                test = self.x(o[1])
+            for text in memo.finish([Memo.reset(0), f"if {test}:"]):
+                emit(pad + text, k)
+            known = dict(memo.eager)        # a test writes nothing
+            u = self._else_end(ops, k, t, b)
+            self._emit_plain(ops, k + 1, t - 1 if u is not None else t, known, emit, pad + "    ")
+            if u is not None and u > t:
+                emit(f"{pad}else:", t - 1)
+                self._emit_plain(ops, t, u, known, emit, pad + "    ")
+            known = {}                      # either part may have written
+            k = u if u is not None else t
 
     def _check(self, ops):
         """Refuse what the compiler never writes: an unknown op, a jump outside the block."""
