@@ -5,6 +5,7 @@ until then (Asking.ask_menu, `unavailable_later`)."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -116,7 +117,13 @@ def _menu_source(game):
     return "\n".join(text for name, text in game.pygen.sources if name.startswith("_menu"))
 
 
-def test_options_whose_conditions_start_alike_test_it_once_and_offer_the_same(game_copy):
+@pytest.mark.parametrize("shared, apart, marker", [
+    # rubies (worth 3) are neither banked nor held: the shared test fails
+    (("c.value <= 2 and c.kind == \"gem\"", "c.value <= 2 and c.kind != \"gem\""),
+     ("c.kind == \"gem\" and c.value <= 2", "c.kind != \"gem\" and c.value <= 2"), "<= 2"),
+])
+def test_options_whose_conditions_start_alike_test_it_once_and_offer_the_same(game_copy, shared,
+                                                                              apart, marker):
     """Options side by side whose conditions start with the same test (as
     startup's two ways to hire a card) test it once, with the rest of each
     condition inside it (PyGen._same_first_test): the options offered at
@@ -134,14 +141,12 @@ def test_options_whose_conditions_start_alike_test_it_once_and_offer_the_same(ga
         assert built.bundle, built.diags.render()
         return Game(built.bundle)
 
-    # rubies (worth 3) are neither banked nor held: the shared test fails
-    shared = build('c.value <= 2 and c.kind == "gem"', 'c.value <= 2 and c.kind != "gem"')
-    apart = build('c.kind == "gem" and c.value <= 2', 'c.kind != "gem" and c.value <= 2')
+    one, two = build(*shared), build(*apart)
     # the shared test is written once in the first menu, twice in the second
-    assert _menu_source(shared).count("<= 2") == 1 and _menu_source(apart).count("<= 2") == 2
+    assert _menu_source(one).count(marker) == 1 and _menu_source(two).count(marker) == 2
     decisions = held = banked = 0
     for seed in range(15):
-        a, b = shared.new_state(2, seed=seed), apart.new_state(2, seed=seed)
+        a, b = one.new_state(2, seed=seed), two.new_state(2, seed=seed)
         rnd = random.Random(seed)
         while not a.is_terminal():
             assert a.pending.values == b.pending.values
@@ -171,3 +176,45 @@ def test_a_first_test_that_draws_is_not_shared():
         return ["opt", ["lit", "x"], ["and", [first, ["lit", True]]], None, pc]
     assert px._same_first_test([opt(plain, 1), opt(plain, 2), opt(draws, 3)], 0) == 2
     assert px._same_first_test([opt(draws, 1), opt(draws, 2)], 0) == 1
+
+
+def test_a_loop_whose_options_start_with_a_test_of_no_card_tests_it_once(game_copy):
+    """A menu's loop whose options all start with the same test, one that
+    reads no card of the loop, tests it once, before the loop, and only if
+    the loop has a card (PyGen._loop_invariant_first): the same options at
+    every decision as the loop written with the test last."""
+    from cardc.project import build_folder
+    pass_option = 'option "Pass":'
+
+    def build(show, hide):
+        loop = (f'for c in me.bank:\n'
+                f'          option "Show {{c.name}}" if {show}:\n'
+                f'            me.plays -= 1\n'
+                f'          option "Hide {{c.name}}" if {hide}:\n'
+                f'            me.plays -= 1\n'
+                f'        ')
+        folder = game_copy(edits={"game.yaml": [(pass_option, loop + pass_option)]})
+        built = build_folder(folder)
+        assert built.bundle, built.diags.render()
+        return Game(built.bundle)
+
+    once = build("count(me.hand) > 1 and c.value > 2", "count(me.hand) > 1 and c.value <= 2")
+    each = build("c.value > 2 and count(me.hand) > 1", "c.value <= 2 and count(me.hand) > 1")
+    source = _menu_source(once)
+    # the test stands before the loop over the bank, beside the check that it has a card
+    assert source.count("> 1") == 1 and re.search(r"if _l\d+ and \(len\(", source), source
+    assert _menu_source(each).count("> 1") == 2
+    decisions = shown = 0
+    for seed in range(15):
+        a, b = once.new_state(2, seed=seed), each.new_state(2, seed=seed)
+        rnd = random.Random(seed)
+        while not a.is_terminal():
+            assert a.pending.values == b.pending.values
+            assert a.pending.labels == b.pending.labels
+            shown += any(lab.startswith(("Show", "Hide")) for lab in a.pending.labels)
+            decisions += 1
+            action = rnd.randrange(len(a.legal_actions()))
+            a.apply(action)
+            b.apply(action)
+        assert b.is_terminal() and a.history == b.history and a.winners == b.winners
+    assert decisions > 200 and shown > 20

@@ -368,12 +368,9 @@ class PyGen:
                 # options side by side whose conditions start with the same
                 # test (`can_hire(p, c) and hype_price(p, c) == 0`, then `… > 0`):
                 # the test once, the rest of each condition inside it
-                first = items[k][2][1][0]
+                first = self._conjuncts(items[k][2])[0]
                 out.append(f"{pad}if {self.expr(first, scope)}:")
-                rest = []
-                for _, label, cond, reason, pc in items[k:k + group]:
-                    more = cond[1][1:]
-                    rest.append(["opt", label, more[0] if len(more) == 1 else ["and", more], None, pc])
+                rest = [self._without_first(item) for item in items[k:k + group]]
                 self._menu_lines(rest, scope, out, depth + 1, safe, labels, reasons, eager)
                 k += group
                 continue
@@ -404,18 +401,32 @@ class PyGen:
             elif item[0] == "for":
                 _, var, lst, sub = item
                 local = self.local()
-                # no copy: finding the options changes nothing
-                out.append(f"{pad}for {local} in {self.expr(lst, scope)}:")
-                region = self.memo.enter(local)
-                out.append(f"{pad}    {Memo.reset(region)}")
-                before = len(out)
                 over_cards = isinstance(lst, list) and lst[:1] == ["cards"]
-                self._menu_lines(sub, {**scope, var: local}, out, depth + 1,
+                first = self._loop_invariant_first(sub, var)
+                inner, level = pad, depth
+                if first is None:
+                    # no copy: finding the options changes nothing
+                    out.append(f"{pad}for {local} in {self.expr(lst, scope)}:")
+                else:
+                    # every option of the loop starts with the same test, one
+                    # that does not change with the element: tested once, at
+                    # the first element (where the loop tested it first), and
+                    # the loop runs only if it holds
+                    whole = self.local()
+                    out.append(f"{pad}{whole} = {self.expr(lst, scope)}")
+                    out.append(f"{pad}if {whole} and {self.expr(first, scope)}:")
+                    sub = [self._without_first(x) for x in sub]
+                    inner, level = pad + "    ", depth + 1
+                    out.append(f"{inner}for {local} in {whole}:")
+                region = self.memo.enter(local)
+                out.append(f"{inner}    {Memo.reset(region)}")
+                before = len(out)
+                self._menu_lines(sub, {**scope, var: local}, out, level + 1,
                                  safe | {var} if over_cards else safe - {var}, labels, reasons,
                                  eager)
                 self.memo.leave()
                 if len(out) == before:
-                    out.append(f"{pad}    pass")
+                    out.append(f"{inner}    pass")
             elif item[0] == "if":
                 _, cond, sub = item
                 out.append(f"{pad}if {self.expr(cond, scope)}:")
@@ -425,6 +436,47 @@ class PyGen:
                     out.append(f"{pad}    pass")
             else:
                 raise BadBundle(f"unknown menu item {str(item[0])[:40]!r}")
+
+    def _conjuncts(self, cond):
+        """The tests of `cond` if it is `a and b and …`, each call of a
+        simple function (one written in place, see e_fn) opened up into its
+        own tests if its body is such a chain; else None.  Evaluating them
+        in turn is evaluating `cond`."""
+        out = self._opened(cond, 0)
+        return out if len(out) >= 2 else None
+
+    def _opened(self, ir, depth) -> list:
+        game = self.game
+        if depth > 8 or not isinstance(ir, list):
+            return [ir]
+        if len(ir) == 2 and ir[0] == "and" and isinstance(ir[1], list):
+            return [t for part in ir[1] for t in self._opened(part, depth + 1)]
+        if len(ir) == 3 and ir[0] == "fn" and game.fn_simple.get(ir[1]) and ir[1] in game.fn_bodies \
+                and isinstance(ir[2], list) and all(trivial(a) for a in ir[2]):
+            body = substitute(game.fn_bodies[ir[1]], dict(zip(game.fn_params[ir[1]], ir[2])))
+            if isinstance(body, list) and len(body) == 2 and body[0] == "and":
+                return self._opened(body, depth + 1)
+        return [ir]
+
+    def _without_first(self, item):
+        """Option `item` with the first test of its condition taken off."""
+        _, label, cond, reason, pc = item
+        more = self._conjuncts(cond)[1:]
+        return ["opt", label, more[0] if len(more) == 1 else ["and", more], reason, pc]
+
+    def _loop_invariant_first(self, sub, var):
+        """The first test of every option of a menu's loop, if they all start
+        with the same one, it does not read the loop's variable, could not
+        draw from the random generator, and no option has a reason to show
+        when it is not open (so a false test writes nothing); else None."""
+        if not sub or not all(x[0] == "opt" and x[3] is None and self._conjuncts(x[2]) for x in sub):
+            return None
+        if len(sub) > 1 and self._same_first_test(sub, 0) != len(sub):
+            return None
+        first = self._conjuncts(sub[0][2])[0]
+        if _reads_var(first, var) or self._draws(first):
+            return None
+        return first
 
     def _same_first_test(self, items, k) -> int:
         """How many options from `items[k]` on have a condition `a and …`
@@ -436,11 +488,8 @@ class PyGen:
         def first(item):
             if not (isinstance(item, list) and len(item) == 5 and item[0] == "opt" and item[3] is None):
                 return None
-            cond = item[2]
-            if not (isinstance(cond, list) and len(cond) == 2 and cond[0] == "and"
-                    and isinstance(cond[1], list) and len(cond[1]) >= 2):
-                return None
-            return cond[1][0]
+            tests = self._conjuncts(item[2])
+            return tests[0] if tests else None
         a = first(items[k])
         if a is None or self._draws(a):
             return 1
@@ -902,6 +951,17 @@ class PyGen:
 
 _UNSET = object()          # a kept value not computed yet
 _PLACEHOLDER = re.compile("\x00M(_m\\d+)\x00")
+
+
+def _reads_var(ir, name) -> bool:
+    """Does `ir` read the local `name` anywhere inside?"""
+    if isinstance(ir, list):
+        if len(ir) == 2 and ir[0] == "var" and ir[1] == name:
+            return True
+        return any(_reads_var(x, name) for x in ir)
+    if isinstance(ir, dict):
+        return any(_reads_var(x, name) for x in ir.values())
+    return False
 
 
 def _mentions(ir, builtin, functions) -> bool:
