@@ -202,6 +202,32 @@ def test_a_loop_with_ifs_in_it_runs_as_the_op_by_op_loop_does(game_copy, monkeyp
     assert "game.yaml:38:9" in text and "assertion failed: a card that is no gem" in text, text
 
 
+@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
+def test_the_shipped_games_play_the_same_with_their_loops_run_op_by_op(name, monkeypatch):
+    """Every loop written as a Python loop (`for` and `repeat`, with `if`,
+    `else` and `return` in them) plays as the op-by-op loop: the same games
+    and the same log, line by line, in random games of each shipped game."""
+    from cardc.engine.blocks import BlockGen
+    from cardc.project import load_bundle
+    bundle = load_bundle(name)
+    fast = Game(bundle)
+    monkeypatch.setattr(BlockGen, "_straight_loop", lambda self, ops, i: None)
+    slow = Game(bundle)
+    monkeypatch.undo()
+    for seed in range(4):
+        a, b = fast.new_state(4, seed=seed), slow.new_state(4, seed=seed)
+        a.log, b.log = [], []
+        rnd = random.Random(seed)
+        while not a.is_terminal():
+            action = rnd.randrange(len(a.legal_actions()))
+            a.apply(action)
+            b.apply(action)
+        assert b.is_terminal() and a.log == b.log and a.winners == b.winners
+    source = "".join(src for _, src in fast.pygen.sources)
+    assert "(a straight loop)" in source and "(a straight loop)" not in \
+        "".join(src for _, src in slow.pygen.sources)
+
+
 def test_a_procedure_that_cannot_stop_runs_at_once_and_fails_where_its_op_is(game_copy):
     """A call to a procedure with no decision in it (nor in what it calls)
     runs inside the caller's function, without a trip through the run loop

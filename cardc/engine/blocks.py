@@ -243,14 +243,14 @@ class BlockGen:
         return _still_true(memo.eager, o), ends
 
     def _straight_loop(self, ops, i):
-        """For a loop's `next` at `i` whose body runs straight through (no
-        op in it can stop; its only jumps are those of `if … else` inside it,
-        see `_plain`; nothing outside jumps into it), the index after the
-        loop; else None."""
+        """For a loop's `next` or `countdown` (`for`, `repeat`) at `i` whose
+        body runs straight through (no op in it can stop; its only jumps are
+        those of `if … else` inside it, or a `return`, see `_plain`; nothing
+        outside jumps into it), the index after the loop; else None."""
         o = ops[i] if i < len(ops) else None
-        if o is None or o[0] != "next":
+        if o is None or o[0] not in ("next", "countdown"):
             return None
-        end = o[3]
+        end = o[3] if o[0] == "next" else o[2]
         if not (i + 1 < end - 1 and ops[end - 1] == ["jump", i]):
             return None
         if not self._plain(ops, i + 1, end - 1) or self._entered(ops, i + 1, end - 1):
@@ -263,10 +263,10 @@ class BlockGen:
             or self._direct_call(o)
 
     def _plain(self, ops, a, b) -> bool:
-        """Ops a..b-1 are straight code and `if … else`: each `jf` jumps ahead
-        within them, past a `then` part that ends, if there is an `else`,
-        with a jump ahead past it, within them too (what the compiler writes
-        for an `if`)."""
+        """Ops a..b-1 are straight code, `return` and `if … else`: each `jf`
+        jumps ahead within them, past a `then` part that ends, if there is an
+        `else`, with a jump ahead past it, within them too (what the compiler
+        writes for an `if`)."""
         k = a
         while k < b:
             o = ops[k]
@@ -283,7 +283,7 @@ class BlockGen:
                     if not self._plain(ops, k + 1, t):
                         return False
                     k = t
-            elif self._runs_on(o):
+            elif self._runs_on(o) or o[0] == "return":
                 k += 1
             else:
                 return False
@@ -314,26 +314,47 @@ class BlockGen:
         return False
 
     def _emit_loop(self, ops, i, end, emit):
-        """A straight loop as a Python loop over the list its `iter` made.
+        """A straight loop as a Python loop: over the list its `iter` made
+        (`for`), or as many turns as its `repeat` counted.
 
         Nothing in the body can stop, so no one sees the loop between two of
-        its turns: the place in the list need not be kept in the frame's
-        locals turn by turn (the case starts at the list's first element,
-        where `iter` left it), and the budget is taken for every turn at
-        once, one step a turn as the op-by-op loop's jump back takes it (a
-        game that runs out of steps stops at the same line, before the loop
-        instead of within it).  Each turn still binds the variable in the
-        frame's locals, and the body's first op reads it from the Python
-        loop's own local."""
-        slot, var = repr(ops[i][1]), repr(ops[i][2])
+        its turns: its place (in the list, or the turns left) need not be
+        kept in the frame's locals turn by turn (the case starts where
+        `iter` or `repeat` left it).  A turn costs one step of the budget, as
+        the op-by-op loop's jump back takes it: all at once before the loop
+        when no turn can end the block (a game that runs out of steps stops
+        at the same line, before the loop instead of within it), else at the
+        end of each turn.  A `for` binds its variable in the frame's locals
+        each turn, and the body's first op reads it from the Python loop's
+        own local."""
+        o = ops[i]
+        slot = repr(o[1])
         line, col = self.code.src[i] if i < len(self.code.src) else (0, 0)
-        emit(f"            # {self.code.file}:{line}:{col} next (a straight loop)", i)
-        emit(f"            _it = env[{slot}]", i)        # (not `_s`: a call's push uses it)
-        emit("            st.budget -= len(_it[0])", end - 1)
-        emit("            if st.budget < 0: raise EngineFault(_game.over_steps)", end - 1)
-        emit("            for _k0 in _it[0]:", i)
-        emit(f"                env[{var}] = _k0", i)
-        self._emit_plain(ops, i + 1, end - 1, {f"env[{var}]": "_k0"}, emit, "                ")
+        each_turn = any(ops[k][0] == "return" for k in range(i + 1, end - 1))
+        pad = "                "
+        budget = ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)"]
+        if o[0] == "next":
+            var = repr(o[2])
+            emit(f"            # {self.code.file}:{line}:{col} next (a straight loop)", i)
+            emit(f"            _it = env[{slot}]", i)        # (not `_s`: a call's push uses it)
+            if not each_turn:
+                emit("            st.budget -= len(_it[0])", end - 1)
+                emit("            if st.budget < 0: raise EngineFault(_game.over_steps)", end - 1)
+            emit("            for _k0 in _it[0]:", i)
+            emit(f"{pad}env[{var}] = _k0", i)
+            known = {f"env[{var}]": "_k0"}
+        else:
+            emit(f"            # {self.code.file}:{line}:{col} countdown (a straight loop)", i)
+            emit(f"            _it = env[{slot}]", i)
+            if not each_turn:
+                emit("            st.budget -= max(_it, 0)", end - 1)
+                emit("            if st.budget < 0: raise EngineFault(_game.over_steps)", end - 1)
+            emit("            for _ in range(_it):", i)
+            known = {}
+        self._emit_plain(ops, i + 1, end - 1, known, emit, pad)
+        if each_turn:
+            for text in budget:
+                emit(pad + text, end - 1)
         emit(f"            del env[{slot}]", i)
         emit(f"            pc = {end}", i)
 
