@@ -163,7 +163,7 @@ class Runner:
             st.turn = start["turn_number"] - 1
         if "round" in start:
             # the engine starts round 1 when the setup ends: end it here, then set the round
-            st._flow_next()
+            st._flow_next(once=True)
             st.round = start["round"]
 
     def stack(self, st, stack, start):

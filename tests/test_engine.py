@@ -120,6 +120,8 @@ def test_corrupt_or_foreign_saves_are_refused(mini_game):
     extra["g"]["nope"] = 1
     with pytest.raises(CorruptState, match="saved game counters do not match"):
         State.from_json(mini_game, extra)
+    with pytest.raises(CorruptState, match="unknown stage 'lunch'"):
+        State.from_json(mini_game, {**data, "stage": "lunch"})
     from cardc.engine import BundleMismatch
     with pytest.raises(BundleMismatch):
         State.from_json(mini_game, {**data, "bundle": "0" * 64})

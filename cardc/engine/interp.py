@@ -5,7 +5,12 @@ A mixin of `State`: these methods work on the state's own data.
 """
 from __future__ import annotations
 
-from cardc.engine.errors import EngineFault
+from cardc.engine.errors import CorruptState, EngineFault
+
+
+#: the stages of the game's outer structure (`Interpreter._flow_next`)
+STAGES = frozenset({"init", "setup", "round", "turn", "after_turn", "next_turn", "round_over",
+                    "ending"})
 
 
 class Frame:
@@ -119,58 +124,67 @@ class Interpreter:
             if self.slot_active[slot]:      # one version for every zone whose cards are in force
                 pv["active"] = pv.get("active", 0) + 1
 
-    def _flow_next(self):
-        """Advance the game's outer structure: setup, rounds, turns."""
-        self.version += 1
-        g = self.game
-        stage = self.stage
-        if stage == "init":
-            self.stage = "setup"
-            self._push_flow("flow:setup", 0)
-        elif stage == "setup":
-            self.first_player = self.turn_player
-            self.round = 1
-            self.touch("flow:first_player")
-            self.touch("flow:round")
-            self.stage = "round"
-            self._auto_trigger("game_start")
-        elif stage == "round":
-            self.stage = "turn"
-            self._push_flow("flow:round_start", self.first_player)
-            self._auto_trigger("round_start")
-        elif stage == "turn":
-            if self.turn >= g.max_turns:
-                self.capped = True
-                self.terminal = True
-                self.winners = []
-                return
-            self.turn += 1
-            self.touch("flow:turn")
-            self.stage = "after_turn"
-            self.phase = None
-            if self.log is not None:
-                self.log.append(f"== Turn {self.turn} ({g.level_text(self)}): "
-                                f"{self.player_name(self.turn_player)} ==")
-            self._push_flow("flow:turn", self.turn_player)
-            self._auto_trigger("turn_start")
-        elif stage == "after_turn":
-            self.stage = "next_turn"
-            self._auto_trigger("turn_end")
-        elif stage == "next_turn":
-            self.turn_player, round_over = self._next_in_turn()
-            self.touch("flow:turn_player")
-            if round_over:
-                self.stage = "round_over"
-                self._push_flow("flow:round_end", self.first_player)
-                self._auto_trigger("round_end")
-            else:
+    def _flow_next(self, once=False):
+        """Advance the game's outer structure (setup, rounds, turns) to the
+        next thing to run: stage after stage while none pushes a frame, ends
+        the game or is a stage to hold at (the run loop would only call
+        this again at once); with `once`, one stage (scenarios set a clock)."""
+        while True:
+            self.version += 1
+            g = self.game
+            stage = self.stage
+            if stage == "init":
+                self.stage = "setup"
+                self._push_flow("flow:setup", 0)
+            elif stage == "setup":
+                self.first_player = self.turn_player
+                self.round = 1
+                self.touch("flow:first_player")
+                self.touch("flow:round")
+                self.stage = "round"
+                self._auto_trigger("game_start")
+            elif stage == "round":
                 self.stage = "turn"
-        elif stage == "round_over":
-            self.round += 1
-            self.touch("flow:round")
-            self.stage = "round"
-        elif stage == "ending":             # the game_end hooks have run
-            self.end_game(self.ending)
+                self._push_flow("flow:round_start", self.first_player)
+                self._auto_trigger("round_start")
+            elif stage == "turn":
+                if self.turn >= g.max_turns:
+                    self.capped = True
+                    self.terminal = True
+                    self.winners = []
+                    return
+                self.turn += 1
+                self.touch("flow:turn")
+                self.stage = "after_turn"
+                self.phase = None
+                if self.log is not None:
+                    self.log.append(f"== Turn {self.turn} ({g.level_text(self)}): "
+                                    f"{self.player_name(self.turn_player)} ==")
+                self._push_flow("flow:turn", self.turn_player)
+                self._auto_trigger("turn_start")
+            elif stage == "after_turn":
+                self.stage = "next_turn"
+                self._auto_trigger("turn_end")
+            elif stage == "next_turn":
+                self.turn_player, round_over = self._next_in_turn()
+                self.touch("flow:turn_player")
+                if round_over:
+                    self.stage = "round_over"
+                    self._push_flow("flow:round_end", self.first_player)
+                    self._auto_trigger("round_end")
+                else:
+                    self.stage = "turn"
+            elif stage == "round_over":
+                self.round += 1
+                self.touch("flow:round")
+                self.stage = "round"
+            elif stage == "ending":             # the game_end hooks have run
+                self.end_game(self.ending)
+            else:
+                raise CorruptState(f"the saved state is at an unknown stage {str(stage)[:40]!r}")
+            if once or self.stack or self.terminal or self.pending is not None \
+                    or self.stage == self.hold_at:
+                return
 
     def _next_in_turn(self):
         """(who plays the next turn, whether a round is over).  By default the

@@ -18,7 +18,7 @@ from __future__ import annotations
 from cardc.engine import rng
 from cardc.engine.asking import Asking, Decision, bind_option
 from cardc.engine.errors import CorruptState, IllegalAction
-from cardc.engine.interp import Frame, Interpreter
+from cardc.engine.interp import STAGES, Frame, Interpreter
 from cardc.engine.table import ATTACHED, OUT, Table
 
 STATE_FORMAT = 1
@@ -299,6 +299,8 @@ class State(Interpreter, Asking, Table):
             st.turn, st.round = data["turn"], data["round"]
             st.turn_player, st.first_player = data["turn_player"], data["first_player"]
             st.stage, st.phase, st.ending = data["stage"], data["phase"], data.get("ending")
+            if st.stage not in STAGES:
+                raise CorruptState(f"the saved state is at an unknown stage {str(st.stage)[:40]!r}")
             st.terminal, st.winners, st.capped = data["terminal"], data["winners"], data["capped"]
             st.decisions, st.history, st.log = data["decisions"], data["history"], data["log"]
             st.track = None
