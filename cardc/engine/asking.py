@@ -33,7 +33,13 @@ class Decision:
         # the state is held by a weak reference: a state holds its pending
         # decision, and a cycle between them would leave every discarded
         # look-ahead copy to the garbage collector instead of freeing it at once
-        self._owner = _ref(owner) if owner is not None else None
+        # (one reference a state, made with its first decision that needs it)
+        if owner is not None:
+            self._owner = owner.me_ref
+            if self._owner is None:
+                self._owner = owner.me_ref = _ref(owner)
+        else:
+            self._owner = None
         self._make, self._one = make_labels, make_one
         self.menu = menu        # a menu's generated function and its options not open
 

@@ -13,6 +13,9 @@ STAGES = frozenset({"init", "setup", "round", "turn", "after_turn", "next_turn",
                     "ending"})
 
 
+_new = object.__new__
+
+
 class Frame:
     """One running block: its code, the next op, and its locals."""
     __slots__ = ("code", "pc", "env")
@@ -31,7 +34,9 @@ class Interpreter:
         self.budget -= 1
         if self.budget < 0:
             raise EngineFault(self.game.over_steps)
-        self.stack.append(Frame(code, 0, env))
+        fr = _new(Frame)            # Frame(code, 0, env) without a call of its __init__
+        fr.code, fr.pc, fr.env = code, 0, env
+        self.stack.append(fr)
 
     def run(self):
         """Run the frame on top of the stack until a player must decide or the

@@ -35,7 +35,7 @@ class State(Interpreter, Asking, Table):
                  "rng", "seed", "stack", "pending", "events", "turn", "round", "turn_player",
                  "first_player", "stage", "phase", "ending", "terminal", "winners", "capped",
                  "decisions", "log", "history", "track", "lookahead", "version", "pv", "cache",
-                 "cown", "sv", "cellv", "cv_shared", "zindex", "mods", "hold_at")
+                 "cown", "sv", "cellv", "cv_shared", "zindex", "mods", "hold_at", "me_ref")
 
     # ------------------------------------------------------------ creation
     def __init__(self, game, n):
@@ -43,6 +43,7 @@ class State(Interpreter, Asking, Table):
         self.n = n
         self.budget = game.limits.steps       # steps left before the next decision (see run)
         self.hold_at = None                   # a stage to stop at (scenarios: Interpreter.hold_at)
+        self.me_ref = None                    # a weak reference to this state (asking.Decision)
         # the version part of each zone slot, and whether its cards are in force
         self.slot_parts, self.slot_active, self.slot_limit, self.slot_keyed = game.slot_tables(n)
 
