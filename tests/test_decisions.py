@@ -113,6 +113,25 @@ def test_a_state_saved_with_options_as_dicts_still_resumes(name):
     assert checked == 5
 
 
+def _same_menus(one, two, seeds=range(15)):
+    """Play random 2-player games of two builds of a game side by side: the
+    same options and labels at every decision, the same games.  The labels
+    of every decision, for the caller to count what it wanted to see."""
+    seen = []
+    for seed in seeds:
+        a, b = one.new_state(2, seed=seed), two.new_state(2, seed=seed)
+        rnd = random.Random(seed)
+        while not a.is_terminal():
+            assert a.pending.values == b.pending.values
+            assert a.pending.labels == b.pending.labels
+            seen.append(a.pending.labels)
+            action = rnd.randrange(len(a.legal_actions()))
+            a.apply(action)
+            b.apply(action)
+        assert b.is_terminal() and a.history == b.history and a.winners == b.winners
+    return seen
+
+
 def _menu_source(game):
     return "\n".join(text for name, text in game.pygen.sources if name.startswith("_menu"))
 
@@ -144,21 +163,10 @@ def test_options_whose_conditions_start_alike_test_it_once_and_offer_the_same(ga
     one, two = build(*shared), build(*apart)
     # the shared test is written once in the first menu, twice in the second
     assert _menu_source(one).count(marker) == 1 and _menu_source(two).count(marker) == 2
-    decisions = held = banked = 0
-    for seed in range(15):
-        a, b = one.new_state(2, seed=seed), two.new_state(2, seed=seed)
-        rnd = random.Random(seed)
-        while not a.is_terminal():
-            assert a.pending.values == b.pending.values
-            assert a.pending.labels == b.pending.labels
-            held += any(lab.startswith("Hold") for lab in a.pending.labels)
-            banked += any(lab.startswith("Bank") for lab in a.pending.labels)
-            decisions += 1
-            action = rnd.randrange(len(a.legal_actions()))
-            a.apply(action)
-            b.apply(action)
-        assert b.is_terminal() and a.history == b.history and a.winners == b.winners
-    assert decisions > 200 and held > 20 and banked > 20
+    seen = _same_menus(one, two)
+    held = sum(any(lab.startswith("Hold") for lab in labels) for labels in seen)
+    banked = sum(any(lab.startswith("Bank") for lab in labels) for labels in seen)
+    assert len(seen) > 200 and held > 20 and banked > 20
 
 
 def test_a_first_test_that_draws_is_not_shared():
@@ -204,17 +212,6 @@ def test_a_loop_whose_options_start_with_a_test_of_no_card_tests_it_once(game_co
     # the test stands before the loop over the bank, beside the check that it has a card
     assert source.count("> 1") == 1 and re.search(r"if _l\d+ and \(len\(", source), source
     assert _menu_source(each).count("> 1") == 2
-    decisions = shown = 0
-    for seed in range(15):
-        a, b = once.new_state(2, seed=seed), each.new_state(2, seed=seed)
-        rnd = random.Random(seed)
-        while not a.is_terminal():
-            assert a.pending.values == b.pending.values
-            assert a.pending.labels == b.pending.labels
-            shown += any(lab.startswith(("Show", "Hide")) for lab in a.pending.labels)
-            decisions += 1
-            action = rnd.randrange(len(a.legal_actions()))
-            a.apply(action)
-            b.apply(action)
-        assert b.is_terminal() and a.history == b.history and a.winners == b.winners
-    assert decisions > 200 and shown > 20
+    seen = _same_menus(once, each)
+    shown = sum(any(lab.startswith(("Show", "Hide")) for lab in labels) for labels in seen)
+    assert len(seen) > 200 and shown > 20
