@@ -207,13 +207,16 @@ def test_a_loop_with_ifs_in_it_runs_as_the_op_by_op_loop_does(game_copy, monkeyp
 @pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
 def test_the_shipped_games_play_the_same_with_their_loops_run_op_by_op(name, monkeypatch):
     """Every loop written as a Python loop (`for` and `repeat`, with `if`,
-    `else` and `return` in them) plays as the op-by-op loop: the same games
-    and the same log, line by line, in random games of each shipped game."""
+    `else` and `return` in them), and every run of straight code with `if`s
+    written as one case with Python `if`s, plays as the op-by-op code: the
+    same games and the same log, line by line, in random games of each
+    shipped game."""
     from cardc.engine.blocks import BlockGen
     from cardc.project import load_bundle
     bundle = load_bundle(name)
     fast = Game(bundle)
     monkeypatch.setattr(BlockGen, "_straight_loop", lambda self, ops, i: None)
+    monkeypatch.setattr(BlockGen, "_region", lambda self, ops, a, later: None)
     slow = Game(bundle)
     monkeypatch.undo()
     for seed in range(4):
@@ -226,8 +229,9 @@ def test_the_shipped_games_play_the_same_with_their_loops_run_op_by_op(name, mon
             b.apply(action)
         assert b.is_terminal() and a.log == b.log and a.winners == b.winners
     source = "".join(src for _, src in fast.pygen.sources)
-    assert "(a straight loop)" in source and "(a straight loop)" not in \
-        "".join(src for _, src in slow.pygen.sources)
+    op_by_op = "".join(src for _, src in slow.pygen.sources)
+    assert "(a straight loop)" in source and "(a straight loop)" not in op_by_op
+    assert source.count(" if\n") > op_by_op.count(" if\n")      # `# file:line:col if` comments
 
 
 def test_a_procedure_that_cannot_stop_runs_at_once_and_fails_where_its_op_is(game_copy):

@@ -187,6 +187,16 @@ class BlockGen:
                     loops[start] = end
         # the places inside such a loop are reached only from within it
         starts = [x for x in starts if not any(a < x < b for a, b in loops.items())]
+        # straight code with `if`s in it, entered only at its first op, is one
+        # case with Python `if`s (its jumps' targets need no case of their own)
+        regions = {}
+        for k, start in enumerate(starts):
+            if start in loops or any(a < start < b for a, b in regions.items()):
+                continue
+            end = self._region(ops, start, starts[k + 1:])
+            if end is not None:
+                regions[start] = end
+        starts = [x for x in starts if not any(a < x < b for a, b in regions.items())]
         # a long chain is cut in groups behind one test (`if pc < 40:`), so
         # resuming at a late case, or jumping far ahead, passes a test per
         # group and a few cases instead of every case before it
@@ -206,6 +216,11 @@ class BlockGen:
             end = loops.get(start)
             if end is not None:
                 self._emit_loop(ops, start, end, emit)
+                continue
+            end = regions.get(start)
+            if end is not None:
+                self._emit_plain(ops, start, end, {}, emit, "            ")
+                emit(f"            pc = {end}", end - 1)
                 continue
             known = {}          # values read by earlier ops of this case, still true
             for i in range(start, min(stop, len(ops))):
@@ -257,6 +272,19 @@ class BlockGen:
             return None
         return end
 
+    def _region(self, ops, a, later):
+        """The end of the longest run of ops from `a` that holds an `if` and
+        is straight code otherwise (see `_plain`), ends at one of the places
+        in `later`, and is entered only at `a`; None if there is none longer
+        than the case that starts at `a`."""
+        best = None
+        for b in later:
+            if b > len(ops) or not self._plain(ops, a, b):
+                continue
+            if any(ops[k][0] == "jf" for k in range(a, b)) and not self._entered(ops, a, b, to_b=False):
+                best = b
+        return best if best is not None and best != (later[0] if later else None) else None
+
     def _runs_on(self, o) -> bool:
         """Op `o` runs straight on to the next op: no stop, no jump."""
         return o[0] in STRAIGHT or (o[0] == "move" and not self._move_may_stop(o)) \
@@ -298,9 +326,10 @@ class BlockGen:
             return j[1]
         return None
 
-    def _entered(self, ops, a, b) -> bool:
-        """Does an op outside a..b-1 jump to an op after `a` inside it (or to b)?"""
-        inside = range(a + 1, b + 1)
+    def _entered(self, ops, a, b, to_b=True) -> bool:
+        """Does an op outside a..b-1 jump to an op after `a` inside it (or,
+        with `to_b`, to b: a loop's jump back)?"""
+        inside = range(a + 1, b + 1 if to_b else b)
         for j, o in enumerate(ops):
             if a <= j < b:
                 continue
