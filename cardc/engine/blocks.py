@@ -196,7 +196,13 @@ class BlockGen:
             end = self._region(ops, start, starts[k + 1:])
             if end is not None:
                 regions[start] = end
-        starts = [x for x in starts if not any(a < x < b for a, b in regions.items())]
+        # where such a run ends, the case goes on with the op there, unless
+        # something else jumps to it or the engine stops at it
+        joined = {b for a, b in regions.items()
+                  if b < len(ops) and b not in loops and b not in regions and ops[b][0] not in WAITS
+                  and not self._entered(ops, a, b)}
+        starts = [x for x in starts
+                  if not any(a < x < b for a, b in regions.items()) and x not in joined]
         # a long chain is cut in groups behind one test (`if pc < 40:`), so
         # resuming at a late case, or jumping far ahead, passes a test per
         # group and a few cases instead of every case before it
@@ -217,13 +223,16 @@ class BlockGen:
             if end is not None:
                 self._emit_loop(ops, start, end, emit)
                 continue
+            first = start
             end = regions.get(start)
             if end is not None:
                 self._emit_plain(ops, start, end, {}, emit, "            ")
-                emit(f"            pc = {end}", end - 1)
-                continue
+                if end not in joined:
+                    emit(f"            pc = {end}", end - 1)
+                    continue
+                first = end
             known = {}          # values read by earlier ops of this case, still true
-            for i in range(start, min(stop, len(ops))):
+            for i in range(first, min(stop, len(ops))):
                 known, ends = self._emit_op(ops, i, known, emit, "            ")
                 if ends:
                     break
