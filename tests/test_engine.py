@@ -207,16 +207,22 @@ def test_a_loop_with_ifs_in_it_runs_as_the_op_by_op_loop_does(game_copy, monkeyp
 @pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
 def test_the_shipped_games_play_the_same_with_their_loops_run_op_by_op(name, monkeypatch):
     """Every loop written as a Python loop (`for` and `repeat`, with `if`,
-    `else` and `return` in them), and every run of straight code with `if`s
-    written as one case with Python `if`s, plays as the op-by-op code: the
-    same games and the same log, line by line, in random games of each
-    shipped game."""
+    `else` and `return` in them), every run of straight code with `if`s
+    written as one case with Python `if`s, and every jump to a jump taken
+    at once to where the last one goes, plays as the op-by-op code: the same
+    games and the same log, line by line, in random games of each shipped
+    game."""
     from cardc.engine.blocks import BlockGen
     from cardc.project import load_bundle
+
+    def one_jump(self, target, i):
+        back = ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)"]
+        return back + [f"pc = {target}", "continue"] if target <= i else [f"pc = {target}"]
     bundle = load_bundle(name)
     fast = Game(bundle)
     monkeypatch.setattr(BlockGen, "_straight_loop", lambda self, ops, i: None)
     monkeypatch.setattr(BlockGen, "_region", lambda self, ops, a, later: None)
+    monkeypatch.setattr(BlockGen, "_goto", one_jump)
     slow = Game(bundle)
     monkeypatch.undo()
     for seed in range(4):

@@ -228,7 +228,8 @@ class BlockGen:
             if end is not None:
                 self._emit_plain(ops, start, end, {}, emit, "            ")
                 if end not in joined:
-                    emit(f"            pc = {end}", end - 1)
+                    for text in self._goto(end, end - 1):
+                        emit("            " + text, end - 1)
                     continue
                 first = end
             known = {}          # values read by earlier ops of this case, still true
@@ -237,7 +238,8 @@ class BlockGen:
                 if ends:
                     break
             else:
-                emit(f"            pc = {stop}", stop - 1)
+                for text in self._goto(stop, stop - 1):
+                    emit("            " + text, stop - 1)
         pad = ""
         emit(f"        raise _bad_pc({code.name!r}, pc)", None)
         source = "\n".join(lines) + "\n"
@@ -394,7 +396,8 @@ class BlockGen:
             for text in budget:
                 emit(pad + text, end - 1)
         emit(f"            del env[{slot}]", i)
-        emit(f"            pc = {end}", i)
+        for text in self._goto(end, i):
+            emit("            " + text, i)
 
     def _emit_plain(self, ops, a, b, known, emit, pad):
         """Write ops a..b-1 (see `_plain`) as Python, each `jf` an `if`."""
@@ -501,12 +504,22 @@ class BlockGen:
         return self.px.bind(self.px.build(ir), "_x") if ir is not None else "None"
 
     def _goto(self, target, i):
-        """Set the next pc; a jump back (a loop's next turn) starts the chain
-        again, and counts against the step budget."""
-        if target <= i:
-            return ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)",
-                    f"pc = {target}", "continue"]
-        return [f"pc = {target}"]
+        """Go on at op `target` from the code of op `i`.  A jump back (a
+        loop's next turn) starts the chain again, and counts against the step
+        budget.  A jump to a jump goes on to where that one goes, counting
+        each jump back on the way as it would have counted it, without a
+        trip through the chain in between (the end of a menu option's body
+        jumps to the end of the menu, which jumps back to the loop's head)."""
+        back = int(target <= i)
+        seen = set()
+        while target < len(self.ops) and self.ops[target][0] == "jump" and target not in seen:
+            seen.add(target)
+            nxt = self.ops[target][1]
+            back += nxt <= target
+            target = nxt
+        lines = [f"st.budget -= {back}", "if st.budget < 0: raise EngineFault(_game.over_steps)"] \
+            if back else []
+        return lines + [f"pc = {target}"] + (["continue"] if target <= i else [])
 
     def _int_check(self, var):
         """A number kept in a local or a counter stays within the digits budget."""
@@ -643,27 +656,26 @@ class BlockGen:
         # a block returns True only where it has run to its end and taken its
         # own frame off (a `return`, or its last op): nothing else ran above
         # it, so this frame is on top again and the loop has nothing to do
-        until = self._until_back(i)
+        until, then = self._until_back(i)
         return (lines + [f"fr.pc = {i + 1}"] + self._push(k, "_e", "_f")
-                + [f"if not {k}.run(st, _f):"] + ["    " + x for x in until[:-1]] + until[-1:]), True
+                + [f"if not {k}.run(st, _f):"] + ["    " + x for x in until] + then), True
 
-    @staticmethod
-    def _until_back(i):
+    def _until_back(self, i):
         """After a call, a `resolve` or a `trigger` has pushed frames and
         started the top one: what the run loop would do next, done here (run
         the frame on top until this one is back on top), so a call that did
         not stop goes on at once, without a round trip through the run loop
         and this block's `if pc ==` chain.  A decision, the game's end, or
         this frame gone (an `end` cleared the stack): back to the run loop,
-        which resumes at `fr.pc` (Interpreter.run)."""
-        return ["while st.pending is None and not st.terminal and _s:",
-                "    _t = _s[-1]",
-                "    if _t is fr:",
-                "        break",
-                "    _t.code.run(st, _t)",
-                "else:",
-                "    return",
-                f"pc = {i + 1}"]
+        which resumes at `fr.pc` (Interpreter.run).  (the loop's lines, the
+        lines that go on at the next op)"""
+        return (["while st.pending is None and not st.terminal and _s:",
+                 "    _t = _s[-1]",
+                 "    if _t is fr:",
+                 "        break",
+                 "    _t.code.run(st, _t)",
+                 "else:",
+                 "    return"], self._goto(i + 1, i))
 
     def _push(self, code, env, name="_f"):
         """`st.push(code, env)` written in (a call is on every turn's path),
@@ -689,16 +701,16 @@ class BlockGen:
                 "st.resolve_card(_c, env.get('me'))",
                 "_s = st.stack",
                 "_f = _s[-1]",
-                "_f.code.run(st, _f)"] + self._until_back(i), True
+                "_f.code.run(st, _f)"] + sum(self._until_back(i), []), True
 
     def _trigger(self, o, i):
         items = ", ".join(f"{k!r}: {self.x(v)}" for k, v in o[2].items())
         # the hooks it started run, in order; with none started it goes straight on
-        until = self._until_back(i)
+        until, then = self._until_back(i)
         return [f"_a = {{{items}}}",
                 f"fr.pc = {i + 1}",
                 f"if st.trigger({o[1]!r}, _a, env.get('me')):",
-                "    _s = st.stack"] + ["    " + x for x in until[:-1]] + until[-1:], True
+                "    _s = st.stack"] + ["    " + x for x in until] + then, True
 
     def _end(self, o, i):
         winners = self.x(o[1]) if o[1] else "None"
