@@ -1,0 +1,94 @@
+"""Bytecodes per decision, by function and by line, counted exactly.
+
+A sampling profiler (py-spy) says where the time went, within a few
+percent; `tools/instructions.py` says how much work there was in all.
+This says which lines of the generated code and of the engine did it:
+Python's tracer, asked for every opcode (`frame.f_trace_opcodes`), counts
+the bytecodes each line runs.  The count is the same on every run, so a
+change to the code generator can be judged line by line before it is
+timed (the eleventh wave of DESIGN.md "Speed" was found this way).  The
+tracer makes the games some 30 times slower: use a few games.
+
+    .venv/bin/python tools/bytecodes.py generated/startup.json 10
+    .venv/bin/python tools/bytecodes.py generated/startup.json 10 --lines _menu
+
+Random agents, 4 players; games 0-2 are played first and not counted
+(code compiled on first use), then games 3 .. 3+GAMES-1.  `--lines NAME`
+lists the lines of every generated function whose name starts with NAME,
+with their source.
+"""
+import argparse
+import collections
+import json
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from cardc.engine import Game  # noqa: E402
+
+
+def play(game, seeds, players):
+    decisions = 0
+    for seed in seeds:
+        st = game.new_state(players, seed=seed)
+        rnd = random.Random(seed)
+        while not st.terminal:
+            st.apply(rnd.randrange(len(st.pending.values)))
+        decisions += st.decisions
+    return decisions
+
+
+def count(game, games, players):
+    """(decisions, Counter of (file, function, line) -> bytecodes)."""
+    counts = collections.Counter()
+
+    def tracer(frame, event, arg):
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            counts[(frame.f_code.co_filename, frame.f_code.co_name, frame.f_lineno)] += 1
+        return tracer
+
+    play(game, range(3), players)
+    sys.settrace(tracer)
+    try:
+        decisions = play(game, range(3, 3 + games), players)
+    finally:
+        sys.settrace(None)
+    return decisions, counts
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("bundle")
+    ap.add_argument("games", type=int)
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--lines", metavar="NAME", help="the lines of generated functions named NAME…")
+    ap.add_argument("--top", type=int, default=30)
+    args = ap.parse_args(argv)
+    game = Game(json.loads(Path(args.bundle).read_text(encoding="utf-8")))
+    decisions, counts = count(game, args.games, args.players)
+    total = sum(counts.values())
+    print(f"{decisions} decisions, {total / decisions:,.0f} bytecodes a decision")
+    if args.lines:
+        sources = dict(game.pygen.sources)
+        rows = collections.Counter()
+        for (file, _, line), n in counts.items():
+            name = file[len("<cardc "):-1] if file.startswith("<cardc ") else None
+            if name and name.startswith(args.lines) and line:
+                rows[(name, line)] += n
+        for (name, line), n in rows.most_common(args.top):
+            text = sources[name].split("\n")[line - 1].strip()
+            print(f"{n / decisions:8.1f}  {name}:{line}  {text[:110]}")
+        return 0
+    by_function = collections.Counter()
+    for (file, function, _), n in counts.items():
+        by_function[(Path(file).name if not file.startswith("<") else file, function)] += n
+    for (file, function), n in by_function.most_common(args.top):
+        print(f"{n / decisions:8.1f}  {100 * n / total:5.1f}%  {function}  ({file})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
