@@ -22,7 +22,10 @@ the end of the block.  A frame is still `(code, pc, locals)`, as data: `pc`
 is an op index, and every op the engine can stop at or come back to starts
 a case of the `if pc == …` chain, so a game saved at any decision resumes
 exactly where it stopped.  Forward jumps fall down the chain; only loops go
-back to its top.
+back to its top.  Where nothing can stop, the code is written as a person
+would write it: a loop whose body cannot stop is a Python `for`, an `if`
+among straight code a Python `if` (`_straight_loop`, `_region`), and a jump
+to a jump goes straight on to where the last one goes (`_goto`).
 
 Faults are located without bookkeeping at run time: the generated source
 records which op each of its lines came from (as Jinja2 records template
