@@ -272,17 +272,24 @@ class BlockGen:
         return _still_true(memo.eager, o), ends
 
     def _straight_loop(self, ops, i):
-        """For a loop's `next` or `countdown` (`for`, `repeat`) at `i` whose
+        """For a loop's `next`, `countdown` or `guard` (`for`, `repeat`, `while`) at `i` whose
         body runs straight through (no op in it can stop; its only jumps are
         those of `if … else` inside it, or a `return`, see `_plain`; nothing
         outside jumps into it), the index after the loop; else None."""
         o = ops[i] if i < len(ops) else None
-        if o is None or o[0] not in ("next", "countdown"):
+        if o is None or o[0] not in ("next", "countdown", "guard"):
             return None
-        end = o[3] if o[0] == "next" else o[2]
-        if not (i + 1 < end - 1 and ops[end - 1] == ["jump", i]):
+        first = i + 1
+        if o[0] == "guard":             # `while`: its test is the op after the guard
+            test = ops[i + 1] if i + 1 < len(ops) else None
+            if test is None or test[0] != "jf":
+                return None
+            end, first = test[2], i + 2
+        else:
+            end = o[3] if o[0] == "next" else o[2]
+        if not (isinstance(end, int) and first < end - 1 and ops[end - 1] == ["jump", i]):
             return None
-        if not self._plain(ops, i + 1, end - 1) or self._entered(ops, i + 1, end - 1):
+        if not self._plain(ops, first, end - 1) or self._entered(ops, i + 1, end - 1):
             return None
         return end
 
@@ -376,6 +383,24 @@ class BlockGen:
         each_turn = any(ops[k][0] == "return" for k in range(i + 1, end - 1))
         pad = "                "
         budget = ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)"]
+        if o[0] == "guard":
+            # `while`: each turn counts itself against the loop limit, tests,
+            # runs its body and pays its step; the test failing ends it
+            emit(f"            # {self.code.file}:{line}:{col} while (a straight loop)", i)
+            emit("            while True:", i)
+            known, _ = self._emit_op(ops, i, {}, emit, pad)
+            memo = Memo(env_reads=True, known=known)
+            with self.px.memo_of(memo):
+                test = self.x(ops[i + 1][1])
+            for text in memo.finish([Memo.reset(0), f"if not {test}:"]):
+                emit(pad + text, i + 1)
+            emit(pad + "    break", i + 1)
+            self._emit_plain(ops, i + 2, end - 1, dict(memo.eager), emit, pad)
+            for text in budget:
+                emit(pad + text, end - 1)
+            for text in self._goto(end, i):
+                emit("            " + text, i)
+            return
         if o[0] == "next":
             var = repr(o[2])
             emit(f"            # {self.code.file}:{line}:{col} next (a straight loop)", i)
