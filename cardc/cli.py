@@ -227,6 +227,11 @@ def cmd_scenario(args) -> int:
         if not folder.is_dir():
             raise UsageError(f"no scenarios folder {folder}: name scenario files or folders")
         files = [folder]
+    else:
+        # a game's name (`cardc scenario space_race`, as for `check` and
+        # `play`) is its folder of scenarios in the project, scenarios/NAME
+        named = [current_project().scenarios / f if not Path(f).exists() else None for f in files]
+        files = [n if n is not None and n.is_dir() else f for f, n in zip(files, named)]
     return run_scenarios(files, verbose=args.verbose)
 
 
@@ -255,6 +260,7 @@ EXAMPLES = {
     "play": "cardc play unicorn --seed 7 --agents human,greedy --log game.json",
     "replay": "cardc replay game.json",
     "scenario": "cardc scenario                 # every scenario of the project\n"
+                "cardc scenario unicorn         # one game's, in scenarios/unicorn/\n"
                 "cardc scenario tests/scenarios/unicorn/ -v",
     "bench": "cardc bench unicorn --players 4 --games-per 100",
     "print": "cardc print unicorn --paper letter --bleed 3",

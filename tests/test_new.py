@@ -89,3 +89,15 @@ def test_a_second_folder_with_the_same_id_does_not_overwrite_the_bundle(tmp_path
     assert main(["build", "space"]) == 0
     assert main(["build", "drafts/space"]) == 2
     assert "another game folder" in capsys.readouterr().err
+
+
+def test_a_new_games_scenarios_run_by_its_name(tmp_path, monkeypatch, capsys):
+    """`cardc scenario NAME` runs the game's scenarios (scenarios/NAME), as
+    `cardc check NAME` checks it; a name that is neither a file nor a game's
+    scenarios still says which file it could not read."""
+    new_game("space_race", where=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["scenario", "space_race"]) == 0
+    assert "1 passed, 0 failed" in capsys.readouterr().out
+    assert main(["scenario", "nothing_here"]) != 0
+    assert "nothing_here" in capsys.readouterr().out
