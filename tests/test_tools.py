@@ -17,6 +17,7 @@ def _tool(name):
 
 def test_bytecodes_are_counted_the_same_on_every_run_and_by_generated_line(mini_game):
     bytecodes = _tool("bytecodes")
+    bytecodes.count(mini_game, 2, 2)    # what these games compile on first use is compiled now
     first = bytecodes.count(mini_game, 2, 2)
     again = bytecodes.count(mini_game, 2, 2)
     assert first == again and first[0] > 0

@@ -19,6 +19,7 @@ with their source.
 """
 import argparse
 import collections
+import gc
 import json
 import random
 import sys
@@ -51,11 +52,16 @@ def count(game, games, players):
         return tracer
 
     play(game, range(3), players)
+    # no collection while counting: a collection runs whatever Python hooks
+    # are registered for it (a test library's), and they would be counted
+    gc.collect()
+    gc.disable()
     sys.settrace(tracer)
     try:
         decisions = play(game, range(3, 3 + games), players)
     finally:
         sys.settrace(None)
+        gc.enable()
     return decisions, counts
 
 
