@@ -70,6 +70,8 @@ WAITS = {"choose", "ask", "menu", "window"}
 OPS = {"let", "set", "jump", "jf", "iter", "next", "repeat", "countdown", "guard", "return",
        "phase", "call", "resolve", "trigger", "end", "assert", "log", "move", "shuffle",
        "attach", "detach", "reveal", "cancel", "choose", "random", "ask", "menu", "window"}
+# The longest run of straight code with `if`s written as one case (BlockGen._region)
+REGION_OPS = 200
 SET_KINDS = {"gctr": "g:", "gattr": "flow:", "pctr": "p:", "cctr": "c:", "cpp": "c:"}
 SETTABLE_GATTRS = {"turn_player", "first_player"}
 
@@ -110,6 +112,7 @@ class BlockGen:
         self.px = pygen
         # procedures that can never stop (see `plan`): a call runs them at once
         self.direct = getattr(game, "direct_procs", frozenset())
+        self._sources = None        # (ops, where each op is jumped to from), see _entered
 
     def plan(self, specs, codes) -> frozenset:
         """The procedures a call may run at once, inside the caller's own
@@ -298,11 +301,19 @@ class BlockGen:
         is straight code otherwise (see `_plain`), ends at one of the places
         in `later`, and is entered only at `a`; None if there is none longer
         than the case that starts at `a`."""
+        # it cannot reach past an op that is neither straight code nor part
+        # of an `if`, and it is kept short (REGION_OPS): writing a block stays
+        # quick whatever its size
+        limit = a
+        while limit < len(ops) and limit - a < REGION_OPS and \
+                (ops[limit][0] in ("jf", "jump", "return") or self._runs_on(ops[limit])):
+            limit += 1
         best = None
         for b in later:
-            if b > len(ops) or not self._plain(ops, a, b):
-                continue
-            if any(ops[k][0] == "jf" for k in range(a, b)) and not self._entered(ops, a, b, to_b=False):
+            if b > limit:
+                break
+            if self._plain(ops, a, b) and any(ops[k][0] == "jf" for k in range(a, b)) \
+                    and not self._entered(ops, a, b, to_b=False):
                 best = b
         return best if best is not None and best != (later[0] if later else None) else None
 
@@ -350,18 +361,10 @@ class BlockGen:
     def _entered(self, ops, a, b, to_b=True) -> bool:
         """Does an op outside a..b-1 jump to an op after `a` inside it (or,
         with `to_b`, to b: a loop's jump back)?"""
-        inside = range(a + 1, b + 1 if to_b else b)
-        for j, o in enumerate(ops):
-            if a <= j < b:
-                continue
-            targets = {"jump": o[1:2], "jf": o[2:3], "next": o[3:4], "countdown": o[2:3]}.get(o[0], [])
-            if o[0] == "menu":
-                found = {o[4]}
-                self._menu_targets(o[3], found)
-                targets = list(found)
-            if any(t in inside for t in targets):
-                return True
-        return False
+        if self._sources is None or self._sources[0] is not ops:
+            self._sources = (ops, _jumps_to(ops, self._menu_targets))
+        into = self._sources[1]
+        return any(not a <= j < b for t in range(a + 1, b + 1 if to_b else b) for j in into.get(t, ()))
 
     def _emit_loop(self, ops, i, end, emit):
         """A straight loop as a Python loop: over the list its `iter` made
@@ -876,6 +879,20 @@ class BlockGen:
 # Ops after which no value an op read up front (see Memo.first) needs reading
 # again, but for the ones listed beside them; any other op forgets them all.
 _KEEPS = {"set", "log", "assert", "phase", "reveal", "cancel", "shuffle", "attach", "detach"}
+
+
+def _jumps_to(ops, menu_targets) -> dict:
+    """{op index: the ops that jump to it} (jumps, `if`s, loops' ends, menu options)."""
+    into = {}
+    for j, o in enumerate(ops):
+        targets = {"jump": o[1:2], "jf": o[2:3], "next": o[3:4], "countdown": o[2:3]}.get(o[0], [])
+        if o[0] == "menu":
+            found = {o[4]}
+            menu_targets(o[3], found)
+            targets = list(found)
+        for t in targets:
+            into.setdefault(t, []).append(j)
+    return into
 
 
 def _still_true(read: dict, o) -> dict:
