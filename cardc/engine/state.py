@@ -21,6 +21,8 @@ from cardc.engine.errors import CorruptState, IllegalAction
 from cardc.engine.interp import STAGES, Frame, Interpreter
 from cardc.engine.table import ATTACHED, OUT, Table
 
+_new = object.__new__
+
 STATE_FORMAT = 1
 
 
@@ -106,7 +108,7 @@ class State(Interpreter, Asking, Table):
         st.cc, st.cc_own = dict(self.cc), set()
         self.cc_own = set()
         st.rng, st.seed = self.rng, self.seed
-        st.stack = [Frame(f.code, f.pc, _copy_env(f.env)) for f in self.stack]
+        st.stack = _copy_frames(self.stack)
         st.pending = self.pending.copy_for(st) if self.pending is not None else None
         st.events = [dict(e) for e in self.events]
         st.turn, st.round, st.turn_player, st.first_player = \
@@ -324,12 +326,22 @@ class State(Interpreter, Asking, Table):
 
 
 def _copy_env(env):
-    out = {}
+    out = env.copy()
     for k, v in env.items():
         if type(v) is list:
             out[k] = [x[:] if type(x) is list else x for x in v]
-        else:
-            out[k] = v
+    return out
+
+
+def _copy_frames(stack):
+    """A copy of a stack of frames, each with its own locals (a copy of a
+    state is made 8-10 times a greedy decision: each frame is made without
+    its `__init__` call, see BlockGen._push)."""
+    out = []
+    for f in stack:
+        g = _new(Frame)
+        g.code, g.pc, g.env = f.code, f.pc, _copy_env(f.env)
+        out.append(g)
     return out
 
 
