@@ -81,16 +81,19 @@ def test_a_function_reading_attachments_sees_an_attach_and_a_detach():
     st.move(b, game.slot(st, "bank", 0))
     st.version += 1
     assert sorted(banked(st, 0)) == sorted(bank) == sorted([a, b])
-    seen = st.pv["attachments"]
+    cache = game.cache_slots["banked"]
+    assert 0 in st.cache[cache]
+    st.version += 1
+    st.touch("g:nothing_read")          # a change to what it does not read keeps the entry
+    assert 0 in st.cache[cache]
     st.attach(a, b)
+    assert 0 not in st.cache[cache], "an attach forgets it"
     st.version += 1
     assert banked(st, 0) == [b]
-    assert st.pv["attachments"] > seen       # a function reading only `host` sees it too
-    seen = st.pv["attachments"]
     st.detach(a)
+    assert 0 not in st.cache[cache], "a detach forgets it"
     st.version += 1
     assert sorted(banked(st, 0)) == sorted([a, b])
-    assert st.pv["attachments"] > seen
 
 
 def test_a_function_of_some_cells_follows_those_cells_only():
@@ -114,14 +117,14 @@ def test_a_function_of_some_cells_follows_those_cells_only():
     firm = st.zones[game.slot(st, "market", None)][0]      # a company card
 
     def read():
-        st.version += 1         # as after any step: only the stamp can keep the value
+        st.version += 1         # as after any step: only what it reads can make it stale
         return touching(st, x)
 
     assert read() == []
     entry = st.cache[game.cache_slots["companies_touching"]][x]
     st.own_cc("company")[far] = firm
     st.move(far, board)
-    assert read() == [] and st.cache[game.cache_slots["companies_touching"]][x][1] == entry[1], \
+    assert read() == [] and st.cache[game.cache_slots["companies_touching"]][x] is entry, \
         "a tile far away leaves the value as it was"
     st.own_cc("company")[near] = firm
     st.move(near, board)
@@ -153,7 +156,7 @@ def test_cards_holding_one_value_of_a_counter_follow_that_value_only():
         return [t for t in st.zones[board] if st.cc["company"][t] == firm]
 
     def read(firm):
-        st.version += 1         # as after any step: only the stamp can keep the value
+        st.version += 1         # as after any step: only what it reads can make it stale
         return tiles_of(st, firm)
 
     def set_company(t, firm):   # what a `set` of the counter does (blocks.py)
@@ -167,7 +170,7 @@ def test_cards_holding_one_value_of_a_counter_follow_that_value_only():
     st.own_cc("company")[tiles[5]] = b
     st.move(tiles[5], board)
     set_company(tiles[1], c)
-    assert read(a) == scan(a) and st.cache[slot][a][1] == entry[1], "a's tiles are as they were"
+    assert read(a) == scan(a) and st.cache[slot][a] is entry, "a's tiles are as they were"
     assert read(b) == scan(b) == [tiles[5]]
     set_company(tiles[2], b)
     assert [read(f) for f in (a, b, c)] == [scan(a), scan(b), scan(c)] == \
@@ -190,7 +193,7 @@ def test_cards_of_one_value_in_every_players_zone_follow_that_value_only():
     mine, theirs = (st.zones[game.slot(st, "markers", p)] for p in (0, 1))
 
     def read():
-        st.version += 1         # as after any step: only the stamp can keep the value
+        st.version += 1         # as after any step: only what it reads can make it stale
         return claims_at(st, 0, "C3")
 
     def set_claim(m, x):        # what a `set` of the counter does (blocks.py)
@@ -199,7 +202,7 @@ def test_cards_of_one_value_in_every_players_zone_follow_that_value_only():
         st.key_written(m, "claim", old, x)
 
     assert read() == []
-    entry = st.cache[slot][(0, "C3")]
+    entry = st.cache[slot]["C3"][0]     # keyed by the cell first (stale.Stale.outer)
     m = theirs[0]
     set_claim(m, "D4")
     st.move(m, game.slot(st, "claims", 1))
@@ -207,7 +210,7 @@ def test_cards_of_one_value_in_every_players_zone_follow_that_value_only():
     set_claim(mm, "E5")
     st.move(mm, game.slot(st, "claims", 0))
     set_claim(mm, "F6")
-    assert read() == [] and st.cache[slot][(0, "C3")][1] == entry[1], "no marker on C3 came or went"
+    assert read() == [] and st.cache[slot]["C3"][0] is entry, "no marker on C3 came or went"
     set_claim(mm, "C3")
     assert read() == [mm]
     st.move(mm, game.slot(st, "markers", 0))

@@ -600,8 +600,9 @@ class BlockGen:
             ref = "_t[_c * st.n + _p]"
         part = SET_KINDS[kind] + name
         write = [f"{ref} = _v", BUMP]
-        if part in self.game.parts:     # else no cached value reads it
-            write += ["_pv = st.pv", f"_pv[{part!r}] += 1"]
+        caches = self.game.stale.parts.get(part)
+        if caches:                      # the cached values that read it are stale (stale.py)
+            write.append(f"st.forget({caches!r})")
         if kind in ("cctr", "cpp") and name in self.game.covered_counters:
             write.append("st.counter_written(_c)")     # read on the cards of cells: see deps.cell_part
         if kind == "cctr" and name in self.game.keyed_counters:

@@ -7,13 +7,14 @@ procedures, functions, hooks, card effects and the game flow.
 """
 from __future__ import annotations
 
-from cardc.engine.deps import (CELLS, FLOW_PARTS, KEYED, function_deps, impure_functions, recursive_functions,
+from cardc.engine.deps import (KEYED, function_deps, impure_functions, recursive_functions,
                                simple_functions, unkeyed)
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
 from cardc.limits import MAX_CARDS
 from cardc.engine.blocks import BlockGen
 from cardc.engine.pygen import PyGen
+from cardc.engine.stale import Stale
 
 SUPPORTED_FORMAT = 1
 
@@ -99,12 +100,12 @@ class Game:
         return self.per_player[(slot - self.n_shared) // st.n]
 
     def slot_tables(self, n):
-        """([part of each slot], [is each slot active], [each slot's card limit
-        or None], [the (key, counter) each slot is read by, Game.keyed]) for
-        `n` players, made once."""
+        """([is each slot active], [each slot's card limit or None], [the
+        (key, counter) each slot is read by, Game.keyed], [what a change to
+        each slot makes stale, stale.Stale.slot_table]) for `n` players, made
+        once."""
         hit = self._slot_tables.get(n)
         if hit is None:
-            parts = self.shared_parts + [p for p in self.player_parts for _ in range(n)]
             active = self.shared_active + [a for a in self.player_active for _ in range(n)]
             limits = [z["limit"] for z in self.shared] + \
                 [z["limit"] for z in self.per_player for _ in range(n)]
@@ -114,7 +115,7 @@ class Game:
                 by_zone.setdefault(zone, []).append((key, ctr))
             keyed = [tuple(by_zone.get(z["id"], ())) for z in self.shared] + \
                 [tuple(by_zone.get(z["id"], ())) for z in self.per_player for _ in range(n)]
-            hit = self._slot_tables[n] = (parts, active, limits, keyed)
+            hit = self._slot_tables[n] = (active, limits, keyed, self.stale.slot_table(self, n))
         return hit
 
     def hidden_slots(self, n, p):
@@ -133,12 +134,6 @@ class Game:
                     hit.append(slot)
             self._hidden[key] = hit
         return hit
-
-    def slot_part(self, st, slot):
-        """The version part of the zone at `slot` ("z:<zone id>", see deps.py)."""
-        if slot < self.n_shared:
-            return self.shared_parts[slot]
-        return self.player_parts[(slot - self.n_shared) // st.n]
 
     def slot_active(self, st, slot):
         if slot < self.n_shared:
@@ -221,18 +216,8 @@ class Game:
                 if bad:
                     deps[name] = frozenset(parts - bad).union(*(unkeyed(d) for d in bad))
         every = [d for deps in list(self.fn_deps.values()) + list(self.mod_deps.values()) for d in deps]
-        # every part of the state a function can depend on, at version 0
-        self.parts = dict.fromkeys(
-            {d for d in every if d != "*" and not d.startswith((CELLS, KEYED))
-             and not (d.startswith("z:") and "@" in d)}
-            | {"active", "events"} | set(FLOW_PARTS)
-            # every zone's part too, so a move bumps it without asking whether it is there
-            | set(self.shared_parts) | set(self.player_parts), 0)
-        # the shared zones some function reads by cell: their cells have versions of their own
-        self.celled_slots = sorted({self.shared_slot[d[len(CELLS):].split("|")[0]]
-                                    for d in every if d.startswith(CELLS)})
         # the zones some function reads by the value of a card counter
-        # ("<zone>|<counter>"): they have versions by value (Table.bump_keyed)
+        # ("<zone>|<counter>"): a change there makes stale what reads that value (stale.py)
         self.keyed = sorted({"|".join(d[len(KEYED):].split("|")[:2]) for d in every if d.startswith(KEYED)})
         self.keyed_counters = {k.split("|")[1] for k in self.keyed}
         self.fn_simple = simple_functions(code)
@@ -249,7 +234,12 @@ class Game:
         self.cache_functions = True       # off only to test that caching changes nothing
         self._cached = {}
         self.pygen = px = PyGen(self)
-        self.cache_slots = {}           # function name -> its cache's index in State.cache
+        # function name -> its cache's index in State.cache: one for each
+        # function not built in place, and what each change to a state makes
+        # stale in them (the code written below forgets it)
+        self.cache_slots = {name: i for i, name in enumerate(
+            name for name in self.fn_bodies if not self.fn_simple.get(name))}
+        self.stale = Stale.of(self)
         self.py_bodies = {}
         for name, body in self.fn_bodies.items():
             self.body_function(name)
@@ -353,7 +343,7 @@ class Game:
 
     def cache_slot(self, name) -> int:
         """The index of function `name`'s own cache in `State.cache`."""
-        return self.cache_slots.setdefault(name, len(self.cache_slots))
+        return self.cache_slots[name]
 
     def cached_function(self, name):
         """The call of function `name` with positional arguments: cached by

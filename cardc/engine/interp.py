@@ -113,20 +113,23 @@ class Interpreter:
     def touch(self, part):
         """Note that one part of the state changed (see cardc.engine.deps)."""
         self.pv[part] = self.pv.get(part, 0) + 1
+        caches = self.game.stale.parts.get(part)
+        if caches:
+            self.forget(caches)
 
     def touch_slot(self, slot):
-        """Note that the zone at `slot` changed: its zone's part, and the
-        slot's own version (`sv`: a function of one player's zone, see deps.py)."""
+        """Note that the zone at `slot` changed: its zone's part, and what
+        reads that slot alone (a function of one player's zone, see deps.py)."""
         if slot >= 0:
-            if slot in self.cellv or self.slot_keyed[slot]:
-                self.bump_cells(slot)
+            if slot in self.cellw or self.slot_keyed[slot]:
+                self.forget_zone(slot)
             if slot in self.zindex:
                 self.unindex(slot)
-            self.sv[slot] += 1
-            pv = self.pv
-            part = self.slot_parts[slot]
-            pv[part] = pv.get(part, 0) + 1
+            stale = self.slot_stale[slot]
+            if stale is not None and not self.filled.isdisjoint(stale[0]):
+                self.forget_slot(stale)
             if self.slot_active[slot]:      # one version for every zone whose cards are in force
+                pv = self.pv
                 pv["active"] = pv.get("active", 0) + 1
 
     def _flow_next(self, once=False):

@@ -23,10 +23,12 @@ import json
 import linecache
 import re
 from contextlib import contextmanager
+from types import MappingProxyType
 
 from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, zone_index
-from cardc.engine.deps import CELLS, KEYED
+from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
+from cardc.engine.stale import cell_watch
 from cardc.engine.total import harmless, risky_parts
 
 # readable game attributes: `st.<name>` (player_count is `st.n`)
@@ -170,6 +172,7 @@ class PyGen:
         self.text = False           # writing text for people (see `text_of`)
         self._in_modifier = False   # writing a modifier's body (see `compile_modifier`)
         self.ns["_U"] = _UNSET
+        self.ns["_E"] = _NOTHING
         self.kinds = {k[2:]: getattr(self, k) for k in dir(self) if k.startswith("e_")}
 
     # ------------------------------------------------------------ entry points
@@ -278,45 +281,6 @@ class PyGen:
             self.ns[fname] = fn
             self.names[key] = (fname, fn)
         return self.names[key][0]
-
-    def _cells_stamp(self, part, args):
-        """The version of some cells of a zone (deps.cell_part), read at once
-        from `State.cellv`: the whole zone's version plus the cell's own
-        (for one cell), or its neighbourhood's (for the neighbours of one).
-        An argument of the wrong kind gives NaN, never equal, so never a hit:
-        the body then fails as it would have."""
-        zone, where = part[len(CELLS):].split("|", 1)
-        slot = self.game.shared_slot[zone]
-        x = json.loads(where)
-        self.ns.setdefault("_NAN", float("nan"))
-        table = 1
-        if x[0] == "call" and x[1] == "neighbors":
-            table, x = 2, x[2][0]
-        if x[0] == "lit":
-            cell, ok = repr(x[1]), "True"
-        elif x[0] == "arg":
-            cell, ok = args[x[1]], f"type({args[x[1]]}) is _str"
-        elif "cell" not in self.game.card_field:   # no printed cells: the body fails, never hits
-            return "_NAN"
-        else:                                   # cell(card)
-            card = args[x[2][0][1]]
-            cell, ok = f"{self.bind(self.game.card_field['cell'], '_F')}[{card}]", f"type({card}) is int"
-        return f"((_cv := st.cellv[{slot}])[0] + _cv[{table}].get({cell}, 0) if {ok} else _NAN)"
-
-    def _keyed_stamp(self, part, args):
-        """The version of the cards of a zone whose counter holds one value
-        (deps.keyed_part), read at once from `State.cellv`: the whole zone's
-        version plus the value's own.  A list (not a key) gives NaN, never
-        equal, so never a hit."""
-        zone, ctr, where = part[len(KEYED):].split("|", 2)
-        x = json.loads(where)
-        key = repr(f"{zone}|{ctr}")
-        if x[0] == "lit":
-            return f"((_kv := st.cellv[{key}])[0] + _kv[1].get({x[1]!r}, 0))"
-        self.ns.setdefault("_NAN", float("nan"))
-        self.ns.setdefault("_list", list)
-        v = args[x[1]]
-        return f"((_kv := st.cellv[{key}])[0] + _kv[1].get({v}, 0) if type({v}) is not _list else _NAN)"
 
     def compile_menu(self, items):
         """One function f(st, env, values, unavailable) that finds the
@@ -509,12 +473,12 @@ class PyGen:
 
     def compile_cached(self, name, body, params, deps):
         """The cached call of a content function, written out for its own
-        parameters and dependencies: the cache check, the stamp (the sum of the
-        versions of the parts it reads) and the body itself, in one function.
+        parameters: the cache lookup and the body itself, in one function.
 
-        An entry is (state version, stamp, result): valid as is while nothing
-        changed, and still valid after a change to parts the function does
-        not read (versions only grow, so their sum changes whenever one does)."""
+        An entry holds while nothing the function reads changes: each change
+        forgets the entries it makes stale (stale.py, Table.forget_*), so a
+        hit is one lookup.  A function that reads what no part names ("*")
+        keeps its entry for one version of the state (any write moves it)."""
         args = [f"_a{i}" for i in range(len(params))]
         scope = dict(zip(params, args))
         sig = "".join(", " + a for a in args)
@@ -524,62 +488,73 @@ class PyGen:
         slot = self.game.cache_slot(name)
         key = "0" if not args else args[0] if len(args) == 1 else f"({', '.join(args)})"
         everything = "*" in deps
-        stamp = "None" if everything else (" + ".join(self._stamp_term(d, args) for d in deps) or "0")
+        # a function of several arguments, one of which a change can make
+        # stale alone (a player's zone, a cell, a counter's value: stale.py),
+        # has a cache keyed by that argument first: {it: {the others: value}},
+        # so the change forgets one key
+        outer = self.game.stale.outer.get(name)
+        inner = None
+        if outer is not None:
+            key = args[outer]
+            rest = [a for i, a in enumerate(args) if i != outer]
+            inner = rest[0] if len(rest) == 1 else f"({', '.join(rest)})"
         fname = self.fresh("_fn")
         memo = Memo()          # a value the body needs twice is computed once
         with self.memo_of(memo):
             result = self.expr(body, scope)
-        # the stamp alone says whether an entry holds: it is the same while
-        # nothing the function reads changed, and the state's version, which
-        # any write moves, almost never is (a function that reads everything
-        # has no stamp: its entry holds while the version does)
-        check = (["    version = st.version",
-                  "    if hit is not None and hit[0] == version:",
-                  "        return hit[2]",
-                  "    stamp = None"] if everything else
-                 (["    pv = st.pv"] if "pv[" in stamp else [])
-                 + [f"    stamp = {stamp}",
-                    "    if hit is not None and hit[1] == stamp:",
-                    "        return hit[2]",
-                    "    version = st.version"])
+        if everything:
+            look = ["hit = cache.get(key)"]
+            check = ["    version = st.version",
+                     "    if hit is not None and hit[0] == version:",
+                     "        return hit[1]"]
+            entry = "(version, result)"
+        else:
+            look = ["hit = cache.get(key, _U)" if inner is None else
+                    f"hit = cache.get(key, _E).get({inner}, _U)"]
+            check = ["    if hit is not _U:",
+                     "        return hit"]
+            # an inner dict may be shared with a clone: a new one, never one changed
+            entry = "result" if inner is None else f"{{**cache.get(key, _E), {inner}: result}}"
+        keep = self._keep(deps, args)
         lines = [
             f"def {fname}(st{sig}):",
             f"    # function {name}",
             f"    key = {key}",
             f"    cache = st.cache[{slot}]",
-            *(["    hit = cache.get(key)"] if not args else [
+            *(["    " + look[0]] if not args else [
               "    try:",
-              "        hit = cache.get(key)",
+              "        " + look[0],
               "    except TypeError:        # an argument that is a list: not kept",
-              "        key = hit = None"]),
+              "        key, hit = None, " + ("None" if everything else "_U")]),
             *check,
             *(["    env = None"] if re.search(r"\benv\b", result) else []),
             "    " + Memo.reset(0),
             f"    result = {result}",
-            "    if key is not None:",
+            f"    if key is not None{keep}:",
             # after a clone the caches are shared until one of the two writes
             f"        if st.cown is not None and {slot} not in st.cown: cache = st.own_cache({slot})",
-            "        cache[key] = (version, stamp, result)",
+            f"        cache[key] = {entry}",
+            f"        st.filled.add({slot})",
             "    return result",
         ]
         if name in self.game.fn_recursive:
             lines[2:2] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
         return self.exec_source(fname, "\n".join(memo.finish(lines)) + "\n")
 
-    def _stamp_term(self, part, args):
-        """The version of one part a function reads: a part of the state
-        (`pv`), or one player's zone, the zone slot of argument i (`st.sv`,
-        see deps.player_part)."""
-        if part.startswith(CELLS):
-            return self._cells_stamp(part, args)
-        if part.startswith(KEYED):
-            return self._keyed_stamp(part, args)
-        if "@" not in part:
-            return f"pv[{part!r}]"
-        zone, i = part[2:].split("@")
-        base, index = self.game.player_zone_base(zone)
-        who = args[int(i)]
-        return f"(st.sv[{_slot_of(base, index, who)}] if {who} is not None else 0)"
+    def _keep(self, deps, args) -> str:
+        """The condition, beyond a key, for keeping an entry: an argument
+        read as a cell is a cell (a string), one read for its printed cell a
+        card (an int).  A change forgets entries by those (Table.forget_cell);
+        with an argument of another kind the function is computed each time."""
+        tests = []
+        for d in sorted(deps):
+            if d.startswith(CELLS):
+                w = cell_watch(0, json.loads(d[len(CELLS):].split("|", 1)[1]))
+                if w.arg >= 0:
+                    test = f"type({args[w.arg]}) is {'int' if w.printed else '_str'}"
+                    if test not in tests:
+                        tests.append(test)
+        return "".join(" and " + t for t in tests)
 
     @contextmanager
     def memo_of(self, memo):
@@ -950,6 +925,7 @@ class PyGen:
 
 
 _UNSET = object()          # a kept value not computed yet
+_NOTHING = MappingProxyType({})     # no entries (a cache keyed by one argument first)
 _PLACEHOLDER = re.compile("\x00M(_m\\d+)\x00")
 
 

@@ -32,12 +32,12 @@ class State(Interpreter, Asking, Table):
     # every attribute of a state, as slots: generated code reads them on
     # every line, and a slot is read faster than an entry of an instance
     # dict this large (extras, such as a scenario's hook, still go in one)
-    __slots__ = ("game", "n", "budget", "slot_parts", "slot_active", "slot_limit", "slot_keyed",
+    __slots__ = ("game", "n", "budget", "slot_active", "slot_limit", "slot_keyed",
                  "zones", "zowned", "loc", "host", "under", "revealed", "g", "pc", "cc", "cc_own",
                  "rng", "seed", "stack", "pending", "events", "turn", "round", "turn_player",
                  "first_player", "stage", "phase", "ending", "terminal", "winners", "capped",
                  "decisions", "log", "history", "track", "lookahead", "version", "pv", "cache",
-                 "cown", "sv", "cellv", "cv_shared", "zindex", "mods", "hold_at", "me_ref")
+                 "cown", "filled", "slot_stale", "cellw", "zindex", "mods", "hold_at", "me_ref")
 
     # ------------------------------------------------------------ creation
     def __init__(self, game, n):
@@ -47,7 +47,8 @@ class State(Interpreter, Asking, Table):
         self.hold_at = None                   # a stage to stop at (scenarios: Interpreter.hold_at)
         self.me_ref = None                    # a weak reference to this state (asking.Decision)
         # the version part of each zone slot, and whether its cards are in force
-        self.slot_parts, self.slot_active, self.slot_limit, self.slot_keyed = game.slot_tables(n)
+        self.slot_active, self.slot_limit, self.slot_keyed, self.slot_stale = game.slot_tables(n)
+        self.cellw = game.stale.cells        # the shared zones some function reads by cell
 
     @classmethod
     def initial(cls, game, n, seed=0, log=False, run=True):
@@ -81,10 +82,9 @@ class State(Interpreter, Asking, Table):
         st.history = []
         st.track = None
         st.lookahead = False
-        st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
+        st.version, st.pv, st.cache = 0, {"active": 0}, new_cache(game)
         st.cown = None                        # None: every cache is this state's own
-        st.sv = [0] * len(st.zones)
-        st.cellv, st.cv_shared = new_cell_versions(game), False
+        st.filled = set()                     # the caches that may hold entries (Table.forget)
         st.zindex = {}                        # {slot: a zone's cell index}: builtins.zone_index
         st.mods = None
         if run:
@@ -120,16 +120,13 @@ class State(Interpreter, Asking, Table):
         st.history = self.history[:]
         st.track = None
         st.lookahead = False
-        # the clone starts with the same versions, so the cached function
-        # values stay valid for it (a copy: the two states diverge from here)
-        st.version, st.pv, st.sv = self.version, dict(self.pv), self.sv[:]
-        # the cells' versions too are shared until one of the two writes (bump_cell)
-        st.cellv = self.cellv
-        st.cv_shared = self.cv_shared = bool(self.cellv)
+        # the clone starts with the same versions (and cached values: below)
+        st.version, st.pv = self.version, dict(self.pv)
         st.zindex = self.zindex         # never changed in place: a move makes a new one
         # the caches too are shared until one of the two writes (own_cache)
         st.cache = self.cache[:]
         st.cown, self.cown = set(), set()
+        st.filled = set(self.filled)
         st.mods = self.mods             # never changed in place: a new scan replaces it
         return st
 
@@ -308,10 +305,9 @@ class State(Interpreter, Asking, Table):
             st.decisions, st.history, st.log = data["decisions"], data["history"], data["log"]
             st.track = None
             st.lookahead = False
-            st.version, st.pv, st.cache = 0, dict(game.parts), new_cache(game)
+            st.version, st.pv, st.cache = 0, {"active": 0}, new_cache(game)
             st.cown = None                        # None: every cache is this state's own
-            st.sv = [0] * len(st.zones)
-            st.cellv, st.cv_shared = new_cell_versions(game), False
+            st.filled = set()
             st.zindex = {}
             st.mods = None
             _check_cards(st)
@@ -372,18 +368,6 @@ class NoCache(dict):
 
     def copy(self):
         return NoCache()
-
-
-def new_cell_versions(game):
-    """{slot: [the whole zone's version, {cell: its version}, {cell: the
-    version of its neighbours}]} of the shared zones whose cards some
-    function reads by cell (deps.cell_part, Table.bump_cell), and the same
-    by counter value for the zones read so ({"<zone>|<counter>": [whole,
-    {value: version}, {}]}, deps.keyed_part, Table.bump_keyed)."""
-    out = {slot: [0, {}, {}] for slot in game.celled_slots}
-    for key in game.keyed:          # "<zone>|<counter>": [the whole version, {value: its version}, {}]
-        out[key] = [0, {}, {}]
-    return out
 
 
 def new_cache(game):

@@ -73,91 +73,137 @@ class Table:
             self.zones[slot] = self.zones[slot][:]
         return self.zones[slot]
 
-    def bump_cell(self, slot, c):
+    # ------------------------------------------------------------ stale cached values
+    # What each change makes stale is worked out once a game (stale.py);
+    # these forget it.  After a clone the caches are shared until one of the
+    # two writes: an emptied cache is a new dict, and a cache is copied
+    # before an entry goes from it (`own_cache`).
+    def forget(self, caches):
+        """Every entry of these caches is stale."""
+        filled = self.filled
+        if filled.isdisjoint(caches):
+            return
+        cache, own = self.cache, self.cown
+        for s in caches:
+            if s in filled:
+                filled.discard(s)
+                cache[s] = {}
+                if own is not None:
+                    own.add(s)
+
+    def forget_keys(self, w, values):
+        """The entries of watch `w`'s cache (stale.Watch) for an argument
+        that is one of `values`: the keys themselves if the cache is keyed by
+        that argument, else the whole cache."""
+        if not w.by_key:
+            self.forget((w.cache,))
+            return
+        s = w.cache
+        cache = self.cache[s]
+        if not cache:
+            return
+        for v in values:
+            if v in cache:
+                if self.cown is not None and s not in self.cown:
+                    cache = self.own_cache(s)
+                del cache[v]
+
+    def forget_slot(self, stale):
+        """The cards of a zone slot changed: `stale` is its entry of
+        `slot_stale` (stale.Stale.slot_table), and one of its caches holds
+        entries (a move asks `filled` first: most find nothing to forget)."""
+        _, caches, by_key, owner = stale
+        if caches:
+            self.forget(caches)
+        cache = self.cache
+        for s in by_key:
+            if owner in cache[s]:
+                if self.cown is not None and s not in self.cown:
+                    self.own_cache(s)
+                del self.cache[s][owner]
+
+    def forget_cell(self, slot, c):
         """Card `c` came to, left, or had a counter change on its cell of the
-        zone at `slot`, a zone some function reads by cell (`State.cellv`,
-        deps.cell_part): the cell's version moves on, and so does that of
-        each cell it neighbours.  After a clone the versions are shared
-        until one of the two writes."""
-        if self.cv_shared:
-            self._own_cell_versions()
-        cells = self.game.card_field.get("cell")
-        cell = cells[c] if cells is not None else None
-        v = self.cellv[slot]
-        if cell is None:            # a card off the grid: count it as a change to the whole zone
-            v[0] += 1
+        zone at `slot`, a zone some function reads by cell (deps.cell_part):
+        what reads that cell, or its neighbours, is stale."""
+        watches = self.cellw[slot]
+        if self.filled.isdisjoint(watches.caches):
             return
-        mine, near = v[1], v[2]
-        mine[cell] = mine.get(cell, 0) + 1
-        for x in self.game.grid_neighbors.get(cell, ()):
-            near[x] = near.get(x, 0) + 1
-
-    def bump_cells(self, slot=None):
-        """Everything on the zone at `slot` (every zone read by cell or by
-        a counter's value, for None) may have changed: the whole zone's
-        versions move on."""
-        if self.cv_shared:
-            self._own_cell_versions()
-        cellv = self.cellv
-        if slot is None:
-            for v in cellv.values():
-                v[0] += 1
+        cell = self.game.card_field["cell"][c] if "cell" in self.game.card_field else None
+        if cell is None:            # a card off the grid: a change to the whole zone
+            self.forget(watches.caches)
             return
-        if slot in cellv:
-            cellv[slot][0] += 1
-        for key, _ in self.slot_keyed[slot]:
-            cellv[key][0] += 1
-
-    def bump_keyed(self, slot, c):
-        """Card `c` came to or left the zone at `slot`, which some function
-        reads by the value of a counter (deps.keyed_part): the version of
-        the value it holds moves on."""
-        if self.cv_shared:
-            self._own_cell_versions()
-        for key, ctr in self.slot_keyed[slot]:
-            v = self.cellv[key]
-            value = self.cc[ctr][c]
-            if type(value) is list:     # not a key: count it as a change to every value
-                v[0] += 1
+        stale = self.game.stale
+        near = self.game.grid_neighbors.get(cell, ())
+        for w in watches.each:
+            cells = near if w.near else (cell,)
+            if w.arg < 0:
+                if w.value in cells:
+                    self.forget((w.cache,))
+            elif w.printed:
+                on = stale.on_cell
+                self.forget_keys(w, [card for x in cells for card in on.get(x, ())])
             else:
-                v[1][value] = v[1].get(value, 0) + 1
+                self.forget_keys(w, cells)
+
+    def forget_zone(self, slot=None):
+        """Everything on the zone at `slot` (on every zone read by cell or by
+        a counter's value, for None) may have changed."""
+        stale = self.game.stale
+        if slot is None:
+            tables = list(stale.cells.values()) + list(stale.keyed.values())
+        else:
+            tables = [stale.cells[slot]] if slot in stale.cells else []
+            tables += [stale.keyed[key] for key, _ in self.slot_keyed[slot] if key in stale.keyed]
+        for watches in tables:
+            self.forget(watches.caches)
+
+    def forget_value(self, key, values):
+        """Cards of a zone read by a counter's value (deps.keyed_part, the
+        zone and counter `key`) came, went, or changed that counter, from or
+        to `values`."""
+        watches = self.game.stale.keyed.get(key)
+        if watches is None or self.filled.isdisjoint(watches.caches):
+            return
+        if list in map(type, values):       # not a key: a change to every value
+            self.forget(watches.caches)
+            return
+        for w in watches.each:
+            if w.arg < 0:
+                if w.value in values:
+                    self.forget((w.cache,))
+            else:
+                self.forget_keys(w, values)
+
+    def forget_keyed(self, slot, c):
+        """Card `c` came to or left the zone at `slot`, which some function
+        reads by the value of a counter (deps.keyed_part)."""
+        for key, ctr in self.slot_keyed[slot]:
+            self.forget_value(key, (self.cc[ctr][c],))
 
     def key_written(self, c, ctr, old, new):
         """Counter `ctr` of card `c` went from `old` to `new`: if the card's
-        zone is read by that counter's value, both values' versions move on."""
+        zone is read by that counter's value, what reads either value is stale."""
         slot = self.loc[c]
         if slot < 0:
             return
         for key, kc in self.slot_keyed[slot]:
             if kc == ctr:
-                if self.cv_shared:
-                    self._own_cell_versions()
-                v = self.cellv[key]
-                if type(old) is list or type(new) is list:
-                    v[0] += 1
-                else:
-                    byv = v[1]
-                    byv[old] = byv.get(old, 0) + 1
-                    byv[new] = byv.get(new, 0) + 1
-
-    def _own_cell_versions(self):
-        self.cellv = {k: [v[0], dict(v[1]), dict(v[2])] for k, v in self.cellv.items()}
-        self.cv_shared = False
+                self.forget_value(key, (old, new))
 
     def counter_written(self, c):
         """A counter that some function reads on the cards of one player's
         zone or of some cells (`Game.covered_counters`, see deps.py) changed
         on `c`: the card's zone slot and zone, and its cell, count as changed
         (a function that also reads the whole zone keeps only that part,
-        deps._whole, so the zone's own version must move too)."""
+        deps._whole, so the zone's own part must move too)."""
         slot = self.loc[c]
         if slot >= 0:
-            self.sv[slot] += 1
-            pv = self.pv
-            part = self.slot_parts[slot]
-            pv[part] = pv.get(part, 0) + 1
-            if slot in self.cellv:
-                self.bump_cell(slot, c)
+            stale = self.slot_stale[slot]
+            if stale is not None and not self.filled.isdisjoint(stale[0]):
+                self.forget_slot(stale)
+            if slot in self.cellw:
+                self.forget_cell(slot, c)
 
     def start_tracking(self):
         """Count, per card definition, how often it is resolved and how often
@@ -176,25 +222,28 @@ class Table:
         owned = self.zowned
         if here >= 0:
             (self.zones[here] if owned is None else self.own_zone(here)).remove(c)
-            pv[self.slot_parts[here]] += 1
-            self.sv[here] += 1
+            stale = self.slot_stale[here]
+            if stale is not None and not self.filled.isdisjoint(stale[0]):
+                self.forget_slot(stale)
             if self.slot_active[here] and self.game.card_special[c] is not None:
                 pv["active"] = pv.get("active", 0) + 1
         else:
             self._take(c)
-        if self.cellv:          # a zone some function reads by cell or counter value
-            if here in self.cellv:
-                self.bump_cell(here, c)
-            if slot in self.cellv:
-                self.bump_cell(slot, c)
+        if self.cellw:          # a zone some function reads by cell
+            if here in self.cellw:
+                self.forget_cell(here, c)
+            if slot in self.cellw:
+                self.forget_cell(slot, c)
+        if self.game.keyed:     # a zone some function reads by a counter's value
             keyed = self.slot_keyed
             if here >= 0 and keyed[here]:
-                self.bump_keyed(here, c)
+                self.forget_keyed(here, c)
             if keyed[slot]:
-                self.bump_keyed(slot, c)
+                self.forget_keyed(slot, c)
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
-        pv[self.slot_parts[slot]] += 1
-        self.sv[slot] += 1
+        stale = self.slot_stale[slot]
+        if stale is not None and not self.filled.isdisjoint(stale[0]):
+            self.forget_slot(stale)
         if self.slot_active[slot] and self.game.card_special[c] is not None:
             pv["active"] = pv.get("active", 0) + 1
         if place == "top":
@@ -211,16 +260,16 @@ class Table:
             # attachments follow their host into a zone that keeps them (a
             # tableau); anywhere else they come off and go in beside it
             at = dest.index(c) + 1
-            pv[ATTACHMENTS] = pv.get(ATTACHMENTS, 0) + 1
+            self.touch(ATTACHMENTS)
             for a in self.under.pop(c):
                 del self.host[a]
                 dest.insert(at, a)
                 self.loc[a] = slot
                 at += 1
-                if slot in self.cellv:
-                    self.bump_cell(slot, a)
+                if slot in self.cellw:
+                    self.forget_cell(slot, a)
                 if self.slot_keyed[slot]:
-                    self.bump_keyed(slot, a)
+                    self.forget_keyed(slot, a)
             if slot in self.zindex:     # cards put in mid-zone: indexed again when next read
                 self.unindex(slot)
             if self.slot_active[slot]:
@@ -280,10 +329,9 @@ class Table:
         if self.zindex:
             self.unindex(src)
             self.unindex(slot)
-        if self.cellv:
-            for s in {src, slot}:
-                if s in self.cellv or self.slot_keyed[s]:
-                    self.bump_cells(s)
+        for s in {src, slot}:
+            if s in self.cellw or self.slot_keyed[s]:
+                self.forget_zone(s)
         if self.track is not None:
             enter, ids = self.track["enter"], game.card_field["id"]
             into = ">" + game.slot_decl(self, slot)["id"]
@@ -296,10 +344,10 @@ class Table:
         self.zones[src] = []
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
         pv = self.pv
-        for part in (self.slot_parts[src], self.slot_parts[slot]):
-            pv[part] = pv.get(part, 0) + k
-        self.sv[src] += 1
-        self.sv[slot] += 1
+        for s in (src, slot):
+            stale = self.slot_stale[s]
+            if stale is not None and not self.filled.isdisjoint(stale[0]):
+                self.forget_slot(stale)
         if self.slot_active[src] or self.slot_active[slot]:
             special = game.card_special
             n = sum(1 for c in cards if special[c] is not None)
@@ -720,7 +768,7 @@ def _imagine_names(d, moved, plan):
             d.cc_own.add(name)
         d.touch(scope + ":" + name)
         if scope == "c" and (name in d.game.covered_counters or name in d.game.keyed_counters):
-            d.bump_cells()
+            d.forget_zone()
     if d.revealed and not moved.keys().isdisjoint(d.revealed):
         d.revealed = {get(c, c): seen for c, seen in d.revealed.items()}
 
@@ -759,7 +807,7 @@ def _start_card_counters(d, marks):
                 values[c] = s
         d.touch("c:" + name)
         if name in d.game.covered_counters or name in d.game.keyed_counters:
-            d.bump_cells()
+            d.forget_zone()
 
 
 def _remap_locals(stack, moved):

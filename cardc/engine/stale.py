@@ -1,0 +1,142 @@
+"""Which cached function values a change to the state makes stale.
+
+A content function's value is cached (pygen.compile_cached) until something
+it reads changes.  deps.py says what each function reads, as parts; this
+module turns that around, once a game, into what each change forgets:
+
+- a part ("z:board", "c:company", "flow:turn" …): every entry of the cache
+  of each function that reads it (`Stale.parts`);
+- one player's zone (a part "z:<zone>@i", the zone of the function's
+  argument i): the entries whose argument i is that player (`Stale.player_zones`);
+- some cells of a shared zone (a part "cells:…"): the entries whose argument
+  is a cell the change touches, or a card printed on one (`Stale.cells`);
+- the cards of a zone whose counter holds one value (a part "keyed:…"): the
+  entries whose argument is that value (`Stale.keyed`).
+
+Forgetting at the write, rather than summing versions at each read, makes a
+hit one dictionary lookup: a function is read far more often than what it
+reads is written (ipo: 26 cached calls a decision, a few writes).  The
+writes are in table.py (`forget_*`); a function that reads what no part
+names ("*") keeps its entry for one state version, as before.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+
+from cardc.engine.deps import CELLS, KEYED
+
+
+@dataclass(frozen=True)
+class Watch:
+    """One cached function that reads a part through one of its arguments."""
+    cache: int              # the function's cache: State.cache[cache]
+    arg: int                # which argument holds the player, cell, card or value; -1: a literal
+    by_key: bool = False    # the cache is keyed by that argument (`Stale.outer`): its entries
+    #                         for one value are one key's, forgotten at once
+    value: object = None    # the literal cell or value (arg == -1)
+    near: bool = False      # cells: the neighbours of the cell (deps._cells_ir), not the cell
+    printed: bool = False   # cells: the cell printed on a card argument, `cell(c)`
+
+
+@dataclass(frozen=True)
+class Watches:
+    """The watches of one zone read by cell, or by a counter's value: a
+    change there asks first whether any of their caches holds an entry
+    (`State.filled`), and most find none."""
+    caches: frozenset
+    each: tuple
+
+
+@dataclass
+class Stale:
+    parts: dict             # part -> (caches whose every entry it makes stale)
+    player_zones: dict      # player zone id -> (Watch of the argument that is the player)
+    cells: dict             # shared slot read by cell -> Watches
+    keyed: dict             # "<zone>|<counter>" read by value -> Watches
+    on_cell: dict           # cell -> the card instances printed on it
+    outer: dict             # function of several arguments -> the argument its cache is keyed
+    #                         by first ({value: {the others: entry}}), or None: a tuple key
+
+    @classmethod
+    def of(cls, game) -> "Stale":
+        parts: dict = {}
+        found: list = []        # (table, key, Watch without by_key, function)
+        outer: dict = {}
+        for name, slot in sorted(game.cache_slots.items(), key=lambda kv: kv[1]):
+            deps = game.fn_deps.get(name, ("*",))
+            if "*" in deps:
+                continue        # kept for one version of the state (compile_cached)
+            mine = []
+            for d in sorted(deps):
+                if d.startswith(CELLS):
+                    zone, where = d[len(CELLS):].split("|", 1)
+                    mine.append(("cells", game.shared_slot[zone], cell_watch(slot, json.loads(where))))
+                elif d.startswith(KEYED):
+                    zone, ctr, where = d[len(KEYED):].split("|", 2)
+                    x = json.loads(where)
+                    w = Watch(slot, x[1]) if x[0] == "arg" else Watch(slot, -1, value=x[1])
+                    mine.append(("keyed", f"{zone}|{ctr}", w))
+                elif d.startswith("z:") and "@" in d:
+                    zone, i = d[2:].split("@")
+                    mine.append(("player_zones", zone, Watch(slot, int(i))))
+                else:
+                    parts.setdefault(d, []).append(slot)
+            # the cache is keyed by the argument the first watch reads: a
+            # change forgets that key's entries (a watch of another argument
+            # forgets the whole cache)
+            watched = [w.arg for _, _, w in mine if w.arg >= 0]
+            nargs = len(game.fn_params[name])
+            if nargs > 1:
+                outer[name] = watched[0] if watched else None
+            first = outer.get(name, 0 if nargs == 1 else None)
+            found += [(table, key, replace(w, by_key=w.arg == first), name) for table, key, w in mine]
+        tables: dict = {"cells": {}, "keyed": {}, "player_zones": {}}
+        for table, key, w, _ in found:
+            tables[table].setdefault(key, []).append(w)
+        on_cell: dict = {}
+        for c, x in enumerate(game.card_field.get("cell") or ()):
+            if x is not None:
+                on_cell.setdefault(x, []).append(c)
+
+        def tuples(table):
+            return {k: tuple(v) for k, v in table.items()}
+        def watches(table):
+            return {k: Watches(frozenset(w.cache for w in v), tuple(v)) for k, v in table.items()}
+        return cls(tuples(parts), tuples(tables["player_zones"]), watches(tables["cells"]),
+                   watches(tables["keyed"]), tuples(on_cell), outer)
+
+    def slot_table(self, game, n) -> list:
+        """For each zone slot of an `n`-player game: None, or what a change
+        to its cards makes stale: (all of its caches, caches to empty, caches
+        keyed by the owner, the owner).  A function of the owner whose cache is keyed by
+        another argument has its whole cache emptied.
+        A move reads it for the slot it leaves and the one it enters."""
+        out = []
+        for slot in range(game.slot_count(n)):
+            part = game.shared_parts[slot] if slot < game.n_shared else \
+                game.player_parts[(slot - game.n_shared) // n]
+            caches = self.parts.get(part, ())
+            watches, owner = (), None
+            if slot >= game.n_shared:
+                watches = self.player_zones.get(part[2:], ())
+                owner = (slot - game.n_shared) % n
+            by_key = tuple(w.cache for w in watches if w.by_key)
+            caches += tuple(w.cache for w in watches if not w.by_key)
+            every = frozenset(caches + by_key)
+            out.append((every, caches, by_key, owner) if every else None)
+        return out
+
+
+def cell_watch(slot, where) -> Watch:
+    """The watch of a cell part's cells, as deps._cells_ir writes them: a
+    literal cell, an argument that is a cell, the printed cell of a card
+    argument, or the neighbours of one of those."""
+    near = where[0] == "call" and where[1] == "neighbors"
+    if near:
+        where = where[2][0]
+    if where[0] == "lit":
+        return Watch(slot, -1, value=where[1], near=near)
+    if where[0] == "arg":
+        return Watch(slot, where[1], near=near)
+    return Watch(slot, where[2][0][1], near=near, printed=True)     # cell(arg)
