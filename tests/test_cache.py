@@ -217,6 +217,34 @@ def test_cards_of_one_value_in_every_players_zone_follow_that_value_only():
     assert read() == []
 
 
+def test_a_copy_forgets_its_own_cached_values_and_leaves_the_originals():
+    """Caches are shared by a state and its copy until one writes: a change
+    in the copy forgets the copy's entries only, and an entry the copy adds
+    under a key the original holds (`claims_at` is keyed by the cell first,
+    {cell: {player: value}}) is a new inner dict, never the original's
+    changed.  Each keeps answering as a scan of its own state does."""
+    game = Game(load_bundle("ipo"))
+    claims_at = game.cached_function("claims_at")
+    slot = game.cache_slots["claims_at"]
+    st = game.new_state(2, seed=0)
+    assert claims_at(st, 0, "C3") == [] and claims_at(st, 1, "D4") == []
+    inner = st.cache[slot]["C3"]
+    kept = dict(inner)
+    other = st.clone()
+    m = other.zones[game.slot(other, "markers", 0)][0]
+    old = other.cc["claim"][m]
+    other.own_cc("claim")[m] = "C3"
+    other.key_written(m, "claim", old, "C3")
+    other.move(m, game.slot(other, "claims", 0))
+    assert "C3" not in other.cache[slot] and "D4" in other.cache[slot]
+    assert st.cache[slot]["C3"] is inner and inner == kept, "the original's entry is untouched"
+    assert claims_at(other, 1, "C3") == [] and claims_at(other, 0, "C3") == [m]
+    d4 = st.cache[slot]["D4"]
+    assert claims_at(other, 0, "D4") == [] and 0 in other.cache[slot]["D4"]
+    assert d4 == {1: []} and st.cache[slot]["D4"] is d4, "the copy wrote a new inner dict"
+    assert claims_at(st, 0, "C3") == [] and claims_at(st, 1, "C3") == []
+
+
 def test_a_function_of_one_player_depends_on_that_players_zones_only(game_copy):
     """`p.hand` with `p` the function's parameter is a part of its own (that
     player's hand); a comprehension variable of the same name hides the
