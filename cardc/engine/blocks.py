@@ -602,7 +602,7 @@ class BlockGen:
         write = [f"{ref} = _v", BUMP]
         caches = self.game.stale.parts.get(part)
         if caches:                      # the cached values that read it are stale (stale.py)
-            write.append(f"st.forget({caches!r})")
+            write.append(f"if st.filled & {caches}: st.forget({caches})")
         if kind in ("cctr", "cpp") and name in self.game.covered_counters:
             write.append("st.counter_written(_c)")     # read on the cards of cells: see deps.cell_part
         if kind == "cctr" and name in self.game.keyed_counters:

@@ -126,7 +126,7 @@ class Interpreter:
             if slot in self.zindex:
                 self.unindex(slot)
             stale = self.slot_stale[slot]
-            if stale is not None and not self.filled.isdisjoint(stale[0]):
+            if stale is not None and self.filled & stale[0]:
                 self.forget_slot(stale)
             if self.slot_active[slot]:      # one version for every zone whose cards are in force
                 pv = self.pv

@@ -534,7 +534,7 @@ class PyGen:
             # after a clone the caches are shared until one of the two writes
             f"        if st.cown is not None and {slot} not in st.cown: cache = st.own_cache({slot})",
             f"        cache[key] = {entry}",
-            f"        st.filled.add({slot})",
+            f"        st.filled |= {1 << slot}",
             "    return result",
         ]
         if name in self.game.fn_recursive:

@@ -44,13 +44,13 @@ class Watches:
     """The watches of one zone read by cell, or by a counter's value: a
     change there asks first whether any of their caches holds an entry
     (`State.filled`), and most find none."""
-    caches: frozenset
+    caches: int             # the caches, as a mask: bit i for State.cache[i]
     each: tuple
 
 
 @dataclass
 class Stale:
-    parts: dict             # part -> (caches whose every entry it makes stale)
+    parts: dict             # part -> the caches whose every entry it makes stale, as a mask
     player_zones: dict      # player zone id -> (Watch of the argument that is the player)
     cells: dict             # shared slot read by cell -> Watches
     keyed: dict             # "<zone>|<counter>" read by value -> Watches
@@ -101,31 +101,42 @@ class Stale:
 
         def tuples(table):
             return {k: tuple(v) for k, v in table.items()}
+
         def watches(table):
-            return {k: Watches(frozenset(w.cache for w in v), tuple(v)) for k, v in table.items()}
-        return cls(tuples(parts), tuples(tables["player_zones"]), watches(tables["cells"]),
+            return {k: Watches(mask(w.cache for w in v), tuple(v)) for k, v in table.items()}
+        return cls({k: mask(v) for k, v in parts.items()}, tuples(tables["player_zones"]),
+                   watches(tables["cells"]),
                    watches(tables["keyed"]), tuples(on_cell), outer)
 
     def slot_table(self, game, n) -> list:
         """For each zone slot of an `n`-player game: None, or what a change
-        to its cards makes stale: (all of its caches, caches to empty, caches
-        keyed by the owner, the owner).  A function of the owner whose cache is keyed by
+        to its cards makes stale: (all of its caches, as a mask; the caches
+        to empty, as a mask; the caches keyed by the owner; the owner).  A function of the owner whose cache is keyed by
         another argument has its whole cache emptied.
         A move reads it for the slot it leaves and the one it enters."""
         out = []
         for slot in range(game.slot_count(n)):
             part = game.shared_parts[slot] if slot < game.n_shared else \
                 game.player_parts[(slot - game.n_shared) // n]
-            caches = self.parts.get(part, ())
+            caches = self.parts.get(part, 0)
             watches, owner = (), None
             if slot >= game.n_shared:
                 watches = self.player_zones.get(part[2:], ())
                 owner = (slot - game.n_shared) % n
             by_key = tuple(w.cache for w in watches if w.by_key)
-            caches += tuple(w.cache for w in watches if not w.by_key)
-            every = frozenset(caches + by_key)
+            caches |= mask(w.cache for w in watches if not w.by_key)
+            every = caches | mask(by_key)
             out.append((every, caches, by_key, owner) if every else None)
         return out
+
+
+def mask(caches) -> int:
+    """Caches as one int, bit i for State.cache[i]: a change asks whether
+    any holds an entry with one `&` (`State.filled`)."""
+    out = 0
+    for s in caches:
+        out |= 1 << s
+    return out
 
 
 def cell_watch(slot, where) -> Watch:

@@ -84,7 +84,7 @@ class State(Interpreter, Asking, Table):
         st.lookahead = False
         st.version, st.pv, st.cache = 0, {"active": 0}, new_cache(game)
         st.cown = None                        # None: every cache is this state's own
-        st.filled = set()                     # the caches that may hold entries (Table.forget)
+        st.filled = 0                         # the caches that may hold entries, a mask (Table.forget)
         st.zindex = {}                        # {slot: a zone's cell index}: builtins.zone_index
         st.mods = None
         if run:
@@ -126,7 +126,7 @@ class State(Interpreter, Asking, Table):
         # the caches too are shared until one of the two writes (own_cache)
         st.cache = self.cache[:]
         st.cown, self.cown = set(), set()
-        st.filled = set(self.filled)
+        st.filled = self.filled
         st.mods = self.mods             # never changed in place: a new scan replaces it
         return st
 
@@ -307,7 +307,7 @@ class State(Interpreter, Asking, Table):
             st.lookahead = False
             st.version, st.pv, st.cache = 0, {"active": 0}, new_cache(game)
             st.cown = None                        # None: every cache is this state's own
-            st.filled = set()
+            st.filled = 0
             st.zindex = {}
             st.mods = None
             _check_cards(st)

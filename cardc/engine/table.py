@@ -79,24 +79,26 @@ class Table:
     # two writes: an emptied cache is a new dict, and a cache is copied
     # before an entry goes from it (`own_cache`).
     def forget(self, caches):
-        """Every entry of these caches is stale."""
-        filled = self.filled
-        if filled.isdisjoint(caches):
+        """Every entry of these caches (a mask, stale.mask) is stale."""
+        hit = self.filled & caches
+        if not hit:
             return
+        self.filled ^= hit
         cache, own = self.cache, self.cown
-        for s in caches:
-            if s in filled:
-                filled.discard(s)
-                cache[s] = {}
-                if own is not None:
-                    own.add(s)
+        while hit:
+            low = hit & -hit
+            s = low.bit_length() - 1
+            cache[s] = {}
+            if own is not None:
+                own.add(s)
+            hit ^= low
 
     def forget_keys(self, w, values):
         """The entries of watch `w`'s cache (stale.Watch) for an argument
         that is one of `values`: the keys themselves if the cache is keyed by
         that argument, else the whole cache."""
         if not w.by_key:
-            self.forget((w.cache,))
+            self.forget(1 << w.cache)
             return
         s = w.cache
         cache = self.cache[s]
@@ -127,7 +129,7 @@ class Table:
         zone at `slot`, a zone some function reads by cell (deps.cell_part):
         what reads that cell, or its neighbours, is stale."""
         watches = self.cellw[slot]
-        if self.filled.isdisjoint(watches.caches):
+        if not self.filled & watches.caches:
             return
         cell = self.game.card_field["cell"][c] if "cell" in self.game.card_field else None
         if cell is None:            # a card off the grid: a change to the whole zone
@@ -139,7 +141,7 @@ class Table:
             cells = near if w.near else (cell,)
             if w.arg < 0:
                 if w.value in cells:
-                    self.forget((w.cache,))
+                    self.forget(1 << w.cache)
             elif w.printed:
                 on = stale.on_cell
                 self.forget_keys(w, [card for x in cells for card in on.get(x, ())])
@@ -163,7 +165,7 @@ class Table:
         zone and counter `key`) came, went, or changed that counter, from or
         to `values`."""
         watches = self.game.stale.keyed.get(key)
-        if watches is None or self.filled.isdisjoint(watches.caches):
+        if watches is None or not self.filled & watches.caches:
             return
         if list in map(type, values):       # not a key: a change to every value
             self.forget(watches.caches)
@@ -171,7 +173,7 @@ class Table:
         for w in watches.each:
             if w.arg < 0:
                 if w.value in values:
-                    self.forget((w.cache,))
+                    self.forget(1 << w.cache)
             else:
                 self.forget_keys(w, values)
 
@@ -200,7 +202,7 @@ class Table:
         slot = self.loc[c]
         if slot >= 0:
             stale = self.slot_stale[slot]
-            if stale is not None and not self.filled.isdisjoint(stale[0]):
+            if stale is not None and self.filled & stale[0]:
                 self.forget_slot(stale)
             if slot in self.cellw:
                 self.forget_cell(slot, c)
@@ -223,7 +225,7 @@ class Table:
         if here >= 0:
             (self.zones[here] if owned is None else self.own_zone(here)).remove(c)
             stale = self.slot_stale[here]
-            if stale is not None and not self.filled.isdisjoint(stale[0]):
+            if stale is not None and self.filled & stale[0]:
                 self.forget_slot(stale)
             if self.slot_active[here] and self.game.card_special[c] is not None:
                 pv["active"] = pv.get("active", 0) + 1
@@ -242,7 +244,7 @@ class Table:
                 self.forget_keyed(slot, c)
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
         stale = self.slot_stale[slot]
-        if stale is not None and not self.filled.isdisjoint(stale[0]):
+        if stale is not None and self.filled & stale[0]:
             self.forget_slot(stale)
         if self.slot_active[slot] and self.game.card_special[c] is not None:
             pv["active"] = pv.get("active", 0) + 1
@@ -346,7 +348,7 @@ class Table:
         pv = self.pv
         for s in (src, slot):
             stale = self.slot_stale[s]
-            if stale is not None and not self.filled.isdisjoint(stale[0]):
+            if stale is not None and self.filled & stale[0]:
                 self.forget_slot(stale)
         if self.slot_active[src] or self.slot_active[slot]:
             special = game.card_special
