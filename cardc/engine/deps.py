@@ -146,8 +146,8 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=fr
 def player_part(zone: str, who, params) -> str:
     """The part of player zone `zone` read for player `who`: "z:<zone>@<i>"
     when `who` is the function's parameter i (only that player's zone: a
-    function of one player stays valid while another player's hand changes;
-    its stamp reads that slot's own version, `State.sv`), else "z:<zone>"
+    function of one player stays valid while another player's hand changes:
+    a change to that player's slot forgets only its entries, stale.py), else "z:<zone>"
     (every player's)."""
     if isinstance(who, list) and len(who) == 2 and who[0] == "var" and who[1] in params:
         return f"z:{zone}@{params.index(who[1])}"
@@ -168,8 +168,8 @@ _CELL_CALLS = {"neighbors", "cell"}
 
 def _cells_ir(ir, params):
     """`ir` (the cells of a `cards_at`) with each parameter written as its
-    position, ["arg", i], if it is one of the forms a stamp reads at once
-    (`State.cellv`): a parameter or a literal cell, the printed cell of a
+    position, ["arg", i], if it is one of the forms a change can find the
+    entries of at once (`Table.forget_cell`): a parameter or a literal cell, the printed cell of a
     card parameter, or the neighbours of either; else None."""
     if not isinstance(ir, list) or not ir:
         return None
@@ -193,7 +193,7 @@ def cell_part(ir, params):
     """For `cards_at(zone, cells)` on a whole shared zone, with cells worked
     out from the parameters alone (`_cells_ir`), the part of those cells:
     the function is stale only when a card comes to or leaves one of them,
-    or a counter of a card on one of them changes (`State.cellv`), not when
+    or a counter of a card on one of them changes (`Table.forget_cell`), not when
     any card of the zone moves.  Else None (the whole zone, as any read)."""
     cards, cells = (ir[2] + [None, None])[:2]
     if not (isinstance(cards, list) and cards[:1] == ["cards"] and isinstance(cards[1], list)
@@ -228,7 +228,7 @@ KEYED = "keyed:"
 
 
 def _value_ir(ir, params):
-    """`ir` as a value a stamp reads at once: ["arg", i] for the function's
+    """`ir` as a value whose entries a change can find at once: ["arg", i] for the function's
     parameter i, the literal itself for a literal that can be a key; else None."""
     if isinstance(ir, list) and len(ir) == 2:
         if ir[0] == "var" and ir[1] in params:
@@ -246,7 +246,7 @@ def keyed_part(ir, params):
     cards of that zone (every player's, for a player zone) whose counter
     holds that value: the function is stale only when such a card comes or
     goes, or a card of the zone takes or loses that value
-    (`Table.bump_keyed`, `Table.key_written`), not whenever any card of the
+    (`Table.forget_keyed`, `Table.key_written`), not whenever any card of the
     zone moves or any card's counter changes.  Else None."""
     if not (len(ir) == 5 and ir[1] == ["var", ir[2]] and isinstance(ir[3], list)
             and ir[3][:1] == ["cards"] and isinstance(ir[3][1], list)
