@@ -50,6 +50,7 @@ class Watches:
 
 @dataclass
 class Stale:
+    """What each change to a state makes stale, for one game (`Game.stale`)."""
     parts: dict             # part -> the caches whose every entry it makes stale, as a mask
     player_zones: dict      # player zone id -> (Watch of the argument that is the player)
     cells: dict             # shared slot read by cell -> Watches
@@ -61,7 +62,7 @@ class Stale:
     @classmethod
     def of(cls, game) -> "Stale":
         parts: dict = {}
-        found: list = []        # (table, key, Watch without by_key, function)
+        found: list = []        # (table, key, Watch)
         outer: dict = {}
         for name, slot in sorted(game.cache_slots.items(), key=lambda kv: kv[1]):
             deps = game.fn_deps.get(name, ("*",))
@@ -90,9 +91,9 @@ class Stale:
             if nargs > 1:
                 outer[name] = watched[0] if watched else None
             first = outer.get(name, 0 if nargs == 1 else None)
-            found += [(table, key, replace(w, by_key=w.arg == first), name) for table, key, w in mine]
+            found += [(table, key, replace(w, by_key=w.arg == first)) for table, key, w in mine]
         tables: dict = {"cells": {}, "keyed": {}, "player_zones": {}}
-        for table, key, w, _ in found:
+        for table, key, w in found:
             tables[table].setdefault(key, []).append(w)
         on_cell: dict = {}
         for c, x in enumerate(game.card_field.get("cell") or ()):
@@ -105,15 +106,15 @@ class Stale:
         def watches(table):
             return {k: Watches(mask(w.cache for w in v), tuple(v)) for k, v in table.items()}
         return cls({k: mask(v) for k, v in parts.items()}, tuples(tables["player_zones"]),
-                   watches(tables["cells"]),
-                   watches(tables["keyed"]), tuples(on_cell), outer)
+                   watches(tables["cells"]), watches(tables["keyed"]), tuples(on_cell), outer)
 
     def slot_table(self, game, n) -> list:
         """For each zone slot of an `n`-player game: None, or what a change
         to its cards makes stale: (all of its caches, as a mask; the caches
-        to empty, as a mask; the caches keyed by the owner; the owner).  A function of the owner whose cache is keyed by
-        another argument has its whole cache emptied.
-        A move reads it for the slot it leaves and the one it enters."""
+        to empty, as a mask; the caches keyed by the owner; the owner).  A
+        function of the owner whose cache is keyed by another argument has
+        its whole cache emptied.  A move reads it for the slot it leaves and
+        the one it enters."""
         out = []
         for slot in range(game.slot_count(n)):
             part = game.shared_parts[slot] if slot < game.n_shared else \

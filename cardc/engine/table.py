@@ -317,7 +317,7 @@ class Table:
     def move_zone(self, src, slot, place="top"):
         """`move` of every card of the zone at `src` to `slot`, one after
         another in the zone's order, done in one step: the same zones, order,
-        versions and counts as moving them one by one (to the top, the last
+        stale values and counts as moving them one by one (to the top, the last
         one moved ends on top).  Cards with attachments, or a zone moved onto
         itself, go one by one."""
         cards = self.zones[src]
@@ -327,7 +327,7 @@ class Table:
             for c in list(cards):
                 self.move(c, slot, place)
             return
-        game, k = self.game, len(cards)
+        game = self.game
         if self.zindex:
             self.unindex(src)
             self.unindex(slot)
