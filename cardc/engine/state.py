@@ -37,7 +37,7 @@ class State(Interpreter, Asking, Table):
                  "rng", "seed", "stack", "pending", "events", "turn", "round", "turn_player",
                  "first_player", "stage", "phase", "ending", "terminal", "winners", "capped",
                  "decisions", "log", "history", "track", "lookahead", "version", "pv", "cache",
-                 "cown", "filled", "slot_stale", "cellw", "zindex", "mods", "hold_at", "me_ref")
+                 "cown", "filled", "slot_stale", "cellw", "zindex", "zi_own", "mods", "hold_at", "me_ref")
 
     # ------------------------------------------------------------ creation
     def __init__(self, game, n):
@@ -86,6 +86,7 @@ class State(Interpreter, Asking, Table):
         st.cown = None                        # None: every cache is this state's own
         st.filled = 0                         # the caches that may hold entries, a mask (Table.forget)
         st.zindex = {}                        # {slot: a zone's cell index}: builtins.zone_index
+        st.zi_own = set()                     # the indexes this state may change in place (index_moved)
         st.mods = None
         if run:
             st.run()
@@ -122,7 +123,8 @@ class State(Interpreter, Asking, Table):
         st.lookahead = False
         # the clone starts with the same versions (and cached values: below)
         st.version, st.pv = self.version, dict(self.pv)
-        st.zindex = self.zindex         # never changed in place: a move makes a new one
+        # the cell indexes are shared until one of the two changes one (index_moved)
+        st.zindex, st.zi_own, self.zi_own = self.zindex, None, None
         # the caches too are shared until one of the two writes (own_cache)
         st.cache = self.cache[:]
         st.cown, self.cown = set(), set()
@@ -308,7 +310,7 @@ class State(Interpreter, Asking, Table):
             st.version, st.pv, st.cache = 0, {"active": 0}, new_cache(game)
             st.cown = None                        # None: every cache is this state's own
             st.filled = 0
-            st.zindex = {}
+            st.zindex, st.zi_own = {}, set()
             st.mods = None
             _check_cards(st)
             return st

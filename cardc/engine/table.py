@@ -280,23 +280,34 @@ class Table:
     def index_moved(self, c, here, slot, place):
         """Card `c` left the zone at `here` and came to the top or bottom of
         the zone at `slot`: the cell indexes of either (`zone_index`) follow.
-        Indexes are never changed in place (clones share them): the changed
-        ones are copies."""
-        zi = dict(self.zindex)
+        A copy shares its indexes with the state it was made from, so each
+        is copied the first time it changes after a copy (`zi_own`: the
+        slots whose index this state has made its own since, None while
+        even the dict of indexes is shared), then changed in place."""
+        own = self.zi_own
+        if own is None:
+            self.zindex = dict(self.zindex)
+            own = self.zi_own = set()
+        zi = self.zindex
         cell = self.game.card_field["cell"][c]
         if here in zi:
             bounds, index, position = zi[here]
-            index, position = dict(index), dict(position)
+            if here not in own:
+                index, position = dict(index), dict(position)
+                own.add(here)
+                zi[here] = (bounds, index, position)
+            # a cell's list is replaced, never changed: a copy may share it
             rest = [x for x in index[cell] if x != c]
             if rest:
                 index[cell] = rest
             else:
                 del index[cell]
             del position[c]
-            zi[here] = (bounds, index, position)
         if slot in zi:
             (lo, hi), index, position = zi[slot]
-            index, position = dict(index), dict(position)
+            if slot not in own:
+                index, position = dict(index), dict(position)
+                own.add(slot)
             if place == "top":
                 lo -= 1
                 position[c] = lo
@@ -306,7 +317,6 @@ class Table:
                 hi += 1
                 index[cell] = index.get(cell, []) + [c]
             zi[slot] = ((lo, hi), index, position)
-        self.zindex = zi
 
     def unindex(self, slot):
         """The zone at `slot` changed some other way: its cell index, if
