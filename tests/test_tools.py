@@ -31,3 +31,17 @@ def test_bytecodes_lists_a_generated_functions_lines(capsys):
                            "--top", "3"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert "bytecodes a decision" in out[0] and len(out) == 4 and all("_menu" in x for x in out[1:])
+
+
+def test_the_footprint_counts_distinct_bytecodes_and_grows_with_the_share(mini_game):
+    """`--sites`: how many distinct bytecodes run each share of the work;
+    the same on every run, more for a larger share, never more than were run."""
+    bytecodes = _tool("bytecodes")
+    bytecodes.count(mini_game, 2, 2, sites=True)
+    first = bytecodes.count(mini_game, 2, 2, sites=True)
+    assert first == bytecodes.count(mini_game, 2, 2, sites=True)
+    shares = bytecodes.footprint(first[1])
+    sizes = [shares[s] for s in bytecodes.SHARES]
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1] <= len(first[1])
+    assert bytecodes.footprint({("f", "g", 1, 0): 9, ("f", "g", 1, 2): 1}) == \
+        {0.5: 1, 0.8: 1, 0.9: 1, 0.95: 2, 0.99: 2}
