@@ -63,6 +63,16 @@ def test_numbers_that_grow_without_end_stop_at_the_digits_limit(game_copy):
     assert "more than 30 digits" in text and at_line(text, "game.yaml", 33)
 
 
+def test_a_counter_added_to_past_the_digits_limit_is_a_located_fault(game_copy):
+    """`x += 1` with a literal is checked by its range alone (blocks.py):
+    one more than the largest number allowed still stops, at that line."""
+    game = game_with(game_copy, "    me.plays = 999999999999999999999999999999\n    me.plays += 1\n")
+    text = fault_of(game)
+    assert "more than 30 digits" in text and at_line(text, "game.yaml", 32)
+    game = game_with(game_copy, "    me.plays = -999999999999999999999999999999\n    me.plays -= 2\n")
+    assert "more than 30 digits" in fault_of(game)
+
+
 def test_a_function_that_needs_its_own_value_is_a_located_fault(game_copy):
     built = build_folder(game_copy(edits={
         "game.yaml": [(TURN, TURN + "    me.plays = deep(1)\n")],

@@ -617,6 +617,18 @@ class BlockGen:
             return lines + [f"if {ref} is not _v:"] + ["    " + x for x in write], False
         # adding 0 changes nothing (a card's printed 0 of most resources):
         # no write, and the cached values that read the counter stay valid
+        d = o[3]
+        if (isinstance(d, list) and len(d) == 2 and d[0] == "lit" and type(d[1]) is int
+                and abs(d[1]) <= self.game.limits.max_int):
+            if d[1] == 0:
+                return lines, False
+            # a whole number added to a counter gives a number, or has failed
+            # already: its range is asked first, and its kind only outside it
+            # (the same test, fewer steps for the value in range it nearly always is)
+            m = self.game.limits.max_int
+            return lines + [f"_v = {ref} {op[0]} {d[1]}",
+                            f"if not -{m} <= _v <= {m} and type(_v) is int: "
+                            "raise EngineFault(_game.over_digits)"] + write, False
         write = [f"_v = {ref} {op[0]} _d", self._int_check("_v")] + write
         return lines + [f"_d = {value}", "if _d != 0:"] + ["    " + x for x in write], False
 
