@@ -619,9 +619,7 @@ class BlockGen:
         # no write, and the cached values that read the counter stay valid
         d = o[3]
         if (isinstance(d, list) and len(d) == 2 and d[0] == "lit" and type(d[1]) is int
-                and abs(d[1]) <= self.game.limits.max_int):
-            if d[1] == 0:
-                return lines, False
+                and 0 < abs(d[1]) <= self.game.limits.max_int):
             # a whole number added to a counter gives a number, or has failed
             # already: its range is asked first, and its kind only outside it
             # (the same test, fewer steps for the value in range it nearly always is)
