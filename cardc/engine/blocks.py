@@ -615,8 +615,6 @@ class BlockGen:
             # the value it already holds (`is`: the same object, so true is
             # never taken for 1) changes nothing: no write, no version bump
             return lines + [f"if {ref} is not _v:"] + ["    " + x for x in write], False
-        # adding 0 changes nothing (a card's printed 0 of most resources):
-        # no write, and the cached values that read the counter stay valid
         d = o[3]
         if (isinstance(d, list) and len(d) == 2 and d[0] == "lit" and type(d[1]) is int
                 and 0 < abs(d[1]) <= self.game.limits.max_int):
@@ -627,6 +625,8 @@ class BlockGen:
             return lines + [f"_v = {ref} {op[0]} {d[1]}",
                             f"if not -{m} <= _v <= {m} and type(_v) is int: "
                             "raise EngineFault(_game.over_digits)"] + write, False
+        # adding 0 changes nothing (a card's printed 0 of most resources):
+        # no write, and the cached values that read the counter stay valid
         write = [f"_v = {ref} {op[0]} _d", self._int_check("_v")] + write
         return lines + [f"_d = {value}", "if _d != 0:"] + ["    " + x for x in write], False
 

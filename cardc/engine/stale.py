@@ -15,7 +15,7 @@ module turns that around, once a game, into what each change forgets:
 
 Forgetting at the write, rather than summing versions at each read, makes a
 hit one dictionary lookup: a function is read far more often than what it
-reads is written (ipo: 26 cached calls a decision, a few writes).  The
+reads is written (one shipped game: 26 cached calls a decision, a few writes).  The
 writes are in table.py (`forget_*`); a function that reads what no part
 names ("*") keeps its entry for one state version, as before.
 """

@@ -46,7 +46,8 @@ class State(Interpreter, Asking, Table):
         self.budget = game.limits.steps       # steps left before the next decision (see run)
         self.hold_at = None                   # a stage to stop at (scenarios: Interpreter.hold_at)
         self.me_ref = None                    # a weak reference to this state (asking.Decision)
-        # the version part of each zone slot, and whether its cards are in force
+        # per zone slot: whether its cards are in force, its limit, the counters
+        # it is read by, and what a change to it makes stale (Game.slot_tables)
         self.slot_active, self.slot_limit, self.slot_keyed, self.slot_stale = game.slot_tables(n)
         self.cellw = game.stale.cells        # the shared zones some function reads by cell
 
