@@ -697,34 +697,20 @@ class BlockGen:
             return lines + self._push(k, "_e", "_f") + [f"{k}.run(st, _f)"], False
         # a block returns True only where it has run to its end and taken its
         # own frame off (a `return`, or its last op): nothing else ran above
-        # it, so this frame is on top again and the loop has nothing to do
-        until, then = self._until_back(i)
+        # it, so this frame is on top again.  Else `_back` runs what it pushed
+        # until this frame is on top, or says the game must wait first (the
+        # run loop then resumes this frame at fr.pc)
         return (lines + [f"fr.pc = {i + 1}"] + self._push(k, "_e", "_f")
-                + [f"if not {k}.run(st, _f):"] + ["    " + x for x in until] + then), True
-
-    def _until_back(self, i):
-        """After a call, a `resolve` or a `trigger` has pushed frames and
-        started the top one: what the run loop would do next, done here (run
-        the frame on top until this one is back on top), so a call that did
-        not stop goes on at once, without a round trip through the run loop
-        and this block's `if pc ==` chain.  A decision, the game's end, or
-        this frame gone (an `end` cleared the stack): back to the run loop,
-        which resumes at `fr.pc` (Interpreter.run).  (the loop's lines, the
-        lines that go on at the next op)"""
-        return (["while st.pending is None and not st.terminal and _s:",
-                 "    _t = _s[-1]",
-                 "    if _t is fr:",
-                 "        break",
-                 "    _t.code.run(st, _t)",
-                 "else:",
-                 "    return"], self._goto(i + 1, i))
+                + [f"if not {k}.run(st, _f) and not _back(st, fr): return"]
+                + self._goto(i + 1, i)), True
 
     def _push(self, code, env, name="_f"):
-        """`st.push(code, env)` written in (a call is on every turn's path),
-        the new frame kept in local `name`.  The frame is made without its
-        `__init__` (a Python call on every call of a procedure) and its three
-        slots are filled in place: the same object, made in two-thirds of the
-        time."""
+        """`st.push(code, env)` written in (a call is on every turn's path:
+        a shared function for it costs more than its copies, DESIGN.md
+        "Thirteenth wave"), the new frame kept in local `name`.  The frame is
+        made without its `__init__` (a Python call on every call of a
+        procedure) and its three slots are filled in place: the same object,
+        made in two-thirds of the time."""
         frame = self.px.bind(Frame, "_Frame")
         return ["_s = st.stack",
                 f"if len(_s) >= {int(self.game.limits.depth)}: raise EngineFault(_game.over_depth)",
@@ -741,18 +727,17 @@ class BlockGen:
                 "if _c is None: raise EngineFault('`resolve` of none: no card')",
                 f"fr.pc = {i + 1}",
                 "st.resolve_card(_c, env.get('me'))",
-                "_s = st.stack",
-                "_f = _s[-1]",
-                "_f.code.run(st, _f)"] + sum(self._until_back(i), []), True
+                "_f = st.stack[-1]",
+                "if not _f.code.run(st, _f) and not _back(st, fr): return"] + self._goto(i + 1, i), True
 
     def _trigger(self, o, i):
         items = ", ".join(f"{k!r}: {self.x(v)}" for k, v in o[2].items())
-        # the hooks it started run, in order; with none started it goes straight on
-        until, then = self._until_back(i)
+        # the hooks it started run, in order; with none started it goes straight
+        # on; `_back` (interp.back_on_top) runs them until this frame is on top
         return [f"_a = {{{items}}}",
                 f"fr.pc = {i + 1}",
-                f"if st.trigger({o[1]!r}, _a, env.get('me')):",
-                "    _s = st.stack"] + ["    " + x for x in until] + then, True
+                f"if st.trigger({o[1]!r}, _a, env.get('me')) and not _back(st, fr): return"] \
+            + self._goto(i + 1, i), True
 
     def _end(self, o, i):
         winners = self.x(o[1]) if o[1] else "None"

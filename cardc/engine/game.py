@@ -15,6 +15,7 @@ from cardc.limits import MAX_CARDS
 from cardc.engine.blocks import BlockGen
 from cardc.engine.pygen import PyGen
 from cardc.engine.stale import Stale
+from cardc.engine.table import OUT
 
 SUPPORTED_FORMAT = 1
 
@@ -79,6 +80,7 @@ class Game:
         self.shared_parts = ["z:" + z["id"] for z in self.shared]
         self.player_parts = ["z:" + z["id"] for z in self.per_player]
         self._slot_tables = {}
+        self._start_layout = {}
         self._hidden = {}
         self.shared_active = [bool(z["active"]) for z in self.shared]
         self.player_active = [bool(z["active"]) for z in self.per_player]
@@ -116,6 +118,26 @@ class Game:
             keyed = [tuple(by_zone.get(z["id"], ())) for z in self.shared] + \
                 [tuple(by_zone.get(z["id"], ())) for z in self.per_player for _ in range(n)]
             hit = self._slot_tables[n] = (active, limits, keyed, self.stale.slot_table(self, n))
+        return hit
+
+    def start_layout(self, n):
+        """(the cards of each zone slot, the slot of each card) before setup
+        runs, for `n` players, worked out once: every game of a simulation
+        starts from copies of these two lists."""
+        hit = self._start_layout.get(n)
+        if hit is None:
+            zones = [[] for _ in range(self.slot_count(n))]
+            loc = [OUT] * len(self.instances)
+            for iid, inst in enumerate(self.instances):
+                seat = inst["seat"]
+                if seat is not None and seat >= n:
+                    continue
+                zone = self.cards[self.card_def[iid]]["starts_in"]
+                slot = self.shared_slot[zone] if zone in self.shared_slot else \
+                    self.n_shared + self.player_index[zone] * n + seat
+                zones[slot].append(iid)
+                loc[iid] = slot
+            hit = self._start_layout[n] = (zones, loc)
         return hit
 
     def hidden_slots(self, n, p):

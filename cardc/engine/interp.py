@@ -24,6 +24,22 @@ class Frame:
         self.code, self.pc, self.env = code, pc, env
 
 
+def back_on_top(st, fr) -> bool:
+    """After a call, a `resolve` or a `trigger` has pushed frames and started
+    the top one: what the run loop would do next, done at once (run the frame
+    on top until `fr` is back on top), so a call that did not stop goes on
+    without a round trip through the run loop and its block's `if pc ==`
+    chain.  False where the run loop must take over: a decision, the game's
+    end, or `fr` gone (an `end` cleared the stack); it resumes at `fr.pc`."""
+    s = st.stack
+    while st.pending is None and not st.terminal and s:
+        t = s[-1]
+        if t is fr:
+            return True
+        t.code.run(st, t)
+    return False
+
+
 class Interpreter:
     #: a stage to stop at once, when nothing is left to run (scenarios set it)
     hold_at = None

@@ -19,7 +19,7 @@ from cardc.engine import rng
 from cardc.engine.asking import Asking, Decision, bind_option
 from cardc.engine.errors import CorruptState, IllegalAction
 from cardc.engine.interp import STAGES, Frame, Interpreter
-from cardc.engine.table import ATTACHED, OUT, Table
+from cardc.engine.table import ATTACHED, Table
 
 _new = object.__new__
 
@@ -54,17 +54,10 @@ class State(Interpreter, Asking, Table):
     @classmethod
     def initial(cls, game, n, seed=0, log=False, run=True):
         st = cls(game, n)
-        st.zones = [[] for _ in range(game.slot_count(n))]
+        zones, loc = game.start_layout(n)
+        st.zones = [z[:] for z in zones]
         st.zowned = None                      # None: every zone list is this state's own
-        st.loc = [OUT] * len(game.instances)
-        for iid, inst in enumerate(game.instances):
-            card = game.cards[game.card_def[iid]]
-            seat = inst["seat"]
-            if seat is not None and seat >= n:
-                continue
-            slot = game.slot(st, card["starts_in"], seat)
-            st.zones[slot].append(iid)
-            st.loc[iid] = slot
+        st.loc = loc[:]
         st.host, st.under, st.revealed = {}, {}, {}
         st.g = {k: v["start"] for k, v in game.counters["game"].items()}
         st.pc = {k: [v["start"]] * n for k, v in game.counters["player"].items()}
