@@ -29,6 +29,7 @@ from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, zone_index
 from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.interp import back_on_top
+from cardc.engine.lower import lower
 from cardc.engine.stale import cell_watch
 from cardc.engine.total import harmless, risky_parts
 
@@ -608,7 +609,9 @@ class PyGen:
         filename = f"<cardc {name}>"
         # tracebacks show the generated line (a person debugging reads it)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        exec(compile(source, filename, "exec"), self.ns)  # noqa: S102
+        # compiled with its comprehensions run as loops (lower.py): the same
+        # evaluation, without a generator or a frame for each `any` or filter
+        exec(lower(source, filename), self.ns)  # noqa: S102
         return self.ns[name]
 
     def bind(self, obj, prefix="_o"):

@@ -1,0 +1,312 @@
+"""Comprehensions in generated code run as plain loops.
+
+The code generator writes expressions (pygen.py): a test over a zone is
+`any(cond for c in zone)`, a filter `[c for c in zone if cond]`.  On the
+Python cardc runs on (3.11), each of those is a function of its own: every
+`any(...)` makes a generator and resumes it once per element, every list
+comprehension makes a frame.  A loop written into the function does the
+same work without them: `any` over eight cards takes 400 ns as a generator
+and 115 ns as a loop (DESIGN.md, "Thirteenth wave").  This pass rewrites
+the syntax tree of each generated function before it is compiled:
+
+    if a and any(f(c) for c in xs):         _q0 = a
+        ...                                 if _q0:
+                                                _q0 = False
+                                                for c in xs:
+                                                    if f(c):
+                                                        _q0 = True
+                                                        break
+                                            if _q0:
+                                                ...
+
+Exactness: everything is evaluated in the same order, and only where it was
+evaluated before.  A part the rewrite must evaluate ahead of the statement
+(the loop) is preceded by whatever the expression evaluated before it, kept
+in temporaries (`_q…`); `and`, `or` and `x if c else y` become `if`
+statements, so a part that was skipped is still skipped.  What the rewrite
+does not know how to order (an augmented assignment's target, a chained
+comparison, a lambda, a comprehension that is not `any`/`all` or a list)
+is left as it was.  New statements carry the line of the statement they came
+from, so a fault is located as before (blocks.py reads the line from the
+traceback), and `cardc build --explain` still prints the source as written.
+"""
+from __future__ import annotations
+
+import ast
+
+_COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
+
+
+def lower(source: str, filename: str):
+    """The code object of `source` with its comprehensions run as loops."""
+    if " for " not in source:
+        return compile(source, filename, "exec")
+    tree = ast.parse(source, filename)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            Lowering().function(node)
+    return compile(ast.fix_missing_locations(tree), filename, "exec")
+
+
+def _one_loop(comp) -> bool:
+    """A comprehension of one plain `for` (the only kind the generator writes)."""
+    return len(comp.generators) == 1 and not comp.generators[0].is_async
+
+
+def _any_all(node) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("any", "all") and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], ast.GeneratorExp) and _one_loop(node.args[0]))
+
+
+def _loopable(node) -> bool:
+    return _any_all(node) or (isinstance(node, ast.ListComp) and _one_loop(node))
+
+
+def _stored(nodes) -> set:
+    """Every name the expressions `nodes` may assign (a walrus, a loop)."""
+    out = set()
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                out.add(sub.id)
+    return out
+
+
+class Lowering:
+    """Rewrites one generated function."""
+
+    def __init__(self):
+        self.count = 0
+        self.active = []        # the loop variables of the loops being written
+        self.known = {}         # id(node) -> (needs(node), node)
+
+
+    def temp(self) -> str:
+        self.count += 1
+        return f"_q{self.count}"
+
+    # ------------------------------------------------------------ statements
+    def function(self, fn: ast.FunctionDef):
+        fn.body = self.body(fn.body)
+
+    def body(self, stmts: list) -> list:
+        out = []
+        for stmt in stmts:
+            out += self.statement(stmt)
+        return out
+
+    def statement(self, stmt) -> list:
+        if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) and stmt.value is not None:
+            pre, stmt.value = self.expr(stmt.value)
+        elif isinstance(stmt, ast.If):
+            pre, stmt.test = self.expr(stmt.test)
+            stmt.body, stmt.orelse = self.body(stmt.body), self.body(stmt.orelse)
+        elif isinstance(stmt, ast.For):
+            pre, stmt.iter = self.expr(stmt.iter)
+            stmt.body, stmt.orelse = self.body(stmt.body), self.body(stmt.orelse)
+        elif isinstance(stmt, (ast.While, ast.With)):      # the test stays as it is
+            pre = []
+            stmt.body = self.body(stmt.body)
+            if isinstance(stmt, ast.While):
+                stmt.orelse = self.body(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            pre = []
+            stmt.body, stmt.orelse = self.body(stmt.body), self.body(stmt.orelse)
+            stmt.finalbody = self.body(stmt.finalbody)
+            for handler in stmt.handlers:
+                handler.body = self.body(handler.body)
+        else:
+            return [stmt]
+        for new in pre:
+            self._place(new, stmt)
+        return pre + [stmt]
+
+    @staticmethod
+    def _place(new, like):
+        """The line of `like` on every node of `new` (a fault in the loop is a
+        fault of the statement it came from)."""
+        for node in ast.walk(new):
+            if isinstance(node, (ast.stmt, ast.expr)) and not hasattr(node, "lineno"):
+                ast.copy_location(node, like)
+
+    # ------------------------------------------------------------ expressions
+    def needs(self, node) -> bool:
+        """Whether `node` has a comprehension this pass runs as a loop, where
+        the enclosing function evaluates it (not in a lambda, not inside a
+        comprehension left as it is)."""
+        hit = self.known.get(id(node))
+        if hit is None:
+            if _loopable(node):
+                known = True
+            elif isinstance(node, (ast.Lambda,) + _COMPS):
+                known = False
+            else:
+                known = False
+                for child in ast.iter_child_nodes(node):
+                    if self.needs(child):
+                        known = True
+                        break
+            self.known[id(node)] = (known, node)    # the node kept: its id stays its own
+            return known
+        return hit[0]
+
+    def expr(self, node) -> tuple[list, ast.expr]:
+        """(statements to run first, the expression to evaluate after them):
+        together they do what `node` does."""
+        if not self.needs(node):
+            return [], node
+        if _loopable(node) and not self._free_target(node):
+            return [], node          # nested in a loop of the same variable: left as it is
+        if _any_all(node):
+            return self._any_all(node)
+        if isinstance(node, ast.ListComp):
+            return self._list(node)
+        if isinstance(node, ast.BoolOp):
+            return self._bool(node)
+        if isinstance(node, ast.IfExp):
+            return self._ifexp(node)
+        if isinstance(node, ast.NamedExpr):
+            pre, value = self.expr(node.value)
+            node.value = value
+            return pre, node
+        parts = self._parts(node)
+        if parts is None:
+            return [], node          # an order this pass does not know: left as it is
+        return self._in_order(node, parts)
+
+    def _free_target(self, node) -> bool:
+        """A comprehension's variable is its own; a loop's is the function's.
+        Two nested loops of one name would share it: such a comprehension
+        (the generator makes none) stays one."""
+        comp = node.args[0] if _any_all(node) else node
+        return not (_stored([comp.generators[0].target]) & set(self.active))
+
+    def _assign(self, name, value):
+        return ast.Assign(targets=[ast.Name(name, ast.Store())], value=value)
+
+    def _loop(self, comp, each) -> tuple[list, list]:
+        """(statements before the loop, the loop) of comprehension `comp`:
+        `each(elt)` gives the statements run for each element that passes the
+        conditions.  The iterable is the enclosing scope's; the conditions and
+        the element are the loop's (its variable marked as taken meanwhile)."""
+        gen = comp.generators[0]
+        pre, items = self.expr(gen.iter)
+        names = list(_stored([gen.target]))
+        self.active += names
+        try:
+            epre, elt = self.expr(comp.elt)
+            inner = epre + each(elt)
+            for cond in reversed(gen.ifs):
+                cpre, test = self.expr(cond)
+                inner = cpre + [ast.If(test=test, body=inner, orelse=[])]
+        finally:
+            del self.active[len(self.active) - len(names):]
+        return pre, [ast.For(target=gen.target, iter=items, body=inner, orelse=[])]
+
+    def _any_all(self, node):
+        t = self.temp()
+        found = node.func.id == "any"      # any: stop at the first true; all: at the first false
+        stop = [self._assign(t, ast.Constant(found)), ast.Break()]
+
+        def each(elt):
+            return [ast.If(test=elt if found else ast.UnaryOp(ast.Not(), elt), body=stop, orelse=[])]
+        pre, loop = self._loop(node.args[0], each)
+        return pre + [self._assign(t, ast.Constant(not found))] + loop, ast.Name(t, ast.Load())
+
+    def _list(self, node):
+        t = self.temp()
+
+        def each(elt):
+            return [ast.Expr(ast.Call(ast.Attribute(ast.Name(t, ast.Load()), "append", ast.Load()),
+                                      [elt], []))]
+        pre, loop = self._loop(node, each)
+        return pre + [self._assign(t, ast.List([], ast.Load()))] + loop, ast.Name(t, ast.Load())
+
+    def _bool(self, node):
+        """`a and b and c`: `t = a`, then `if t: t = b`, then `if t: t = c`
+        (`or`: `if not t`); the parts before the first that needs a loop stay
+        one expression."""
+        values = node.values
+        k = next(i for i, v in enumerate(values) if self.needs(v))
+        t = self.temp()
+        if k == 0:
+            pre, first = self.expr(values[0])
+        else:
+            pre, first = [], values[0] if k == 1 else ast.BoolOp(node.op, values[:k])
+        out = pre + [self._assign(t, first)]
+        for v in values[max(k, 1):]:
+            vpre, value = self.expr(v)
+            test = ast.Name(t, ast.Load())
+            if isinstance(node.op, ast.Or):
+                test = ast.UnaryOp(ast.Not(), test)
+            out.append(ast.If(test=test, body=vpre + [self._assign(t, value)], orelse=[]))
+        return out, ast.Name(t, ast.Load())
+
+    def _ifexp(self, node):
+        t = self.temp()
+        pre, test = self.expr(node.test)
+        bpre, body = self.expr(node.body)
+        opre, orelse = self.expr(node.orelse)
+        return pre + [ast.If(test=test, body=bpre + [self._assign(t, body)],
+                             orelse=opre + [self._assign(t, orelse)])], ast.Name(t, ast.Load())
+
+    @staticmethod
+    def _parts(node):
+        """The (object, field, index) of `node`'s sub-expressions in the
+        order Python evaluates them, for the kinds whose order is plain;
+        None for any other."""
+        if isinstance(node, ast.Call):
+            if any(isinstance(a, ast.Starred) for a in node.args) or \
+                    any(k.arg is None for k in node.keywords):
+                return None
+            return ([(node, "func", None)] + [(node.args, None, i) for i in range(len(node.args))]
+                    + [(k, "value", None) for k in node.keywords])
+        if isinstance(node, ast.BinOp):
+            return [(node, "left", None), (node, "right", None)]
+        if isinstance(node, ast.UnaryOp):
+            return [(node, "operand", None)]
+        if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+            return [(node, "left", None), (node.comparators, None, 0)]
+        if isinstance(node, (ast.Subscript,)):
+            return [(node, "value", None), (node, "slice", None)]
+        if isinstance(node, ast.Attribute):
+            return [(node, "value", None)]
+        if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load) and \
+                not any(isinstance(e, ast.Starred) for e in node.elts):
+            return [(node.elts, None, i) for i in range(len(node.elts))]
+        if isinstance(node, ast.Dict) and None not in node.keys:
+            out = []
+            for i in range(len(node.keys)):
+                out += [(node.keys, None, i), (node.values, None, i)]
+            return out
+        return None
+
+    def _in_order(self, node, parts):
+        """`f(a, any(…), b)`: `a` kept in a temporary, the loop, then the call.
+        A part before the last one that needs a loop is kept in a temporary
+        unless it is a constant, or a name nothing after it can change."""
+        def get(p):
+            obj, field, i = p
+            return obj[i] if field is None else getattr(obj, field)
+
+        def put(p, value):
+            obj, field, i = p
+            if field is None:
+                obj[i] = value
+            else:
+                setattr(obj, field, value)
+
+        last = max(i for i, p in enumerate(parts) if self.needs(get(p)))
+        later = _stored([get(p) for p in parts[1:last + 1]])
+        out = []
+        for i, p in enumerate(parts[:last + 1]):
+            pre, value = self.expr(get(p))
+            out += pre
+            if i < last and not (isinstance(value, ast.Constant) or
+                                 (isinstance(value, ast.Name) and value.id not in later)):
+                t = self.temp()
+                out.append(self._assign(t, value))
+                value = ast.Name(t, ast.Load())
+            put(p, value)
+        return out, node
