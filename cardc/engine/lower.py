@@ -45,7 +45,7 @@ def lower(source: str, filename: str):
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             Lowering().function(node)
-    return compile(ast.fix_missing_locations(tree), filename, "exec")
+    return compile(tree, filename, "exec")
 
 
 def _one_loop(comp) -> bool:
@@ -80,7 +80,15 @@ class Lowering:
         self.count = 0
         self.active = []        # the loop variables of the loops being written
         self.known = {}         # id(node) -> (needs(node), node)
+        self.where = (1, 0, 1, 0)   # the place of the statement being rewritten
 
+
+    def mk(self, kind, *args, **fields):
+        """A new node, on the line of the statement being rewritten: a fault
+        in the loop is a fault of the statement it came from."""
+        node = kind(*args, **fields)
+        node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = self.where
+        return node
 
     def temp(self) -> str:
         self.count += 1
@@ -97,6 +105,7 @@ class Lowering:
         return out
 
     def statement(self, stmt) -> list:
+        self.where = (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset)
         if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) and stmt.value is not None:
             pre, stmt.value = self.expr(stmt.value)
         elif isinstance(stmt, ast.If):
@@ -118,17 +127,7 @@ class Lowering:
                 handler.body = self.body(handler.body)
         else:
             return [stmt]
-        for new in pre:
-            self._place(new, stmt)
         return pre + [stmt]
-
-    @staticmethod
-    def _place(new, like):
-        """The line of `like` on every node of `new` (a fault in the loop is a
-        fault of the statement it came from)."""
-        for node in ast.walk(new):
-            if isinstance(node, (ast.stmt, ast.expr)) and not hasattr(node, "lineno"):
-                ast.copy_location(node, like)
 
     # ------------------------------------------------------------ expressions
     def needs(self, node) -> bool:
@@ -183,7 +182,7 @@ class Lowering:
         return not (_stored([comp.generators[0].target]) & set(self.active))
 
     def _assign(self, name, value):
-        return ast.Assign(targets=[ast.Name(name, ast.Store())], value=value)
+        return self.mk(ast.Assign, targets=[self.mk(ast.Name, name, ast.Store())], value=value)
 
     def _loop(self, comp, each) -> tuple[list, list]:
         """(statements before the loop, the loop) of comprehension `comp`:
@@ -199,29 +198,29 @@ class Lowering:
             inner = epre + each(elt)
             for cond in reversed(gen.ifs):
                 cpre, test = self.expr(cond)
-                inner = cpre + [ast.If(test=test, body=inner, orelse=[])]
+                inner = cpre + [self.mk(ast.If, test=test, body=inner, orelse=[])]
         finally:
             del self.active[len(self.active) - len(names):]
-        return pre, [ast.For(target=gen.target, iter=items, body=inner, orelse=[])]
+        return pre, [self.mk(ast.For, target=gen.target, iter=items, body=inner, orelse=[])]
 
     def _any_all(self, node):
         t = self.temp()
         found = node.func.id == "any"      # any: stop at the first true; all: at the first false
-        stop = [self._assign(t, ast.Constant(found)), ast.Break()]
+        stop = [self._assign(t, self.mk(ast.Constant, found)), self.mk(ast.Break)]
 
         def each(elt):
-            return [ast.If(test=elt if found else ast.UnaryOp(ast.Not(), elt), body=stop, orelse=[])]
+            return [self.mk(ast.If, test=elt if found else self.mk(ast.UnaryOp, ast.Not(), elt), body=stop, orelse=[])]
         pre, loop = self._loop(node.args[0], each)
-        return pre + [self._assign(t, ast.Constant(not found))] + loop, ast.Name(t, ast.Load())
+        return pre + [self._assign(t, self.mk(ast.Constant, not found))] + loop, self.mk(ast.Name, t, ast.Load())
 
     def _list(self, node):
         t = self.temp()
 
         def each(elt):
-            return [ast.Expr(ast.Call(ast.Attribute(ast.Name(t, ast.Load()), "append", ast.Load()),
+            return [self.mk(ast.Expr, self.mk(ast.Call, self.mk(ast.Attribute, self.mk(ast.Name, t, ast.Load()), "append", ast.Load()),
                                       [elt], []))]
         pre, loop = self._loop(node, each)
-        return pre + [self._assign(t, ast.List([], ast.Load()))] + loop, ast.Name(t, ast.Load())
+        return pre + [self._assign(t, self.mk(ast.List, [], ast.Load()))] + loop, self.mk(ast.Name, t, ast.Load())
 
     def _bool(self, node):
         """`a and b and c`: `t = a`, then `if t: t = b`, then `if t: t = c`
@@ -233,23 +232,23 @@ class Lowering:
         if k == 0:
             pre, first = self.expr(values[0])
         else:
-            pre, first = [], values[0] if k == 1 else ast.BoolOp(node.op, values[:k])
+            pre, first = [], values[0] if k == 1 else self.mk(ast.BoolOp, node.op, values[:k])
         out = pre + [self._assign(t, first)]
         for v in values[max(k, 1):]:
             vpre, value = self.expr(v)
-            test = ast.Name(t, ast.Load())
+            test = self.mk(ast.Name, t, ast.Load())
             if isinstance(node.op, ast.Or):
-                test = ast.UnaryOp(ast.Not(), test)
-            out.append(ast.If(test=test, body=vpre + [self._assign(t, value)], orelse=[]))
-        return out, ast.Name(t, ast.Load())
+                test = self.mk(ast.UnaryOp, ast.Not(), test)
+            out.append(self.mk(ast.If, test=test, body=vpre + [self._assign(t, value)], orelse=[]))
+        return out, self.mk(ast.Name, t, ast.Load())
 
     def _ifexp(self, node):
         t = self.temp()
         pre, test = self.expr(node.test)
         bpre, body = self.expr(node.body)
         opre, orelse = self.expr(node.orelse)
-        return pre + [ast.If(test=test, body=bpre + [self._assign(t, body)],
-                             orelse=opre + [self._assign(t, orelse)])], ast.Name(t, ast.Load())
+        return pre + [self.mk(ast.If, test=test, body=bpre + [self._assign(t, body)],
+                             orelse=opre + [self._assign(t, orelse)])], self.mk(ast.Name, t, ast.Load())
 
     @staticmethod
     def _parts(node):
@@ -307,6 +306,6 @@ class Lowering:
                                  (isinstance(value, ast.Name) and value.id not in later)):
                 t = self.temp()
                 out.append(self._assign(t, value))
-                value = ast.Name(t, ast.Load())
+                value = self.mk(ast.Name, t, ast.Load())
             put(p, value)
         return out, node
