@@ -42,7 +42,7 @@ def exprs(draw, depth=0):
             return "w"          # a name a walrus elsewhere in the statement may change
         return f"t(log, {i}, {draw(LEAVES)!r})"
     kind = draw(hs.sampled_from(["and", "or", "if", "any", "all", "list", "call", "cmp",
-                                 "walrus", "len", "sum"]))
+                                 "walrus", "len", "sum", "count"]))
     a, b = draw(exprs(depth + 1)), draw(exprs(depth + 1))
     if kind in ("and", "or"):
         return f"({a} {kind} {b} {kind} {draw(exprs(depth + 1))})"
@@ -60,6 +60,9 @@ def exprs(draw, depth=0):
         return f"({a} == {b})"
     if kind == "walrus":
         return f"(w := {a})"
+    if kind == "count":
+        v = f"_l{i}"
+        return f"len([{v} for {v} in _it({a}) if t(log, {i}, {b})])"
     if kind == "len":
         return f"len(_it({a}))"
     return f"sum(1 for _s{i} in _it({a}) if {b})"      # a generator left as it is

@@ -6,7 +6,8 @@ Python cardc runs on (3.11), each of those is a function of its own: every
 `any(...)` makes a generator and resumes it once per element, every list
 comprehension makes a frame.  A loop written into the function does the
 same work without them: `any` over eight cards takes 400 ns as a generator
-and 115 ns as a loop (DESIGN.md, "Thirteenth wave").  This pass rewrites
+and 115 ns as a loop (DESIGN.md, "Thirteenth wave"); `len([c for c in xs
+if cond])` counts, with no list made.  This pass rewrites
 the syntax tree of each generated function before it is compiled:
 
     if a and any(f(c) for c in xs):         _q0 = a
@@ -61,6 +62,17 @@ def _any_all(node) -> bool:
 
 def _loopable(node) -> bool:
     return _any_all(node) or (isinstance(node, ast.ListComp) and _one_loop(node))
+
+
+def _counted(node) -> bool:
+    """`len([x for x in xs if …])`: how many pass, with no list made."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
+            and len(node.args) == 1 and not node.keywords):
+        return False
+    comp = node.args[0]
+    return (isinstance(comp, ast.ListComp) and _one_loop(comp) and isinstance(comp.elt, ast.Name)
+            and isinstance(comp.generators[0].target, ast.Name)
+            and comp.elt.id == comp.generators[0].target.id)
 
 
 def _stored(nodes) -> set:
@@ -159,6 +171,8 @@ class Lowering:
             return [], node          # nested in a loop of the same variable: left as it is
         if _any_all(node):
             return self._any_all(node)
+        if _counted(node) and self._free_target(node.args[0]):
+            return self._count(node.args[0])
         if isinstance(node, ast.ListComp):
             return self._list(node)
         if isinstance(node, ast.BoolOp):
@@ -221,6 +235,15 @@ class Lowering:
                                       [elt], []))]
         pre, loop = self._loop(node, each)
         return pre + [self._assign(t, self.mk(ast.List, [], ast.Load()))] + loop, self.mk(ast.Name, t, ast.Load())
+
+    def _count(self, comp):
+        t = self.temp()
+
+        def each(elt):          # the element is the loop's variable: nothing to evaluate
+            return [self.mk(ast.AugAssign, target=self.mk(ast.Name, t, ast.Store()), op=ast.Add(),
+                            value=self.mk(ast.Constant, 1))]
+        pre, loop = self._loop(comp, each)
+        return pre + [self._assign(t, self.mk(ast.Constant, 0))] + loop, self.mk(ast.Name, t, ast.Load())
 
     def _bool(self, node):
         """`a and b and c`: `t = a`, then `if t: t = b`, then `if t: t = c`
