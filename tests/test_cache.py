@@ -362,3 +362,32 @@ def test_a_counter_held_per_player_is_never_read_by_one_value():
     game = Game(bundle)
     assert game.fn_deps["probe"] == {"z:client_pool", "c:tokens"}
     assert game.keyed == []
+
+
+def test_a_function_whose_values_are_not_asked_for_twice_is_settled_uncached(monkeypatch):
+    """A cached function is counted for its first calls (game.CacheProbe):
+    one that finds almost no value kept (here `claims_at` asked of a new
+    cell each time) then runs uncached, from the generated code too, and
+    one that does stays cached.  Its answers are the same throughout."""
+    from cardc.engine.game import CacheProbe
+    monkeypatch.setattr(CacheProbe, "limit", 100)
+    cells = sorted(Game(load_bundle("ipo")).grid_neighbors)[-50:]
+
+    def settled(game, calls):
+        counted = game.cached_function("claims_at")
+        bound = game.pygen.bind(counted, "_fn")     # the name the generated code calls
+        st = game.new_state(2, seed=0)              # its set-up asks a few too
+        assert [counted(st, p, x) for p, x in calls] == [[]] * len(calls)
+        final = game.cached_function("claims_at")
+        assert final is not counted and game.pygen.ns[bound] is final
+        assert [final(st, p, x) for p, x in calls] == [[]] * len(calls)
+        return final, st
+
+    game = Game(load_bundle("ipo"))
+    final, _ = settled(game, [(p, x) for p in (0, 1) for x in cells])     # misses
+    assert final is game.body_function("claims_at")
+
+    game = Game(load_bundle("ipo"))
+    final, st = settled(game, [(0, "C3")] * 100)     # one miss, then hits
+    assert final is not game.body_function("claims_at")
+    assert 0 in st.cache[game.cache_slots["claims_at"]]["C3"], "it keeps values"

@@ -20,6 +20,44 @@ from cardc.engine.table import OUT
 SUPPORTED_FORMAT = 1
 
 
+#: the calls of a cached function counted before it is settled (CacheProbe)
+PROBE_CALLS = 1000
+
+
+class CacheProbe:
+    """The first calls of a cached content function, counted: how many found
+    their value kept.  Keeping a value costs a lookup, a store and, later,
+    its forgetting; a function whose values are almost never asked for
+    twice before they are stale (ipo's `claims_at`, called only when a
+    cached caller misses: no hit in 1.15 calls a decision) runs faster
+    uncached.  The function is first compiled with two counters written in
+    (PyGen.compile_cached); after PROBE_CALLS calls it is settled for the
+    rest of the game's life: uncached if at most 1% of the calls found their
+    value kept, else cached without the counters (DESIGN.md, "Thirteenth
+    wave").  The values are the same either way (the functions are pure);
+    only the time differs."""
+
+    __slots__ = ("game", "name", "calls", "hits", "counted", "cached")
+    limit = PROBE_CALLS
+
+    def __init__(self, game, name):
+        self.game, self.name = game, name
+        self.calls = self.hits = 0
+        self.counted = self.cached = None    # the two forms, once compiled
+
+    def settle(self):
+        """Both forms were compiled beforehand: settling changes which one a
+        name stands for, and adds no name (a name added to the generated
+        code's namespace while games run would unsettle every lookup of a
+        global the interpreter has specialised)."""
+        if self.counted is None:    # settled already (a call that was running)
+            return
+        game, name = self.game, self.name
+        final = self.cached if self.hits * 100 > self.calls else game.body_function(name)
+        game.settle_function(name, self.counted, final)
+        self.counted = None
+
+
 def _env_call(body, params):
     """A function body called the old way, with its arguments in a dict."""
     return lambda st, env: body(st, *[env[p] for p in params])
@@ -377,9 +415,24 @@ class Game:
                 self._cached[name] = self.body_function(name)
             else:
                 deps = tuple(sorted(self.fn_deps.get(name, ("*",))))
-                self._cached[name] = self.pygen.compile_cached(
-                    name, self.fn_bodies[name], self.fn_params[name], deps)
+                # counted first, then settled cached or not (CacheProbe); a
+                # recursive function, or one kept for one version, stays cached
+                args = (name, self.fn_bodies[name], self.fn_params[name], deps)
+                fn = self.pygen.compile_cached(*args)
+                if name not in self.fn_recursive and "*" not in deps:
+                    probe = CacheProbe(self, name)
+                    probe.cached = fn
+                    fn = probe.counted = self.pygen.compile_cached(*args, probe)
+                    self.body_function(name)
+                self._cached[name] = fn
         return self._cached[name]
+
+    def settle_function(self, name, counted, final):
+        """From now on, calls of function `name` run `final` (its cached or
+        its plain form) where they ran `counted`: in the generated code too,
+        which calls it by the name `counted` was bound to."""
+        self._cached[name] = final
+        self.pygen.rebind(counted, final)
 
     def active_modifiers(self, st, name):
         """[(card, modifier function, owner)] in force for `name`, in zone order."""

@@ -473,7 +473,7 @@ class PyGen:
                                   for bodies in game.modifier_bodies.values() for x in bodies)
         return self._mods_draw or _mentions(ir, "shuffled_order", game.fn_impure)
 
-    def compile_cached(self, name, body, params, deps):
+    def compile_cached(self, name, body, params, deps, probe=None):
         """The cached call of a content function, written out for its own
         parameters: the cache lookup and the body itself, in one function.
 
@@ -515,6 +515,16 @@ class PyGen:
                     f"hit = cache.get(key, _E).get({inner}, _U)"]
             check = ["    if hit is not _U:",
                      "        return hit"]
+            if probe is not None:
+                # its first calls counted: then it is settled, cached or not
+                # (game.CacheProbe), and this function is no longer called
+                p, limit = self.bind(probe, "_pr"), int(probe.limit)
+                check = [f"    {p}.calls += 1",
+                         "    if hit is not _U:",
+                         f"        {p}.hits += 1",
+                         f"        if {p}.calls >= {limit}: {p}.settle()",
+                         "        return hit",
+                         f"    if {p}.calls >= {limit}: {p}.settle()"]
             # an inner dict may be shared with a clone: a new one, never one changed
             entry = "result" if inner is None else f"{{**cache.get(key, _E), {inner}: result}}"
         keep = self._keep(deps, args)
@@ -622,6 +632,13 @@ class PyGen:
             self.ns[name] = obj
             self.names[key] = (name, obj)      # keep obj alive: ids stay unique
         return self.names[key][0]
+
+    def rebind(self, old, new):
+        """The generated code calls `new` where it called `old` (a name bound
+        to a Python object is looked up at each call)."""
+        entry = self.names.get(id(old))
+        if entry is not None:
+            self.ns[entry[0]] = new
 
     # ------------------------------------------------------------ expressions
     def expr(self, ir, scope, depth=0) -> str:
