@@ -47,8 +47,12 @@ def _natural(name):
 
 def _describe(game, obj) -> str:
     from cardc.engine.blocks import Code
+    from cardc.engine.game import CacheProbe
     if isinstance(obj, Code):
         return f"the block {obj.name!r} ({obj.label})"
+    if isinstance(obj, CacheProbe):
+        return (f"the count of function {obj.name!r}'s first calls, which settles "
+                "whether it stays cached (game.CacheProbe)")
     if isinstance(obj, list):
         for field, values in game.card_field.items():
             if values is obj:
