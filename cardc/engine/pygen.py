@@ -789,6 +789,11 @@ class PyGen:
                     return f"({t} if ({t} := {parts[1]}) {op} {parts[0]} else {parts[0]})"
                 return f"({parts[1]} if {parts[1]} {op} ({t} := {parts[0]}) else {t})"
             return f"{name}({', '.join(parts)})"
+        if name in ("top", "first", "bottom", "last") and len(args) == 1 and \
+                self.memo is not None and self.memo.on:
+            # the builtin's own expression, without a call of it (IMPL)
+            t, i = self.fresh("_x"), 0 if name in ("top", "first") else -1
+            return f"({t}[{i}] if ({t} := {self.expr(args[0], scope)}) else None)"
         if name == "modified":
             mod = str(args[0][1])
             declared = self.game.modifier_args.get(mod)
