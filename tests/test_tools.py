@@ -45,3 +45,14 @@ def test_the_footprint_counts_distinct_bytecodes_and_grows_with_the_share(mini_g
     assert sizes == sorted(sizes) and sizes[0] < sizes[-1] <= len(first[1])
     assert bytecodes.footprint({("f", "g", 1, 0): 9, ("f", "g", 1, 2): 1}) == \
         {0.5: 1, 0.8: 1, 0.9: 1, 0.95: 2, 0.99: 2}
+
+
+def test_the_objects_made_are_counted_the_same_on_every_run(mini_game):
+    """`--made`: which functions build lists, dicts, functions or generators,
+    by opcode; the same on every run (a menu builds its options' lists)."""
+    bytecodes = _tool("bytecodes")
+    bytecodes.made(mini_game, 2, 2)
+    first = bytecodes.made(mini_game, 2, 2)
+    assert first == bytecodes.made(mini_game, 2, 2) and first[0] > 0
+    assert first[1] and all(op in bytecodes.MAKERS for _, _, op in first[1])
+    assert any(op == "BUILD_LIST" and function.startswith("_menu") for _, function, op in first[1])

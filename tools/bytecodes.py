@@ -12,9 +12,14 @@ tracer makes the games some 30 times slower: use a few games.
     .venv/bin/python tools/bytecodes.py generated/startup.json 10
     .venv/bin/python tools/bytecodes.py generated/startup.json 10 --lines _menu
     .venv/bin/python tools/bytecodes.py generated/startup.json 10 --sites
+    .venv/bin/python tools/bytecodes.py generated/startup.json 10 --made
 
 `--sites` says over how many distinct bytecodes the work is spread (the
 hot code's footprint), which on some processors costs as much as the count.
+`--made` says which functions make objects, and how many a decision: on
+Python 3.11 a list or dict built, a function made (every comprehension and
+lambda makes one) or a generator started costs far more than its one
+bytecode (the thirteenth wave of DESIGN.md "Speed" was found this way).
 
 Random agents, 4 players; games 0-2 are played first and not counted
 (code compiled on first use), then games 3 .. 3+GAMES-1.  `--lines NAME`
@@ -75,6 +80,47 @@ def count(game, games, players, sites=False):
 
 SHARES = (0.5, 0.8, 0.9, 0.95, 0.99)
 
+#: the opcodes that make an object (Python 3.11's names; RETURN_GENERATOR
+#: starts a generator, MAKE_FUNCTION makes a comprehension's or a lambda's function)
+MAKERS = {"BUILD_LIST", "BUILD_MAP", "BUILD_CONST_KEY_MAP", "BUILD_TUPLE", "BUILD_SET",
+          "BUILD_SLICE", "BUILD_STRING", "MAKE_FUNCTION", "RETURN_GENERATOR"}
+
+
+def made(game, games, players=4):
+    """(decisions, Counter of (file, function, opcode) -> how many times an
+    object-making opcode (MAKERS) ran), counted as `count` counts."""
+    import dis
+    at = collections.Counter()
+    codes = {}
+
+    def tracer(frame, event, arg):
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            code = frame.f_code
+            codes[id(code)] = code
+            at[(id(code), frame.f_lasti)] += 1
+        return tracer
+
+    play(game, range(3), players)
+    gc.collect()
+    gc.disable()
+    sys.settrace(tracer)
+    try:
+        decisions = play(game, range(3, 3 + games), players)
+    finally:
+        sys.settrace(None)
+        gc.enable()
+    names, out = {}, collections.Counter()
+    for (cid, offset), n in at.items():
+        code = codes[cid]
+        if cid not in names:
+            names[cid] = {i.offset: i.opname for i in dis.get_instructions(code)}
+        op = names[cid].get(offset)
+        if op in MAKERS:
+            file = code.co_filename
+            out[(Path(file).name if not file.startswith("<") else file, code.co_name, op)] += n
+    return decisions, out
+
 
 def footprint(counts) -> dict:
     """{share: how few distinct bytecodes (sites) run that share of all the
@@ -99,8 +145,16 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--sites", action="store_true",
                     help="how many distinct bytecodes run most of the work (the footprint)")
+    ap.add_argument("--made", action="store_true",
+                    help="which functions make objects (lists, dicts, functions, generators)")
     args = ap.parse_args(argv)
     game = Game(json.loads(Path(args.bundle).read_text(encoding="utf-8")))
+    if args.made:
+        decisions, counts = made(game, args.games, args.players)
+        print(f"{decisions} decisions, {sum(counts.values()) / decisions:,.1f} objects made a decision")
+        for (file, function, op), n in counts.most_common(args.top):
+            print(f"{n / decisions:8.2f}  {op:20s} {function}  ({file})")
+        return 0
     if args.sites:
         decisions, counts = count(game, args.games, args.players, sites=True)
         shares = footprint(counts)
