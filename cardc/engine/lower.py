@@ -94,7 +94,6 @@ class Lowering:
         self.known = {}         # id(node) -> (needs(node), node)
         self.where = (1, 0, 1, 0)   # the place of the statement being rewritten
 
-
     def mk(self, kind, *args, **fields):
         """A new node, on the line of the statement being rewritten: a fault
         in the loop is a fault of the statement it came from."""
