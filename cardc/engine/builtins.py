@@ -38,6 +38,8 @@ def _index_of(st, env, xs, x):
 
 def _rivals(st, env, p):
     n = st.n
+    if type(p) is int and 0 <= p < n:       # the seats after p, round the table
+        return list(range(p + 1, n)) + list(range(p))
     return [(p + k) % n for k in range(1, n)]
 
 

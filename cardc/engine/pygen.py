@@ -826,6 +826,8 @@ class PyGen:
             c = self.expr(args[0], scope)
             fixed = self.bind(self.game.card_play_fixed, "_P")
             return f"({fixed}[{c}] if {fixed}[{c}] is not None else {self.bind(IMPL[name], '_b')}(st, env, {c}))"
+        if name == "host" and len(args) == 1:      # the builtin's own expression (IMPL)
+            return f"st.host.get({self.expr(args[0], scope)})"
         if name == "has_effect" and len(args) == 1:
             return f"_game.card_has_effect[{self.expr(args[0], scope)}]"
         if name == "neighbors" and len(args) == 1:
