@@ -845,7 +845,10 @@ class PyGen:
     def _zone_index(self, cards, scope):
         """The cell index of a whole zone (`["cards", zone]`), found once per
         expression (hoisted out of loops when the zone does not change)."""
-        index = f"{self.bind(zone_index, '_b')}(st, {self.expr(cards[1], scope)})"
+        slot = self.expr(cards[1], scope)
+        index = f"{self.bind(zone_index, '_b')}(st, {slot})"
+        if slot.isdigit():      # a shared zone: an index already built is found without a call
+            index = f"(st.zindex.get({slot}) or {index})"
         if self.memo is not None and self.memo.on:
             index = self.memo.use(index)
         return index
