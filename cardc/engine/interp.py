@@ -240,7 +240,7 @@ class Interpreter:
 
     def _auto_trigger(self, event):
         if event in self.game.has_hooks:
-            args = {k: None for k in self.game.events[event]}
+            args = dict.fromkeys(self.game.events[event])     # each field None
             if "player" in args:
                 args["player"] = self.turn_player
             self.trigger(event, args, self.turn_player)

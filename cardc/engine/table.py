@@ -143,8 +143,10 @@ class Table:
                 if w.value in cells:
                     self.forget(1 << w.cache)
             elif w.printed:
-                on = stale.on_cell
-                self.forget_keys(w, [card for x in cells for card in on.get(x, ())])
+                on, cards = stale.on_cell, []
+                for x in cells:
+                    cards += on.get(x, ())
+                self.forget_keys(w, cards)
             else:
                 self.forget_keys(w, cells)
 
@@ -297,7 +299,11 @@ class Table:
                 own.add(here)
                 zi[here] = (bounds, index, position)
             # a cell's list is replaced, never changed: a copy may share it
-            rest = [x for x in index[cell] if x != c]
+            # (a loop, not a comprehension: no function made on every move)
+            rest = []
+            for x in index[cell]:
+                if x != c:
+                    rest.append(x)
             if rest:
                 index[cell] = rest
             else:
@@ -341,7 +347,7 @@ class Table:
         if self.zindex:
             self.unindex(src)
             self.unindex(slot)
-        for s in {src, slot}:
+        for s in (src, slot):           # two zones (one moved onto itself went the card way)
             if s in self.cellw or self.slot_keyed[s]:
                 self.forget_zone(s)
         if self.track is not None:
