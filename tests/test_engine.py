@@ -546,3 +546,43 @@ def test_a_clone_and_its_original_attach_and_detach_on_their_own():
     assert a not in st.under and copy.under[a] == [b, c]
     copy.detach(c)
     assert copy.under[a] == [b] and copy.host == {b: a} and st.host == {}
+
+
+def test_a_fault_in_a_procedure_that_cannot_stop_names_its_own_statement(game_copy):
+    """A procedure that can never stop runs without a frame (blocks.py,
+    BlockGen._frameless): a fault in it still names its own statement and
+    the procedure, not the line that called it."""
+    folder = game_copy(edits={
+        "rules.yaml": [("procs:\n", "procs:\n  recycle:\n    params: {p: player}\n    do: |\n"
+                                    "      move top(discard) to draw\n")],
+        "game.yaml": [("    me.plays = 1\n", "    me.plays = 1\n    recycle(me)\n")]})
+    game = Game(build_folder(folder).bundle)
+    assert "proc:recycle" in game.direct_procs
+    with pytest.raises(EngineFault) as err:
+        play_out(game.new_state(2, seed=0), 0)
+    assert "rules.yaml:11:7 in procedure `recycle`" in str(err.value), str(err.value)
+    assert "`move` of none" in str(err.value)
+
+
+def test_a_procedure_whose_lines_need_a_frame_is_run_with_one(mini_game):
+    """The frameless form falls back to pushing a frame where a line of the
+    block reads it (none does today: `plan` admits no op that stops); the
+    block then runs on top of the stack, as a framed call would."""
+    from cardc.engine.blocks import BlockGen
+    seen = []
+
+    class Block:
+        label, file = "procedure `x`", "rules.yaml"
+
+        def run(self, st, fr):
+            seen.append((fr.env, st.stack[-1] is fr))
+            st.stack.pop()
+            return True
+
+    block = Block()
+    lines = ["def _x(st, fr):", "    # x", "    env = fr.env", "    pc = fr.pc", "    fr.pc = 1"]
+    run = BlockGen(mini_game, mini_game.pygen)._frameless(block, lines)
+    st = mini_game.new_state(2, seed=0)
+    depth = len(st.stack)
+    run(st, {"p": 0})
+    assert seen == [({"p": 0}, True)] and len(st.stack) == depth

@@ -42,10 +42,12 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from cardc.engine.errors import BadBundle
+from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.interp import Frame
 from cardc.engine.pygen import Memo
 from cardc.engine.total import harmless, risky_parts
+
+_new = object.__new__
 
 WHILE_LIMIT = 10_000
 
@@ -76,6 +78,20 @@ SET_KINDS = {"gctr": "g:", "gattr": "flow:", "pctr": "p:", "cctr": "c:", "cpp": 
 SETTABLE_GATTRS = {"turn_player", "first_player"}
 
 
+def _framed(code):
+    """The frameless form of a procedure whose lines still need their frame
+    (BlockGen._frameless): its frame pushed and run as for any call (the
+    depth limit, a fault's place); the caller took the call's step."""
+    def run(st, env):
+        if len(st.stack) >= st.game.limits.depth:
+            raise EngineFault(st.game.over_depth)
+        fr = _new(Frame)
+        fr.code, fr.pc, fr.env = code, 0, env
+        st.stack.append(fr)
+        code.run(st, fr)
+    return run
+
+
 @dataclass
 class Code:
     """One compiled block: its name, where it comes from, and `run(st, fr)`."""
@@ -91,6 +107,7 @@ class Code:
     n_ops: int = 0
     cards: dict = field(default_factory=dict)   # locals holding cards (see determinized)
     direct: bool = False             # it can never stop: it runs where it is started (BlockGen.plan)
+    frameless: object = None         # a procedure that can never stop, as f(st, env) (_frameless)
 
     def where(self, pc: int) -> str:
         if 0 <= pc < len(self.src):
@@ -252,6 +269,30 @@ class BlockGen:
         code.run = self.px.exec_source(fname, source)
         code.line_op = line_op
         code.source = source
+        if code.name in self.direct:
+            code.frameless = self._frameless(code, lines)
+
+    def _frameless(self, code, lines):
+        """A procedure that can never stop, as `f(st, env)`: a call runs it
+        with no frame pushed, none taken off, no `pc` read (it starts at 0
+        and nothing resumes it), where a frame and its upkeep were a third of
+        what such a call cost.  The same lines as `run`, line for line, so
+        `line_op` places a fault in it; `Interpreter._fault` finds it in the
+        traceback (`Game.frameless`).  Its calls of other such procedures
+        are frameless too; it makes no other call (`plan`), so its nesting is
+        bounded by the content's own procedures.  Where a line would still
+        need the frame: a function that pushes one (`_framed`)."""
+        name = self.px.fresh("_dir")
+        if lines[2:4] != ["    env = fr.env", "    pc = fr.pc"] or \
+                any("fr." in x or "fr)" in x for x in lines[4:]):
+            return _framed(code)
+        out = [f"def {name}(st, env):", lines[1] + ", run without a frame: it cannot stop",
+               "    fr = None", "    pc = 0"]
+        for x in lines[4:]:
+            out.append(x[:len(x) - len(x.lstrip())] + "pass" if x.strip() == "st.stack.pop()" else x)
+        fn = self.px.exec_source(name, "\n".join(out) + "\n")
+        self.game.frameless[fn.__code__] = code
+        return fn
 
     def _emit_op(self, ops, i, known, emit, pad):
         """Write op `i`; (what the ops after it may reuse, whether it ends the case)."""
@@ -692,9 +733,10 @@ class BlockGen:
             items.append("'me': env.get('me')")
         lines = [f"_e = {{{', '.join(items)}}}"]
         if key in self.direct:
-            # it cannot stop: its frame is pushed as for any call (the depth
-            # and step limits, a fault's place), and it runs now, to its end
-            return lines + self._push(k, "_e", "_f") + [f"{k}.run(st, _f)"], False
+            # it cannot stop: it runs now, to its end, without a frame
+            # (_frameless), for one step of the budget like any call
+            return lines + ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)",
+                            f"{k}.frameless(st, _e)"], False
         # a block returns True only where it has run to its end and taken its
         # own frame off (a `return`, or its last op): nothing else ran above
         # it, so this frame is on top again.  Else `_back` runs what it pushed

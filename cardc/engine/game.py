@@ -325,6 +325,8 @@ class Game:
         for key, (spec, card) in specs.items():
             self.codes[key] = blocks.declare(key, spec, card)
         self.direct_procs = blocks.plan(specs, self.codes)
+        # the code object of each procedure's frameless form -> its Code (a fault's place)
+        self.frameless = {}
         for key, (spec, card) in specs.items():
             blocks.build(self.codes[key], spec)
         # every function's cached form exists now, so each state has a cache

@@ -89,13 +89,16 @@ class Interpreter:
     def _fault(self, message, fr, tb=None):
         """A located EngineFault: the statement of `fr` that failed, read from
         the traceback (the generated code knows which op each line came from).
-        A procedure that cannot stop runs inside its caller's function (see
+        A block that cannot stop runs inside its caller's function (see
         BlockGen.plan), so the frame that failed may be above `fr`: it is the
-        topmost frame whose function is in the traceback."""
-        running = set()
+        topmost frame whose function is in the traceback; and a procedure that
+        cannot stop runs with no frame at all, found by its function alone."""
+        running, frameless, inner = set(), self.game.frameless, None
         t = tb
         while t is not None:
             running.add(t.tb_frame.f_code)
+            if t.tb_frame.f_code in frameless:
+                inner = t           # the innermost procedure running without a frame
             t = t.tb_next
         for f in reversed(self.stack):
             if f is fr:
@@ -113,7 +116,15 @@ class Interpreter:
                     pc = op
             tb = tb.tb_next
         resolving = [f.code.label for f in self.stack if f.code.card]
-        return EngineFault(message, f"{fr.code.where(pc)} in {fr.code.label}", resolving)
+        code = fr.code
+        if inner is not None:
+            # a procedure that cannot stop runs without a frame (blocks.py,
+            # BlockGen._frameless), called from the frame found above or from
+            # another such procedure: the innermost one failed
+            code = frameless[inner.tb_frame.f_code]
+            op = code.op_at(inner.tb_lineno)
+            pc = op if op is not None else 0
+        return EngineFault(message, f"{code.where(pc)} in {code.label}", resolving)
 
     def resolve_card(self, card, me):
         """`resolve c`: run the card's effect, as `me`, with `this` the card."""
