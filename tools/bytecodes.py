@@ -50,18 +50,15 @@ def play(game, seeds, players):
     return decisions
 
 
-def count(game, games, players, sites=False):
-    """(decisions, Counter of (file, function, line) -> bytecodes); with
-    `sites`, by bytecode instead of by line: (file, function, its first
-    line, the bytecode's offset)."""
+def traced(game, games, players, key):
+    """(decisions, Counter of key(frame) -> bytecodes run there): games 0-2
+    played first, not counted (code compiled on first use), then the rest."""
     counts = collections.Counter()
 
     def tracer(frame, event, arg):
         frame.f_trace_opcodes = True
         if event == "opcode":
-            code = frame.f_code
-            counts[(code.co_filename, code.co_name, code.co_firstlineno, frame.f_lasti) if sites
-                   else (code.co_filename, code.co_name, frame.f_lineno)] += 1
+            counts[key(frame)] += 1
         return tracer
 
     play(game, range(3), players)
@@ -78,6 +75,17 @@ def count(game, games, players, sites=False):
     return decisions, counts
 
 
+def count(game, games, players, sites=False):
+    """(decisions, Counter of (file, function, line) -> bytecodes); with
+    `sites`, by bytecode instead of by line: (file, function, its first
+    line, the bytecode's offset)."""
+    def key(frame):
+        code = frame.f_code
+        return ((code.co_filename, code.co_name, code.co_firstlineno, frame.f_lasti) if sites
+                else (code.co_filename, code.co_name, frame.f_lineno))
+    return traced(game, games, players, key)
+
+
 SHARES = (0.5, 0.8, 0.9, 0.95, 0.99)
 
 #: the opcodes that make an object (Python 3.11's names; RETURN_GENERATOR
@@ -90,26 +98,14 @@ def made(game, games, players=4):
     """(decisions, Counter of (file, function, opcode) -> how many times an
     object-making opcode (MAKERS) ran), counted as `count` counts."""
     import dis
-    at = collections.Counter()
     codes = {}
 
-    def tracer(frame, event, arg):
-        frame.f_trace_opcodes = True
-        if event == "opcode":
-            code = frame.f_code
-            codes[id(code)] = code
-            at[(id(code), frame.f_lasti)] += 1
-        return tracer
+    def key(frame):
+        code = frame.f_code
+        codes[id(code)] = code
+        return id(code), frame.f_lasti
 
-    play(game, range(3), players)
-    gc.collect()
-    gc.disable()
-    sys.settrace(tracer)
-    try:
-        decisions = play(game, range(3, 3 + games), players)
-    finally:
-        sys.settrace(None)
-        gc.enable()
+    decisions, at = traced(game, games, players, key)
     names, out = {}, collections.Counter()
     for (cid, offset), n in at.items():
         code = codes[cid]
