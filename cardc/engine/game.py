@@ -28,9 +28,10 @@ class CacheProbe:
     """The first calls of a cached content function, counted: how many found
     their value kept.  Keeping a value costs a lookup, a store and, later,
     its forgetting; a function whose values are almost never asked for
-    twice before they are stale (ipo's `claims_at`, called only when a
-    cached caller misses: no hit in 1.15 calls a decision) runs faster
-    uncached.  The function is first compiled with two counters written in
+    twice before they are stale (say, one called only when a cached caller
+    misses, each time with new arguments) runs faster uncached; which
+    functions those are depends on how the content is played, so it is
+    counted, not guessed (an example in DESIGN.md).  The function is first compiled with two counters written in
     (PyGen.compile_cached); after PROBE_CALLS calls it is settled for the
     rest of the game's life: uncached if at most 1% of the calls found their
     value kept, else cached without the counters (DESIGN.md, "Thirteenth
