@@ -29,11 +29,11 @@ class CacheProbe:
     their value kept.  Keeping a value costs a lookup, a store and, later,
     its forgetting; a function whose values are almost never asked for
     twice before they are stale (say, one called only when a cached caller
-    misses, each time with new arguments) runs faster uncached; which
+    misses, each time with new arguments) runs faster uncached.  Which
     functions those are depends on how the content is played, so it is
-    counted, not guessed (an example in DESIGN.md).  The function is first compiled with two counters written in
-    (PyGen.compile_cached); after PROBE_CALLS calls it is settled for the
-    rest of the game's life: uncached if at most 1% of the calls found their
+    counted, not guessed (an example in DESIGN.md).  The function is first
+    compiled with two counters written in (PyGen.compile_cached); after
+    PROBE_CALLS calls it is settled for the rest of the game's life: uncached if at most 1% of the calls found their
     value kept, else cached without the counters (DESIGN.md, "Thirteenth
     wave").  The values are the same either way (the functions are pure);
     only the time differs."""
