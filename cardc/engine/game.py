@@ -12,6 +12,7 @@ from cardc.engine.deps import (KEYED, function_deps, impure_functions, recursive
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
 from cardc.limits import MAX_CARDS
+from cardc.engine import specialize
 from cardc.engine.blocks import BlockGen
 from cardc.engine.pygen import PyGen
 from cardc.engine.stale import Stale
@@ -292,6 +293,8 @@ class Game:
         for c in self.cards:
             for m, ir in (c.get("modifiers") or {}).items():
                 self.modifier_bodies.setdefault(m, []).append(ir)
+        # {modifier: [(argument, word)]}: the words a card's modifier compares an argument with
+        self.modifier_keys = specialize.keys(self.modifier_bodies, self.modifier_args)
         self.cache_functions = True       # off only to test that caching changes nothing
         self._cached = {}
         self.pygen = px = PyGen(self)
@@ -365,12 +368,30 @@ class Game:
         self.has_modifiers = {m for mods in self.modifiers_of for m in mods}
         # per card instance: None, or (its modifiers, its hooks' code) for scans
         self._active_slots = {}
+        # each card's modifiers folded for the words call sites pass (specialize.py)
+        folded = [self._specialised(c, self.modifiers_of[d]) for d, c in enumerate(self.cards)]
         self.card_special = []
         for d in self.card_def:
             mods, hooked = self.modifiers_of[d], self.hooks_of[d]
             self.card_special.append(
-                (tuple(mods.items()), tuple((e, self.codes[k]) for e, k in hooked.items()))
+                (tuple(mods.items()), tuple((e, self.codes[k]) for e, k in hooked.items()), folded[d])
                 if mods or hooked else None)
+
+    def _specialised(self, card, compiled) -> tuple:
+        """((modifier, argument, word), function) for each of the card's
+        modifiers and each word its call sites may fix: the modifier folded
+        for that word, or the same function where folding changed nothing;
+        none where it is then `value` itself (specialize.py)."""
+        out = []
+        for m, ir in (card.get("modifiers") or {}).items():
+            for arg, word in self.modifier_keys.get(m, ()):
+                folded = specialize.specialise(ir, arg, word)
+                if folded is None:
+                    continue
+                f = compiled[m] if folded == ir else \
+                    self.pygen.compile_modifier(folded, self.modifier_args.get(m, []))
+                out.append(((m, arg, word), f))
+        return tuple(out)
 
     def compile_block(self, name, spec):
         """A block compiled after load (a scenario's `run:` step), with the
@@ -459,6 +480,8 @@ class Game:
                     continue
                 for mname, f in sp[0]:
                     found.setdefault(mname, []).append((c, f, owner))
+                for key, f in sp[2]:        # the same, for a word a call site fixes
+                    found.setdefault(key, []).append((c, f, owner))
                 for event, code in sp[1]:
                     hooks.setdefault(event, []).append((c, code, owner))
         st.mods = hit = (st.pv["active"], found, hooks)

@@ -504,15 +504,18 @@ class PyGen:
         memo = Memo()          # a value the body needs twice is computed once
         with self.memo_of(memo):
             result = self.expr(body, scope)
+        # the lookup reads the argument itself, and the cache from the state
+        # (no local for either): a hit, the common case, runs the fewest steps
+        cache = f"st.cache[{slot}]"
         if everything:
-            look = ["hit = cache.get(key)"]
+            look = f"hit = {cache}.get({key})"
             check = ["    version = st.version",
                      "    if hit is not None and hit[0] == version:",
                      "        return hit[1]"]
             entry = "(version, result)"
         else:
-            look = ["hit = cache.get(key, _U)" if inner is None else
-                    f"hit = cache.get(key, _E).get({inner}, _U)"]
+            look = (f"hit = {cache}.get({key}, _U)" if inner is None else
+                    f"hit = {cache}.get({key}, _E).get({inner}, _U)")
             check = ["    if hit is not _U:",
                      "        return hit"]
             if probe is not None:
@@ -525,33 +528,51 @@ class PyGen:
                          f"        if {p}.calls >= {limit}: {p}.settle()",
                          "        return hit",
                          f"    if {p}.calls >= {limit}: {p}.settle()"]
-            # an inner dict may be shared with a clone: a new one, never one changed
-            entry = "result" if inner is None else f"{{**cache.get(key, _E), {inner}: result}}"
+            entry = "result"
         keep = self._keep(deps, args)
+        store = [f"        key = {key}",
+                 *self._store(slot, None if everything else inner, entry),
+                 f"        st.filled |= {1 << slot}"]
         lines = [
             f"def {fname}(st{sig}):",
             f"    # function {name}",
-            f"    key = {key}",
-            f"    cache = st.cache[{slot}]",
-            *(["    " + look[0]] if not args else [
+            *(["    " + look] if not args else [
               "    try:",
-              "        " + look[0],
-              "    except TypeError:        # an argument that is a list: not kept",
-              "        key, hit = None, " + ("None" if everything else "_U")]),
+              "        " + look,
+              "    except TypeError:        # an argument that is a list: not kept, computed",
+              f"        return _game.body_function({name!r})(st{sig})"]),
             *check,
             *(["    env = None"] if re.search(r"\benv\b", result) else []),
             "    " + Memo.reset(0),
             f"    result = {result}",
-            f"    if key is not None{keep}:",
-            # after a clone the caches are shared until one of the two writes
-            f"        if st.cown is not None and {slot} not in st.cown: cache = st.own_cache({slot})",
-            f"        cache[key] = {entry}",
-            f"        st.filled |= {1 << slot}",
+            *([f"    if {keep[len(' and '):]}:"] + store if keep else [line[4:] for line in store]),
             "    return result",
         ]
         if name in self.game.fn_recursive:
             lines[2:2] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
         return self.exec_source(fname, "\n".join(memo.finish(lines)) + "\n")
+
+    @staticmethod
+    def _store(slot, inner, entry) -> list:
+        """The lines that keep `result` in the cache of `slot`.  After a
+        clone the caches are shared until one of the two writes (a cache is
+        copied first, Table.own_cache); a two-level cache's inner dicts stay
+        shared after that copy, so such a state writes a new inner dict.  A
+        state never cloned (`st.cown is None`: every cache its own, inner
+        dicts too) adds to its inner dict in place: no copy of it each time."""
+        mine = f"(st.cache[{slot}] if st.cown is None or {slot} in st.cown else st.own_cache({slot}))"
+        if inner is None:
+            return [f"        {mine}[key] = {entry}"]
+        return ["        if st.cown is None:",
+                f"            cache = st.cache[{slot}]",
+                "            hit = cache.get(key)",
+                "            if hit is None:",
+                f"                cache[key] = {{{inner}: result}}",
+                "            else:",
+                f"                hit[{inner}] = result",
+                "        else:",
+                f"            cache = {mine}",
+                f"            cache[key] = {{**cache.get(key, _E), {inner}: result}}"]
 
     def _keep(self, deps, args) -> str:
         """The condition, beyond a key, for keeping an entry: an argument
@@ -809,7 +830,14 @@ class PyGen:
                 # most of the time no card in force modifies this: then it is
                 # the value itself, known from one lookup at the top of the
                 # function (or op), which also finds the cards that do
-                mods = self.memo.first(f"{self.memo.first('_mods_of(st)')}.get({mod!r})")
+                # where the call fixes an argument some card compares with
+                # a word, the cards whose modifier is then not `value` itself
+                # (specialize.py): most of the time none
+                fixed = self.game.modifier_keys.get(mod, ())
+                key = next(((mod, a, w) for a in declared if a in kwargs and kwargs[a][0] == "lit"
+                            for fa, w in fixed
+                            if fa == a and type(w) is type(kwargs[a][1]) and w == kwargs[a][1]), mod)
+                mods = self.memo.first(f"{self.memo.first('_mods_of(st)')}.get({key!r})")
                 return f"({base} if not {mods} else {self.modifier_call(mod, True)}(st, {mods}, {base}{values}))"
             with self.no_memo():
                 kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
@@ -899,6 +927,18 @@ class PyGen:
     def e_cmp(self, ir, scope):
         if ir[1] not in CMP_OPS:
             raise BadBundle(f"unknown comparison {str(ir[1])[:40]!r}")
+        if ir[1] in ("==", "!=", ">") and ir[3] == ["lit", 0]:
+            inner = ir[2]
+            if isinstance(inner, list) and inner[:2] == ["call", "count"] and len(inner[2]) == 1:
+                found = inner[2][0]
+                if isinstance(found, list) and found[:2] == ["call", "cards_at"] and \
+                        found[2][0][0] == "cards" and trivial(found[2][1]):
+                    # whether a cell of an indexed zone holds a card: one
+                    # membership test (the index keeps no cell with no card)
+                    index, x = self._zone_index(found[2][0], scope), self.expr(found[2][1], scope)
+                    test = "not in" if ir[1] == "==" else "in"
+                    return (f"(({x} {test} {index}[1]) if type({x}) is _str else "
+                            f"(len({self.bind(cards_in, '_b')}({index}, {x})) {ir[1]} 0))")
         return f"({self.expr(ir[2], scope)} {ir[1]} {self.expr(ir[3], scope)})"
 
     def e_and(self, ir, scope):

@@ -26,6 +26,23 @@ def _permuted(xs, rnd):
     return [xs[i] for i in sorted(range(len(xs)), key=keys.__getitem__)]
 
 
+#: the cache slots of a mask (`Table.forget`), worked out once per mask: a
+#: game forgets a few dozen distinct masks, each many times a game
+_BITS: dict = {}
+
+
+def _bits(mask) -> tuple:
+    out = []
+    m = mask
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    if len(_BITS) < 100_000:        # bounded, whatever a game's masks are
+        _BITS[mask] = tuple(out)
+    return tuple(out)
+
+
 class Table:
     def zone_of(self, c):
         slot = self.loc[c]
@@ -85,13 +102,10 @@ class Table:
             return
         self.filled ^= hit
         cache, own = self.cache, self.cown
-        while hit:
-            low = hit & -hit
-            s = low.bit_length() - 1
+        for s in _BITS.get(hit) or _bits(hit):
             cache[s] = {}
             if own is not None:
                 own.add(s)
-            hit ^= low
 
     def forget_keys(self, w, values):
         """The entries of watch `w`'s cache (stale.Watch) for an argument

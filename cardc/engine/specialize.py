@@ -1,0 +1,135 @@
+"""Modifiers specialised for an argument the call site fixes.
+
+A modifier's cards often test one of its arguments against a word:
+
+    turn_budget: value + this.amount if player == owner_of(this) and resource == "interest" else value
+
+and most call sites pass that argument as a word too (`need(p, cl,
+"sales", …)`, inlined).  At such a site the card's modifier is known to
+be `value` itself for every word but "interest": it need not be called at
+all.  So, once per game, each card's modifier is folded for every word its
+modifier's cards compare an argument with (`keys`); the folded modifier is
+dropped where it is `value` itself, and compiled where it changed.  A call
+site with a word reads the list of cards in force for `(modifier,
+argument, word)`, which the scan of the cards in force builds beside the
+plain one (Game._scan_modifiers): most of the time it is empty, and the
+site takes the value as it is, with no call.
+
+Exactness: folding only decides what the word decides.  A comparison of
+two words becomes true or false; an `if` whose test is then a constant is
+its branch; in a test, `a and false` is false (and `a or true` true) only
+where `a` cannot fail (`safe`), so no fault is lost, and a true part of an
+`and` (false of an `or`) is dropped, which keeps the test's truth.
+Nothing else is rewritten.  The values are the same, in the same order of
+cards; only the calls that return their value unchanged are skipped.
+"""
+from __future__ import annotations
+
+from cardc.engine.pygen import substitute
+
+#: literal values a comparison may fold: what `==` compares the same in the
+#: generated code as here
+_WORDS = (str, int, bool, type(None))
+
+
+def keys(modifier_bodies: dict, modifier_args: dict) -> dict:
+    """{modifier: [(argument, word)]}: each argument of each modifier that
+    some card's modifier compares with a literal, with each such literal."""
+    out = {}
+    for name, bodies in modifier_bodies.items():
+        declared = modifier_args.get(name, ())
+        found = set()
+        for ir in bodies:
+            _compared(ir, set(declared), found)
+        out[name] = sorted(found, key=repr)
+    return out
+
+
+def _compared(ir, args, found):
+    if not isinstance(ir, list) or not ir:
+        return
+    if ir[0] == "cmp" and ir[1] in ("==", "!=") and len(ir) == 4:
+        for a, b in ((ir[2], ir[3]), (ir[3], ir[2])):
+            if _is_var(a, args) and _is_word(b):
+                found.add((a[1], b[1]))
+    for part in ir:
+        if isinstance(part, list):
+            _compared(part, args, found)
+
+
+def _is_var(ir, names) -> bool:
+    return isinstance(ir, list) and len(ir) == 2 and ir[0] == "var" and ir[1] in names
+
+
+def _is_word(ir) -> bool:
+    return isinstance(ir, list) and len(ir) == 2 and ir[0] == "lit" and type(ir[1]) in _WORDS
+
+
+def specialise(ir, arg: str, word):
+    """`ir` with argument `arg` fixed to `word`, folded (see the module
+    docstring); `None` where the result is `value` itself."""
+    out = _value(substitute(ir, {arg: ["lit", word]}))
+    return None if out == ["var", "value"] else out
+
+
+def _value(ir):
+    """Fold where a value is used: only `if` is rewritten."""
+    if isinstance(ir, list) and len(ir) == 4 and ir[0] == "if":
+        test = _test(ir[1])
+        if _is_word(test) and type(test[1]) is bool:
+            return _value(ir[2] if test[1] else ir[3])
+        return ["if", test, _value(ir[2]), _value(ir[3])]
+    return ir
+
+
+def _test(ir):
+    """Fold where only truth is used (an `if`'s test)."""
+    if not isinstance(ir, list) or not ir:
+        return ir
+    op = ir[0]
+    if op == "cmp" and len(ir) == 4 and ir[1] in ("==", "!=") and _is_word(ir[2]) and _is_word(ir[3]):
+        same = ir[2][1] == ir[3][1]
+        return ["lit", same if ir[1] == "==" else not same]
+    if op == "not" and len(ir) == 2:
+        inner = _test(ir[1])
+        if _is_word(inner) and type(inner[1]) is bool:
+            return ["lit", not inner[1]]
+        return ["not", inner]
+    if op in ("and", "or") and len(ir) == 2 and isinstance(ir[1], list):
+        stop = op == "or"          # the value that decides: true for `or`, false for `and`
+        parts, before_safe = [], True
+        for part in ir[1]:
+            part = _test(part)
+            if _is_word(part) and type(part[1]) is bool:
+                if part[1] != stop:
+                    continue        # a part that does not decide: dropped, the truth kept
+                if before_safe:
+                    return ["lit", stop]
+                parts.append(part)
+                break               # nothing after it runs
+            before_safe = before_safe and safe(part)
+            parts.append(part)
+        if not parts:
+            return ["lit", not stop]
+        return parts[0] if len(parts) == 1 else [op, parts]
+    return ir
+
+
+def safe(ir) -> bool:
+    """An expression whose evaluation cannot fail: dropping it loses no
+    fault.  Names, literals, `==`/`!=` of such, and the owner of the card
+    whose modifier this is."""
+    if not isinstance(ir, list) or not ir:
+        return False
+    op = ir[0]
+    if op in ("var", "lit"):
+        return True
+    if op == "cmp":
+        return len(ir) == 4 and ir[1] in ("==", "!=") and safe(ir[2]) and safe(ir[3])
+    if op in ("and", "or"):
+        return isinstance(ir[1], list) and all(safe(p) for p in ir[1])
+    if op == "not":
+        return safe(ir[1])
+    if op == "call" and ir[1] == "owner_of":
+        return ir[2] == [["var", "this"]] and not ir[3]
+    return False

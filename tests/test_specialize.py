@@ -1,0 +1,104 @@
+"""Modifiers folded for a word a call site fixes (cardc/engine/specialize.py)."""
+import random
+
+import pytest
+
+from cardc.engine import Game
+from cardc.engine.specialize import keys, specialise
+from cardc.project import load_bundle
+
+V = lambda name: ["var", name]                      # noqa: E731
+IS = lambda name, word: ["cmp", "==", V(name), ["lit", word]]     # noqa: E731
+MINE = ["cmp", "==", V("player"), ["call", "owner_of", [V("this")], {}]]
+PLUS = ["bin", "+", V("value"), ["field", "amount", V("this")]]
+
+
+def test_a_modifier_for_another_word_is_value_itself():
+    ir = ["if", IS("resource", "sales"), PLUS, V("value")]
+    assert specialise(ir, "resource", "widgets") is None
+    assert specialise(ir, "resource", "sales") == PLUS
+
+
+def test_nested_tests_fold_branch_by_branch():
+    ir = ["if", IS("resource", "sales"), ["bin", "-", V("value"), ["lit", 1]],
+          ["if", IS("resource", "widgets"), PLUS, V("value")]]
+    assert specialise(ir, "resource", "widgets") == PLUS
+    assert specialise(ir, "resource", "hype") is None
+
+
+def test_a_part_that_cannot_fail_goes_with_a_false_and():
+    ir = ["if", ["and", [MINE, IS("resource", "interest")]], PLUS, V("value")]
+    assert specialise(ir, "resource", "sales") is None
+    # true: the test keeps its other part, which decides
+    assert specialise(ir, "resource", "interest") == ["if", MINE, PLUS, V("value")]
+
+
+def test_a_part_that_may_fail_is_kept():
+    call = ["fn", "in_dept", [V("card"), ["lit", "eng"]]]
+    ir = ["if", ["and", [call, IS("resource", "sales")]], PLUS, V("value")]
+    folded = specialise(ir, "resource", "hype")
+    assert folded == ["if", ["and", [call, ["lit", False]]], PLUS, V("value")]
+
+
+def test_or_and_not_fold_the_same_way():
+    ir = ["if", ["or", [IS("resource", "a"), ["not", IS("resource", "b")]]], PLUS, V("value")]
+    assert specialise(ir, "resource", "b") is None
+    assert specialise(ir, "resource", "a") == PLUS
+    assert specialise(ir, "resource", "c") == PLUS
+
+
+def test_only_words_compared_with_a_declared_argument_are_keys():
+    bodies = {"need": [["if", IS("resource", "sales"), PLUS, V("value")],
+                       ["if", IS("value", 3), PLUS, V("value")],
+                       ["if", IS("other", "x"), PLUS, V("value")]]}
+    assert keys(bodies, {"need": ["card", "resource"]}) == {"need": [("resource", "sales")]}
+
+
+def _states(game, games=3, every=15):
+    for seed in range(games):
+        st = game.new_state(4, seed=seed)
+        rnd = random.Random(seed)
+        while not st.terminal:
+            if st.decisions % every == 0:
+                yield st
+            st.apply(rnd.randrange(len(st.pending.values)))
+
+
+def _outcome(f, *args):
+    try:
+        return ("value", f(*args))
+    except Exception as exc:        # noqa: BLE001 - the same fault either way
+        return ("fault", type(exc).__name__, str(exc))
+
+
+@pytest.mark.parametrize("name", ["startup"])
+def test_a_folded_modifier_gives_what_the_whole_one_gives(name):
+    """On real content and real states: every card's modifier, folded for
+    each word, against the modifier as written (a dropped one must give the
+    value back unchanged)."""
+    game = Game(load_bundle(name))
+    declared = game.modifier_args
+    checked = dropped = 0
+    for st in _states(game):
+        for c, special in enumerate(game.card_special):
+            if special is None or st.loc[c] < 0:
+                continue
+            whole = dict(special[0])
+            folded = dict(special[2])
+            owner = game.slot_owner(st, st.loc[c])
+            me = owner if owner is not None else st.turn_player
+            for m, f in whole.items():
+                for arg, word in game.modifier_keys.get(m, ()):
+                    other = [st.turn_player if a == "player" else c if a == "card" else word
+                             for a in declared[m]]
+                    values = [word if a == arg else v for a, v in zip(declared[m], other)]
+                    for value in (0, 2, 5):
+                        expect = _outcome(f, st, value, c, me, owner, *values)
+                        g = folded.get((m, arg, word))
+                        if g is None:
+                            assert expect == ("value", value), (m, arg, word, c)
+                            dropped += 1
+                        else:
+                            assert _outcome(g, st, value, c, me, owner, *values) == expect
+                            checked += 1
+    assert checked > 100 and dropped > 100
