@@ -173,6 +173,11 @@ class PyGen:
         self.memo = None            # the Memo of the function being written, if it reuses values
         self.text = False           # writing text for people (see `text_of`)
         self._in_modifier = False   # writing a modifier's body (see `compile_modifier`)
+        # the comprehension locals that run over the grid's cells: each holds
+        # a cell, a string (the grid's cells are strings), so what takes a
+        # cell or a list of cells needs no test of which it is
+        self.cell_locals: set = set()
+        self._cells_are_text = all(type(x) is str for x in game.grid_cells)
         self.ns["_U"] = _UNSET
         self.ns["_E"] = _NOTHING
         self.kinds = {k[2:]: getattr(self, k) for k in dir(self) if k.startswith("e_")}
@@ -183,7 +188,7 @@ class PyGen:
         if ir is None:
             return None
         name = self.fresh("_e")
-        memo = Memo()          # a value the expression needs twice is computed once
+        memo = Memo(pure=True)      # a value the expression needs twice is computed once
         with self.memo_of(memo):
             text = self.expr(ir, {})
         lines = memo.finish([f"def {name}(st, env):", "    " + Memo.reset(0), f"    return {text}"])
@@ -194,7 +199,7 @@ class PyGen:
         scope = {p: f"_a{i}" for i, p in enumerate(params)}
         args = "".join(f", {scope[p]}" for p in params)
         name = self.fresh("_body")
-        memo = Memo()
+        memo = Memo(pure=True)
         with self.memo_of(memo):
             text = self.expr(ir, scope)
         lines = memo.finish([f"def {name}(st{args}):", "    env = None",
@@ -291,7 +296,7 @@ class PyGen:
         found with, `[pc, name, value, …]`.  Its label is the function `f.labels[pc]`, called only if
         someone reads it (each option has a pc of its own)."""
         lines: list = ["    " + Memo.reset(0)]
-        memo = Memo(env_reads=True)
+        memo = Memo(env_reads=True, pure=True)
         labels, reasons = {}, []
         # labels and reasons that could fail are built at once, even for a bot
         # (see total.py), so that simulation fails exactly where play does:
@@ -501,7 +506,7 @@ class PyGen:
             rest = [a for i, a in enumerate(args) if i != outer]
             inner = rest[0] if len(rest) == 1 else f"({', '.join(rest)})"
         fname = self.fresh("_fn")
-        memo = Memo()          # a value the body needs twice is computed once
+        memo = Memo(pure=True)      # a value the body needs twice is computed once
         with self.memo_of(memo):
             result = self.expr(body, scope)
         # the lookup reads the argument itself, and the cache from the state
@@ -774,7 +779,7 @@ class PyGen:
             raise BadBundle(f"unknown builtin {str(name)[:40]!r}")
         if name in ("any", "all") and args[0][0] == "comp":
             _, elt, var, it, cond = args[0]
-            inner = {**scope, var: self.local()}
+            inner = {**scope, var: self._loop_local(it)}
             with self.no_memo():
                 loop = f"for {inner[var]} in {self._iterable(it, scope)}"
             with self.comprehension(inner[var]):
@@ -786,6 +791,8 @@ class PyGen:
                     inner[2][0][0] == "cards" and trivial(inner[2][1]):
                 # how many cards of an indexed zone on one cell: no list made
                 index, x = self._zone_index(inner[2][0], scope), self.expr(inner[2][1], scope)
+                if x in self.cell_locals:
+                    return f"len({index}[1].get({x}, ()))"
                 return (f"(len({index}[1].get({x}, ())) if type({x}) is _str "
                         f"else len({self.bind(cards_in, '_b')}({index}, {x})))")
             return f"len({self.expr(args[0], scope)})"
@@ -878,7 +885,10 @@ class PyGen:
         if slot.isdigit():      # a shared zone: an index already built is found without a call
             index = f"(st.zindex.get({slot}) or {index})"
         if self.memo is not None and self.memo.on:
-            index = self.memo.use(index)
+            # a shared zone's index, where nothing moves a card while the
+            # code runs, is found once at the top: it cannot fail, and a
+            # loop over cells then reads it with no test of whether it is found
+            index = self.memo.first(index) if self.memo.pure and slot.isdigit() else self.memo.use(index)
         return index
 
     def e_fn(self, ir, scope):
@@ -937,6 +947,8 @@ class PyGen:
                     # membership test (the index keeps no cell with no card)
                     index, x = self._zone_index(found[2][0], scope), self.expr(found[2][1], scope)
                     test = "not in" if ir[1] == "==" else "in"
+                    if x in self.cell_locals:
+                        return f"({x} {test} {index}[1])"
                     return (f"(({x} {test} {index}[1]) if type({x}) is _str else "
                             f"(len({self.bind(cards_in, '_b')}({index}, {x})) {ir[1]} 0))")
         return f"({self.expr(ir[2], scope)} {ir[1]} {self.expr(ir[3], scope)})"
@@ -967,9 +979,16 @@ class PyGen:
     def e_list(self, ir, scope):
         return "[" + ", ".join(self.expr(v, scope) for v in ir[1]) + "]"
 
+    def _loop_local(self, it) -> str:
+        """A new local for a comprehension over `it` (noted if it holds cells)."""
+        local = self.local()
+        if it == ["call", "cells", [], {}] and self._cells_are_text:
+            self.cell_locals.add(local)
+        return local
+
     def e_comp(self, ir, scope):
         _, elt, var, it, cond = ir
-        inner = {**scope, str(var): self.local()}
+        inner = {**scope, str(var): self._loop_local(it)}
         with self.no_memo():        # Python allows no `:=` in a comprehension's iterable
             source = self._iterable(it, scope)
         with self.comprehension(inner[str(var)]):
@@ -1036,9 +1055,10 @@ class Memo:
     needed is still never computed, and a fault happens exactly where and when
     it did: only repeated work goes."""
 
-    def __init__(self, env_reads=False, known=None):
+    def __init__(self, env_reads=False, known=None, pure=False):
         self.on = True
         self.env_reads = env_reads  # the frame's locals are read once, at the top (menus, ops)
+        self.pure = pure            # nothing is written while it runs (a function, a menu)
         self.eager = dict(known or {})  # text -> local, computed at the top (see `first`)
         self.known = set(self.eager)    # those already computed before this function part
         self.count = max((int(v[2:]) for v in self.eager.values()), default=-1)
