@@ -25,7 +25,7 @@ import re
 from contextlib import contextmanager
 from types import MappingProxyType
 
-from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, zone_index
+from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, count_in_distinct, zone_index
 from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.interp import back_on_top
@@ -786,16 +786,18 @@ class PyGen:
                 test = f" if {self.expr(cond, inner)}" if cond else ""
                 return f"{name}({self.expr(elt, inner)} {loop}{test})"
         if name == "count":
-            inner = args[0]
-            if isinstance(inner, list) and inner[:2] == ["call", "cards_at"] and \
-                    inner[2][0][0] == "cards" and trivial(inner[2][1]):
-                # how many cards of an indexed zone on one cell: no list made
-                index, x = self._zone_index(inner[2][0], scope), self.expr(inner[2][1], scope)
-                if x in self.cell_locals:
-                    return f"len({index}[1].get({x}, ()))"
-                return (f"(len({index}[1].get({x}, ())) if type({x}) is _str "
-                        f"else len({self.bind(cards_in, '_b')}({index}, {x})))")
-            return f"len({self.expr(args[0], scope)})"
+            # a function written in place (e_fn) is looked through: what it
+            # returns is counted as the expression it is
+            inner, names = args[0], []
+            while self._inlinable(inner) and inner[1] not in names:
+                names.append(inner[1])
+                inner = substitute(self.game.fn_bodies[inner[1]],
+                                   dict(zip(self.game.fn_params[inner[1]], inner[2])))
+            self._inlining += names
+            try:
+                return self._count(inner, scope)
+            finally:
+                del self._inlining[len(self._inlining) - len(names):]
         if name == "cards_at" and args[0][0] == "cards":      # a whole zone: use its index
             # the index is found once per expression (hoisted out of loops
             # over cells when the zone does not change with the element)
@@ -871,6 +873,33 @@ class PyGen:
         env = "env" if name in ("playable",) else "None"
         parts = [self.expr(a, scope) for a in args]
         return f"{impl}(st, {env}{''.join(', ' + p for p in parts)})"
+
+    def _inlinable(self, ir) -> bool:
+        """A call of a function that e_fn writes in place."""
+        game = self.game
+        return (isinstance(ir, list) and len(ir) == 3 and ir[0] == "fn" and ir[1] in game.fn_bodies
+                and bool(game.fn_simple.get(ir[1])) and ir[1] not in self._inlining
+                and all(trivial(a) for a in ir[2]))
+
+    def _count(self, inner, scope) -> str:
+        """`count(inner)`: of an indexed zone's cards on a cell, or on a
+        cell's neighbours, with no list made."""
+        if isinstance(inner, list) and inner[:2] == ["call", "cards_at"] and inner[2][0][0] == "cards":
+            where = inner[2][1]
+            if trivial(where):
+                # how many cards of an indexed zone on one cell: no list made
+                index, x = self._zone_index(inner[2][0], scope), self.expr(where, scope)
+                if x in self.cell_locals:
+                    return f"len({index}[1].get({x}, ()))"
+                return (f"(len({index}[1].get({x}, ())) if type({x}) is _str "
+                        f"else len({self.bind(cards_in, '_b')}({index}, {x})))")
+            if isinstance(where, list) and where[:2] == ["call", "neighbors"] and \
+                    len(where[2]) == 1 and self._neighbors_distinct():
+                # on a cell's neighbours (no cell twice): the cards counted,
+                # not gathered and put in the zone's order first
+                index = self._zone_index(inner[2][0], scope)
+                return f"{self.bind(count_in_distinct, '_b')}({index}, {self.expr(where, scope)})"
+        return f"len({self.expr(inner, scope)})"
 
     def _neighbors_distinct(self):
         """No cell's neighbour list repeats a cell (true of any grid whose
