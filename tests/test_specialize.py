@@ -54,6 +54,22 @@ def test_only_words_compared_with_a_declared_argument_are_keys():
     assert keys(bodies, {"need": ["card", "resource"]}) == {"need": [("resource", "sales")]}
 
 
+def test_a_word_passed_on_through_a_function_is_a_key_too():
+    """`need(p, "hype")` where `need` calls `modified(…, resource=resource)`:
+    no card compares with "hype", so at that site every card's modifier is
+    `value` itself, and the site reads an empty list."""
+    bodies = {"need": [["if", IS("resource", "sales"), PLUS, V("value")]]}
+    call = ["call", "modified", [["lit", "need"], V("base")], {"resource": V("r"), "player": V("p")}]
+    fns = {"need_of": call, "other": ["fn", "need_of", [V("p"), ["lit", "hype"]]]}
+    params = {"need_of": ["p", "r"], "other": ["p"]}
+    code = {"fn:need_of": {"expr": call}, "fn:other": {"expr": fns["other"]},
+            "proc:x": {"ops": [["fn", "need_of", [V("p"), ["lit", 3]]]]}}
+    got = keys(bodies, {"need": ["player", "resource"]}, code, fns, params)
+    # "sales" from the card; "hype" and 3 passed on by `other` and by a block
+    assert got == {"need": [("resource", "hype"), ("resource", "sales"), ("resource", 3)]}
+    assert specialise(bodies["need"][0], "resource", "hype") is None
+
+
 def _states(game, games=3, every=15):
     for seed in range(games):
         st = game.new_state(4, seed=seed)

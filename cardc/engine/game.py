@@ -294,7 +294,8 @@ class Game:
             for m, ir in (c.get("modifiers") or {}).items():
                 self.modifier_bodies.setdefault(m, []).append(ir)
         # {modifier: [(argument, word)]}: the words a card's modifier compares an argument with
-        self.modifier_keys = specialize.keys(self.modifier_bodies, self.modifier_args)
+        self.modifier_keys = specialize.keys(self.modifier_bodies, self.modifier_args, code,
+                                             self.fn_bodies, self.fn_params)
         self.cache_functions = True       # off only to test that caching changes nothing
         self._cached = {}
         self.pygen = px = PyGen(self)

@@ -32,17 +32,68 @@ from cardc.engine.pygen import substitute
 _WORDS = (str, int, bool, type(None))
 
 
-def keys(modifier_bodies: dict, modifier_args: dict) -> dict:
+def keys(modifier_bodies: dict, modifier_args: dict, code=None, fn_bodies=None,
+         fn_params=None) -> dict:
     """{modifier: [(argument, word)]}: each argument of each modifier that
-    some card's modifier compares with a literal, with each such literal."""
+    some card's modifier compares with a literal, with each such literal,
+    and with each other word a call may pass for it (`passed`): there every
+    card's comparison is false."""
     out = {}
     for name, bodies in modifier_bodies.items():
         declared = modifier_args.get(name, ())
         found = set()
         for ir in bodies:
             _compared(ir, set(declared), found)
+        if found and code is not None:
+            compared = {a for a, _ in found}
+            found |= {(a, w) for a, w in passed(name, code, fn_bodies or {}, fn_params or {})
+                      if a in compared}
         out[name] = sorted(found, key=repr)
     return out
+
+
+def passed(modifier: str, code, fn_bodies: dict, fn_params: dict) -> set:
+    """(argument, word) for each word a `modified(modifier, …)` call passes
+    for an argument: written there, or passed to a function whose parameter
+    the call passes on (`need(p, cl, "hype", …)`, `need` calling `modified(…,
+    resource=resource)`).  A word found here that no card compares with
+    leaves every card's modifier `value` itself."""
+    direct, through = set(), {}         # through: function -> {param index: argument}
+    for name, body in fn_bodies.items():
+        for kwargs in _modified_calls(body, modifier):
+            for a, v in kwargs.items():
+                if isinstance(v, list) and len(v) == 2 and v[0] == "var" and v[1] in fn_params.get(name, ()):
+                    through.setdefault(name, {})[fn_params[name].index(v[1])] = a
+    for ir in _walk(code):
+        if ir[0] == "call" and len(ir) == 4 and ir[1] == "modified" and isinstance(ir[3], dict) \
+                and ir[2] and ir[2][0] == ["lit", modifier]:
+            direct |= {(a, v[1]) for a, v in ir[3].items() if _is_word(v)}
+        elif ir[0] == "fn" and len(ir) == 3 and ir[1] in through and isinstance(ir[2], list):
+            for i, a in through[ir[1]].items():
+                if i < len(ir[2]) and _is_word(ir[2][i]):
+                    direct.add((a, ir[2][i][1]))
+    return direct
+
+
+def _modified_calls(ir, modifier):
+    for node in _walk(ir):
+        if node[0] == "call" and len(node) == 4 and node[1] == "modified" and isinstance(node[3], dict) \
+                and node[2] and node[2][0] == ["lit", modifier]:
+            yield node[3]
+
+
+def _walk(ir):
+    """Every list node of `ir` whose head is a string (an expression), inside
+    dicts and lists too."""
+    stack = [ir]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            if node and isinstance(node[0], str):
+                yield node
+            stack.extend(node)
 
 
 def _compared(ir, args, found):
