@@ -118,3 +118,47 @@ def test_a_folded_modifier_gives_what_the_whole_one_gives(name):
                             assert _outcome(g, st, value, c, me, owner, *values) == expect
                             checked += 1
     assert checked > 100 and dropped > 100
+
+
+def test_a_modifier_guarded_by_its_owner_is_recognised():
+    from cardc.engine.specialize import owner_guard
+    owner = ["call", "owner_of", [V("this")], {}]
+    assert owner_guard(["if", MINE, PLUS, V("value")], ["card", "player"]) == "player"
+    assert owner_guard(["if", ["and", [["cmp", "==", owner, V("player")], IS("card", 3)]], PLUS, V("value")],
+                       ["card", "player"]) == "player"
+    # the guard second in an `and`, another else, another comparison: not guarded
+    assert owner_guard(["if", ["and", [IS("card", 3), MINE]], PLUS, V("value")], ["card", "player"]) is None
+    assert owner_guard(["if", MINE, PLUS, ["lit", 0]], ["card", "player"]) is None
+    assert owner_guard(["if", ["cmp", "!=", V("player"), owner], PLUS, V("value")], ["player"]) is None
+
+
+def _apply(st, mods, value, values):
+    tp = st.turn_player
+    for c, f, owner in mods:
+        value = f(st, value, c, owner if owner is not None else tp, owner, *values)
+    return value
+
+
+def test_a_seats_list_gives_what_the_whole_list_gives():
+    """On startup's cards and real states: for each modifier some cards apply
+    only for their owner, the list for one player (Game.seat_modifiers)
+    gives, for that player, the value the whole list gives."""
+    game = Game(load_bundle("startup"))
+    assert game.modifier_owner
+    words = sorted({w for ks in game.modifier_keys.values() for _, w in ks}) or [None]
+    shorter = 0
+    for st in _states(game, games=2, every=10):
+        found = game._scan_modifiers(st)[1]
+        some_cards = [c for c in range(len(st.loc)) if st.loc[c] >= 0][:40:7]
+        for m, arg in game.modifier_owner.items():
+            whole = found.get(m, ())
+            for p in range(st.n):
+                seat = game.seat_modifiers(found, m, p)
+                shorter += len(seat) < len(whole)
+                for c in some_cards:
+                    for w in words[:3]:
+                        values = [p if a == arg else c if a == "card" else w for a in game.modifier_args[m]]
+                        for value in (0, 3):
+                            assert (_outcome(_apply, st, seat, value, values)
+                                    == _outcome(_apply, st, whole, value, values)), (m, p, c, w)
+    assert shorter > 20

@@ -296,6 +296,15 @@ class Game:
         # {modifier: [(argument, word)]}: the words a card's modifier compares an argument with
         self.modifier_keys = specialize.keys(self.modifier_bodies, self.modifier_args, code,
                                              self.fn_bodies, self.fn_params)
+        # {modifier: argument}: the player argument some of its cards test
+        # against their own zone's owner (`X if player == owner_of(this) else
+        # value`): the scan keeps a list per seat without other seats' such cards
+        self.modifier_owner = {}
+        for m, bodies in self.modifier_bodies.items():
+            guards = [g for g in (specialize.owner_guard(ir, self.modifier_args.get(m, ()))
+                                  for ir in bodies) if g is not None]
+            if guards:
+                self.modifier_owner[m] = max(sorted(set(guards)), key=guards.count)
         self.cache_functions = True       # off only to test that caching changes nothing
         self._cached = {}
         self.pygen = px = PyGen(self)
@@ -369,14 +378,18 @@ class Game:
         self.has_modifiers = {m for mods in self.modifiers_of for m in mods}
         # per card instance: None, or (its modifiers, its hooks' code) for scans
         self._active_slots = {}
-        # each card's modifiers folded for the words call sites pass (specialize.py)
+        # each card's modifiers folded for the words call sites pass, and
+        # which of them modify only for their owner (specialize.py)
         folded = [self._specialised(c, self.modifiers_of[d]) for d, c in enumerate(self.cards)]
+        owned = [self._owner_guarded(c) for c in self.cards]
         self.card_special = []
         for d in self.card_def:
             mods, hooked = self.modifiers_of[d], self.hooks_of[d]
             self.card_special.append(
                 (tuple(mods.items()), tuple((e, self.codes[k]) for e, k in hooked.items()), folded[d])
                 if mods or hooked else None)
+        # per card instance: the modifiers it applies only for its zone's owner
+        self.card_guarded = [owned[d] for d in self.card_def]
 
     def _specialised(self, card, compiled) -> tuple:
         """((modifier, argument, word), function) for each of the card's
@@ -393,6 +406,24 @@ class Game:
                     self.pygen.compile_modifier(folded, self.modifier_args.get(m, []))
                 out.append(((m, arg, word), f))
         return tuple(out)
+
+    def _owner_guarded(self, card) -> frozenset:
+        """The card's modifiers that modify only for its own zone's owner,
+        tested on the argument the call sites' lists are by
+        (`modifier_owner`, `seat_modifiers`)."""
+        return frozenset(m for m, ir in (card.get("modifiers") or {}).items()
+                         if self.modifier_owner.get(m) is not None and
+                         specialize.owner_guard(ir, self.modifier_args.get(m, ())) == self.modifier_owner[m])
+
+    def seat_modifiers(self, found, name, who):
+        """The cards in force that modify `name` (`found`, the scan's lists)
+        when the player argument is `who`: without those that modify only
+        for their zone's owner when that is not `who` (each would give the
+        value unchanged).  Kept in `found` for the rest of the scan's life."""
+        guarded = self.card_guarded
+        out = tuple(e for e in found.get(name, ()) if name not in guarded[e[0]] or who == e[2])
+        found[(name, self.modifier_owner[name], "owner", who)] = out
+        return out
 
     def compile_block(self, name, spec):
         """A block compiled after load (a scenario's `run:` step), with the

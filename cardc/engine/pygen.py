@@ -838,15 +838,32 @@ class PyGen:
                     return f"{self.modifier_call(mod)}(st, {base}{values})"
                 # most of the time no card in force modifies this: then it is
                 # the value itself, known from one lookup at the top of the
-                # function (or op), which also finds the cards that do
-                # where the call fixes an argument some card compares with
-                # a word, the cards whose modifier is then not `value` itself
-                # (specialize.py): most of the time none
+                # function (or op), which also finds the cards that do.  Where
+                # the call fixes an argument some card compares with a word,
+                # the list is that word's: the cards whose modifier is then
+                # not `value` itself (specialize.py), most of the time none
                 fixed = self.game.modifier_keys.get(mod, ())
                 key = next(((mod, a, w) for a in declared if a in kwargs and kwargs[a][0] == "lit"
                             for fa, w in fixed
                             if fa == a and type(w) is type(kwargs[a][1]) and w == kwargs[a][1]), mod)
-                mods = self.memo.first(f"{self.memo.first('_mods_of(st)')}.get({key!r})")
+                every = self.memo.first('_mods_of(st)')
+                arg = self.game.modifier_owner.get(mod)
+                who = self.expr(kwargs[arg], scope) if key == mod and arg in kwargs else ""
+                if not re.fullmatch(r"_[ak]\d+", who):
+                    mods = self.memo.first(f"{every}.get({key!r})")
+                else:
+                    # some cards modify only for their own zone's owner: the
+                    # list for this player, without other seats' such cards
+                    # (Game.seat_modifiers, kept once made); a player that is
+                    # not an int reads the whole list.  The temporary is the
+                    # modifier's own, so the text is the same at each call
+                    # and the value is found once (at the top: the player
+                    # is a parameter, or read from the frame there)
+                    t = f"_ws{sorted(self.game.modifier_owner).index(mod)}"
+                    text = (f"({every}.get({mod!r}) if type({who}) is not int else {t} if ({t} := "
+                            f"{every}.get(({mod!r}, {arg!r}, 'owner', {who}), _U)) is not _U "
+                            f"else _game.seat_modifiers({every}, {mod!r}, {who}))")
+                    mods = self.memo.first(text)
                 return f"({base} if not {mods} else {self.modifier_call(mod, True)}(st, {mods}, {base}{values}))"
             with self.no_memo():
                 kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())

@@ -184,3 +184,24 @@ def safe(ir) -> bool:
     if op == "call" and ir[1] == "owner_of":
         return ir[2] == [["var", "this"]] and not ir[3]
     return False
+
+
+def owner_guard(ir, declared) -> str | None:
+    """The argument `a` when `ir` is `X if a == owner_of(this) … else value`
+    (the comparison alone, or first in an `and`): the card then modifies
+    only for its own zone's owner, and for any other value of `a` gives
+    `value` itself (the comparison cannot fail, and is false).  None for
+    any other shape."""
+    if not (isinstance(ir, list) and len(ir) == 4 and ir[0] == "if" and ir[3] == ["var", "value"]):
+        return None
+    test = ir[1]
+    if isinstance(test, list) and len(test) == 2 and test[0] == "and" and \
+            isinstance(test[1], list) and test[1]:
+        test = test[1][0]
+    if not (isinstance(test, list) and len(test) == 4 and test[0] == "cmp" and test[1] == "=="):
+        return None
+    owner = ["call", "owner_of", [["var", "this"]], {}]
+    for a, b in ((test[2], test[3]), (test[3], test[2])):
+        if b == owner and _is_var(a, set(declared)):
+            return a[1]
+    return None
