@@ -854,15 +854,16 @@ class PyGen:
                 else:
                     # some cards modify only for their own zone's owner: the
                     # list for this player, without other seats' such cards
-                    # (Game.seat_modifiers, kept once made); a player that is
-                    # not an int reads the whole list.  The temporary is the
+                    # (Game.seat_modifiers, kept once made); with none in
+                    # force, or a player that is not an int, the whole list.  The temporary is the
                     # modifier's own, so the text is the same at each call
                     # and the value is found once (at the top: the player
                     # is a parameter, or read from the frame there)
-                    t = f"_ws{sorted(self.game.modifier_owner).index(mod)}"
-                    text = (f"({every}.get({mod!r}) if type({who}) is not int else {t} if ({t} := "
-                            f"{every}.get(({mod!r}, {arg!r}, 'owner', {who}), _U)) is not _U "
-                            f"else _game.seat_modifiers({every}, {mod!r}, {who}))")
+                    i = sorted(self.game.modifier_owner).index(mod)
+                    t, u = f"_ws{i}", f"_wt{i}"
+                    text = (f"({t} if not ({t} := {every}.get({mod!r})) or type({who}) is not int "
+                            f"else {u} if ({u} := {every}.get(({mod!r}, {arg!r}, 'owner', {who}), _U)) "
+                            f"is not _U else _game.seat_modifiers({every}, {mod!r}, {who}))")
                     mods = self.memo.first(text)
                 return f"({base} if not {mods} else {self.modifier_call(mod, True)}(st, {mods}, {base}{values}))"
             with self.no_memo():
