@@ -298,7 +298,7 @@ class Game:
                                              self.fn_bodies, self.fn_params)
         # {modifier: argument}: the player argument some of its cards test
         # against their own zone's owner (`X if player == owner_of(this) else
-        # value`): the scan keeps a list per seat without other seats' such cards
+        # value`): a call site reads the list for its player (seat_modifiers)
         self.modifier_owner = {}
         for m, bodies in self.modifier_bodies.items():
             guards = [g for g in (specialize.owner_guard(ir, self.modifier_args.get(m, ()))
@@ -376,7 +376,8 @@ class Game:
         self.has_hooks = {e for e in self.events
                           if e in self.game_hooks or any(e in h for h in self.hooks_of)}
         self.has_modifiers = {m for mods in self.modifiers_of for m in mods}
-        # per card instance: None, or (its modifiers, its hooks' code) for scans
+        # per card instance: None, or (its modifiers, its hooks' code, its
+        # modifiers folded for each word) for scans
         self._active_slots = {}
         # each card's modifiers folded for the words call sites pass, and
         # which of them modify only for their owner (specialize.py)
