@@ -855,10 +855,11 @@ class PyGen:
                     # some cards modify only for their own zone's owner: the
                     # list for this player, without other seats' such cards
                     # (Game.seat_modifiers, kept once made); with none in
-                    # force, or a player that is not an int, the whole list.  The temporary is the
-                    # modifier's own, so the text is the same at each call
-                    # and the value is found once (at the top: the player
-                    # is a parameter, or read from the frame there)
+                    # force, or a player that is not an int, the whole list.
+                    # The temporaries are the modifier's own, so the text is
+                    # the same at each call and the value is found once (at
+                    # the top: the player is a parameter, or read from the
+                    # frame there)
                     i = sorted(self.game.modifier_owner).index(mod)
                     t, u = f"_ws{i}", f"_wt{i}"
                     text = (f"({t} if not ({t} := {every}.get({mod!r})) or type({who}) is not int "
