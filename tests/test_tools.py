@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -65,3 +67,19 @@ def test_the_digest_of_many_games_is_the_same_on_every_run(mini_game):
     first = digest(mini_game, randoms=3, greedies=1)
     assert first == digest(mini_game, randoms=3, greedies=1)
     assert first != digest(mini_game, randoms=4, greedies=1)
+
+
+def test_instructions_a_decision_are_the_difference_of_two_counted_runs(capsys):
+    """`tools/instructions.py BUNDLE --between A B` runs itself under valgrind
+    twice; what it reads from each run, and what it makes of the two."""
+    instructions = _tool("instructions")
+    out = ("==1== Events    : Ir\n==1== Collected : 2174067430\n==1==\n3152\n")
+    assert instructions.counted(out) == (2174067430, 3152)
+    assert instructions.per_decision((2_000, 10), (5_000, 40)) == 100
+    with pytest.raises(SystemExit):
+        instructions.counted("valgrind: command failed\n")
+    with pytest.raises(SystemExit):
+        instructions.per_decision((5_000, 40), (2_000, 10))
+    # without --between: the games are played and their decisions printed
+    assert instructions.main([str(REPO / "generated" / "unicorn.json"), "1"]) == 0
+    assert int(capsys.readouterr().out.strip()) > 0
