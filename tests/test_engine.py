@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cardc.engine import CorruptState, EngineFault, Game, IllegalAction, State
-from cardc.project import build_folder
+from cardc.project import build_folder, load_bundle
 
 
 def play_out(st, seed):
@@ -586,3 +586,21 @@ def test_a_procedure_whose_lines_need_a_frame_is_run_with_one(mini_game):
     depth = len(st.stack)
     run(st, {"p": 0})
     assert seen == [({"p": 0}, True)] and len(st.stack) == depth
+
+
+def test_connected_gives_the_cards_joined_to_the_start_in_the_order_given():
+    """`connected(cards, start)`: the cards of `cards` reached from `start`'s
+    cell through orthogonal neighbours holding one of them, in the order of
+    `cards`, the start first if it is not among them."""
+    from cardc.engine.builtins import IMPL
+    game = Game(load_bundle("ipo"))
+    st = game.new_state(2, seed=0)
+    cells = game.card_field["cell"]
+    tile = {cells[c]: c for c in range(len(cells)) if cells[c]}
+    connected = IMPL["connected"]
+    group = [tile[x] for x in ("C1", "A1", "B1", "B2", "E1", "B4")]   # E1 and B4 stand apart
+    assert connected(st, None, group, tile["A1"]) == [tile[x] for x in ("C1", "A1", "B1", "B2")]
+    assert connected(st, None, group, tile["D1"]) == [tile["D1"], tile["C1"], tile["A1"], tile["B1"],
+                                                      tile["B2"], tile["E1"]]
+    assert connected(st, None, group, tile["B4"]) == [tile["B4"]]
+    assert connected(st, None, group, None) == []

@@ -214,17 +214,15 @@ def cards_at_slot(st, slot, cell):
 def _connected(st, env, cards, start):
     """The cards of `cards` joined to `start` through orthogonal neighbours."""
     cells = st.game.card_field["cell"]
-    by_cell = {}
-    for c in cards:
-        by_cell.setdefault(cells[c], []).append(c)
+    occupied = set(map(cells.__getitem__, cards))      # the cells with a card of `cards`
     if start is None:
         return []
     seen_cells = {cells[start]}
     todo = [cells[start]]
+    near = st.game.grid_neighbors
     while todo:
-        here = todo.pop()
-        for nb in st.game.grid_neighbors.get(here, ()):
-            if nb in by_cell and nb not in seen_cells:
+        for nb in near.get(todo.pop(), ()):
+            if nb in occupied and nb not in seen_cells:
                 seen_cells.add(nb)
                 todo.append(nb)
     out = [c for c in cards if cells[c] in seen_cells]
