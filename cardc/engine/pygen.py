@@ -337,7 +337,7 @@ class PyGen:
             group = self._same_first_test(items, k)
             if group > 1:
                 # options side by side whose conditions start with the same
-                # test (`can_hire(p, c) and hype_price(p, c) == 0`, then `… > 0`):
+                # test (`can_buy(p, c) and extra_cost(p, c) == 0`, then `… > 0`):
                 # the test once, the rest of each condition inside it
                 first = self._conjuncts(items[k][2])[0]
                 out.append(f"{pad}if {self.expr(first, scope)}:")

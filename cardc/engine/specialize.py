@@ -2,12 +2,11 @@
 
 A modifier's cards often test one of its arguments against a word:
 
-    turn_budget: value + this.amount if player == owner_of(this) and resource == "interest" else value
+    income: value + this.amount if player == owner_of(this) and resource == "wood" else value
 
-and most call sites pass that argument as a word too (`need(p, cl,
-"sales", …)`, inlined).  At such a site the card's modifier is known to
-be `value` itself for every word but "interest": it need not be called at
-all.  So, once per game, each card's modifier is folded for every word its
+and most call sites pass that argument as a word too (`gain(p, "stone",
+…)`, inlined).  At such a site the card's modifier is known to be `value`
+itself for every word but "wood": it need not be called at all.  So, once per game, each card's modifier is folded for every word its
 modifier's cards compare an argument with (`keys`); the folded modifier is
 dropped where it is `value` itself, and compiled where it changed.  A call
 site with a word reads the list of cards in force for `(modifier,
@@ -55,7 +54,7 @@ def keys(modifier_bodies: dict, modifier_args: dict, code=None, fn_bodies=None,
 def passed(modifier: str, code, fn_bodies: dict, fn_params: dict) -> set:
     """(argument, word) for each word a `modified(modifier, …)` call passes
     for an argument: written there, or passed to a function whose parameter
-    the call passes on (`need(p, cl, "hype", …)`, `need` calling `modified(…,
+    the call passes on (`gain(p, "gold", …)`, `gain` calling `modified(…,
     resource=resource)`).  A word found here that no card compares with
     leaves every card's modifier `value` itself."""
     direct, through = set(), {}         # through: function -> {param index: argument}
