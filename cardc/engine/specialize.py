@@ -6,9 +6,11 @@ A modifier's cards often test one of its arguments against a word:
 
 and most call sites pass that argument as a word too (`gain(p, "stone",
 …)`, inlined).  At such a site the card's modifier is known to be `value`
-itself for every word but "wood": it need not be called at all.  So, once per game, each card's modifier is folded for every word its
-modifier's cards compare an argument with (`keys`); the folded modifier is
-dropped where it is `value` itself, and compiled where it changed.  A call
+itself for every word but "wood": it need not be called at all.  So, once
+per game, each card's modifier is folded for every word its modifier's
+cards compare an argument with, or a call passes for it (`keys`); the
+folded modifier is dropped where it is `value` itself, and compiled where
+it changed.  A call
 site with a word reads the list of cards in force for `(modifier,
 argument, word)`, which the scan of the cards in force builds beside the
 plain one (Game._scan_modifiers): most of the time it is empty, and the
@@ -57,28 +59,28 @@ def passed(modifier: str, code, fn_bodies: dict, fn_params: dict) -> set:
     the call passes on (`gain(p, "gold", …)`, `gain` calling `modified(…,
     resource=resource)`).  A word found here that no card compares with
     leaves every card's modifier `value` itself."""
-    direct, through = set(), {}         # through: function -> {param index: argument}
+    words, through = set(), {}          # through: function -> {param index: argument}
     for name, body in fn_bodies.items():
-        for kwargs in _modified_calls(body, modifier):
-            for a, v in kwargs.items():
-                if isinstance(v, list) and len(v) == 2 and v[0] == "var" and v[1] in fn_params.get(name, ()):
-                    through.setdefault(name, {})[fn_params[name].index(v[1])] = a
-    for ir in _walk(code):
-        if ir[0] == "call" and len(ir) == 4 and ir[1] == "modified" and isinstance(ir[3], dict) \
-                and ir[2] and ir[2][0] == ["lit", modifier]:
-            direct |= {(a, v[1]) for a, v in ir[3].items() if _is_word(v)}
-        elif ir[0] == "fn" and len(ir) == 3 and ir[1] in through and isinstance(ir[2], list):
-            for i, a in through[ir[1]].items():
-                if i < len(ir[2]) and _is_word(ir[2][i]):
-                    direct.add((a, ir[2][i][1]))
-    return direct
+        params = fn_params.get(name, ())
+        for node in _walk(body):
+            if _modifies(node, modifier):
+                for a, v in node[3].items():
+                    if _is_var(v, params):
+                        through.setdefault(name, {})[params.index(v[1])] = a
+    for node in _walk(code):
+        if _modifies(node, modifier):
+            words |= {(a, v[1]) for a, v in node[3].items() if _is_word(v)}
+        elif node[0] == "fn" and len(node) == 3 and node[1] in through and isinstance(node[2], list):
+            for i, a in through[node[1]].items():
+                if i < len(node[2]) and _is_word(node[2][i]):
+                    words.add((a, node[2][i][1]))
+    return words
 
 
-def _modified_calls(ir, modifier):
-    for node in _walk(ir):
-        if node[0] == "call" and len(node) == 4 and node[1] == "modified" and isinstance(node[3], dict) \
-                and node[2] and node[2][0] == ["lit", modifier]:
-            yield node[3]
+def _modifies(node, modifier) -> bool:
+    """`node` is a call `modified(modifier, …)` with its arguments by name."""
+    return (node[0] == "call" and len(node) == 4 and node[1] == "modified" and isinstance(node[3], dict)
+            and bool(node[2]) and node[2][0] == ["lit", modifier])
 
 
 def _walk(ir):
@@ -96,15 +98,12 @@ def _walk(ir):
 
 
 def _compared(ir, args, found):
-    if not isinstance(ir, list) or not ir:
-        return
-    if ir[0] == "cmp" and ir[1] in ("==", "!=") and len(ir) == 4:
-        for a, b in ((ir[2], ir[3]), (ir[3], ir[2])):
-            if _is_var(a, args) and _is_word(b):
-                found.add((a[1], b[1]))
-    for part in ir:
-        if isinstance(part, list):
-            _compared(part, args, found)
+    """Add to `found` each (argument, word) that `ir` compares with `==` or `!=`."""
+    for node in _walk(ir):
+        if node[0] == "cmp" and len(node) == 4 and node[1] in ("==", "!="):
+            for a, b in ((node[2], node[3]), (node[3], node[2])):
+                if _is_var(a, args) and _is_word(b):
+                    found.add((a[1], b[1]))
 
 
 def _is_var(ir, names) -> bool:
