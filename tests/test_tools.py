@@ -83,3 +83,28 @@ def test_instructions_a_decision_are_the_difference_of_two_counted_runs(capsys):
     # without --between: the games are played and their decisions printed
     assert instructions.main([str(REPO / "generated" / "unicorn.json"), "1"]) == 0
     assert int(capsys.readouterr().out.strip()) > 0
+
+
+def test_the_reference_engine_is_counted_the_same_way(tmp_path):
+    """`bytecodes.py pyminion N`: the anchors' BigMoney games, three played
+    first and not counted, then N counted, each decision as the anchors
+    count it; here a stand-in module with the anchors' entry point."""
+    (tmp_path / "anchors.py").write_text(
+        "def pyminion_bigmoney(seed):\n"
+        "    def play_one():\n"
+        "        total = 0\n"
+        "        for i in range(10):\n"
+        "            total += i\n"
+        "        return 5\n"
+        "    return play_one\n")
+    bytecodes = _tool("bytecodes")
+    decisions, counts = bytecodes.count_anchor(4, anchors=tmp_path)
+    assert decisions == 20 and sum(counts.values()) > 0
+    assert (decisions, counts) == bytecodes.count_anchor(4, anchors=tmp_path)
+    assert {function for _, function, _ in counts} == {"play_one", "<lambda>", "<genexpr>"}
+
+
+def test_without_the_reference_engine_the_count_says_what_to_run(tmp_path):
+    bytecodes = _tool("bytecodes")
+    with pytest.raises(SystemExit, match="run this file with the anchor's Python"):
+        bytecodes.count_anchor(1, anchors=tmp_path)

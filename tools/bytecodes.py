@@ -25,6 +25,16 @@ Random agents, 4 players; games 0-2 are played first and not counted
 (code compiled on first use), then games 3 .. 3+GAMES-1.  `--lines NAME`
 lists the lines of every generated function whose name starts with NAME,
 with their source.
+
+The reference engine is counted the same way, with its own Python (the
+anchor's virtualenv, which has no cardc dependencies: cardc is imported
+only for a bundle), so a game's count can be put beside it:
+
+    ~/.cache/anchor-venv/bin/python tools/bytecodes.py pyminion 5
+    ~/.cache/anchor-venv/bin/python tools/bytecodes.py pyminion 5 --sites
+
+(pyminion 0.4.0, four BigMoney bots, `../shared/bench/anchors/anchors.py`;
+a decision is one call of a bot's decider, as `cardc bench --anchor` counts.)
 """
 import argparse
 import collections
@@ -34,9 +44,16 @@ import random
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
-from cardc.engine import Game  # noqa: E402
+#: the word that names the reference engine instead of a bundle
+ANCHOR = "pyminion"
+
+
+def load(bundle_path: str):
+    from cardc.engine import Game      # here, so the anchor's Python can run this file
+    return Game(json.loads(Path(bundle_path).read_text(encoding="utf-8")))
 
 
 def play(game, seeds, players):
@@ -53,6 +70,30 @@ def play(game, seeds, players):
 def traced(game, games, players, key):
     """(decisions, Counter of key(frame) -> bytecodes run there): games 0-2
     played first, not counted (code compiled on first use), then the rest."""
+    return traced_play(lambda: play(game, range(3), players),
+                       lambda: play(game, range(3, 3 + games), players), key)
+
+
+def anchor_games(games, anchors=None):
+    """(warm-up, counted) for the reference engine: `traced_play`'s two
+    plays, three games and then `games` games of four BigMoney bots."""
+    import importlib.util
+    folder = Path(anchors) if anchors else REPO.parent / "shared" / "bench" / "anchors"
+    try:
+        spec = importlib.util.spec_from_file_location("anchors", folder / "anchors.py")
+        reference = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(reference)
+        one_game = reference.pyminion_bigmoney(0)
+    except (ImportError, OSError) as exc:
+        raise SystemExit(f"no reference engine to count ({exc}): run this file with the anchor's "
+                         f"Python (see {folder / 'README.md'})") from None
+    return (lambda: sum(one_game() for _ in range(3)),
+            lambda: sum(one_game() for _ in range(games)))
+
+
+def traced_play(warm, run, key):
+    """(decisions, Counter of key(frame) -> bytecodes run there) of `run()`,
+    which plays and returns its decisions, after `warm()`, not counted."""
     counts = collections.Counter()
 
     def tracer(frame, event, arg):
@@ -61,29 +102,38 @@ def traced(game, games, players, key):
             counts[key(frame)] += 1
         return tracer
 
-    play(game, range(3), players)
+    warm()
     # no collection while counting: a collection runs whatever Python hooks
     # are registered for it (a test library's), and they would be counted
     gc.collect()
     gc.disable()
     sys.settrace(tracer)
     try:
-        decisions = play(game, range(3, 3 + games), players)
+        decisions = run()
     finally:
         sys.settrace(None)
         gc.enable()
     return decisions, counts
 
 
-def count(game, games, players, sites=False):
-    """(decisions, Counter of (file, function, line) -> bytecodes); with
-    `sites`, by bytecode instead of by line: (file, function, its first
-    line, the bytecode's offset)."""
+def _key(sites):
     def key(frame):
         code = frame.f_code
         return ((code.co_filename, code.co_name, code.co_firstlineno, frame.f_lasti) if sites
                 else (code.co_filename, code.co_name, frame.f_lineno))
-    return traced(game, games, players, key)
+    return key
+
+
+def count(game, games, players, sites=False):
+    """(decisions, Counter of (file, function, line) -> bytecodes); with
+    `sites`, by bytecode instead of by line: (file, function, its first
+    line, the bytecode's offset)."""
+    return traced(game, games, players, _key(sites))
+
+
+def count_anchor(games, sites=False, anchors=None):
+    """`count` for the reference engine (`anchor_games`)."""
+    return traced_play(*anchor_games(games, anchors), _key(sites))
 
 
 SHARES = (0.5, 0.8, 0.9, 0.95, 0.99)
@@ -134,7 +184,7 @@ def footprint(counts) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("bundle")
+    ap.add_argument("bundle", help=f"a bundle's JSON file, or {ANCHOR!r} for the reference engine")
     ap.add_argument("games", type=int)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--lines", metavar="NAME", help="the lines of generated functions named NAME…")
@@ -144,39 +194,48 @@ def main(argv=None) -> int:
     ap.add_argument("--made", action="store_true",
                     help="which functions make objects (lists, dicts, functions, generators)")
     args = ap.parse_args(argv)
-    game = Game(json.loads(Path(args.bundle).read_text(encoding="utf-8")))
+    if args.bundle == ANCHOR:
+        if args.lines or args.made:
+            ap.error(f"{ANCHOR}: only the count and --sites")
+        decisions, counts = count_anchor(args.games, sites=args.sites)
+        return report(decisions, counts, args.top, sites=args.sites)
+    game = load(args.bundle)
     if args.made:
         decisions, counts = made(game, args.games, args.players)
         print(f"{decisions} decisions, {sum(counts.values()) / decisions:,.1f} objects made a decision")
         for (file, function, op), n in counts.most_common(args.top):
             print(f"{n / decisions:8.2f}  {op:20s} {function}  ({file})")
         return 0
-    if args.sites:
-        decisions, counts = count(game, args.games, args.players, sites=True)
-        shares = footprint(counts)
-        print(f"{decisions} decisions, {sum(counts.values()) / decisions:,.0f} bytecodes a decision, "
+    decisions, counts = count(game, args.games, args.players, sites=args.sites)
+    if args.sites or not args.lines:
+        return report(decisions, counts, args.top, sites=args.sites)
+    print(f"{decisions} decisions, {sum(counts.values()) / decisions:,.0f} bytecodes a decision")
+    sources = dict(game.pygen.sources)
+    rows = collections.Counter()
+    for (file, _, line), n in counts.items():
+        name = file[len("<cardc "):-1] if file.startswith("<cardc ") else None
+        if name and name.startswith(args.lines) and line:
+            rows[(name, line)] += n
+    for (name, line), n in rows.most_common(args.top):
+        text = sources[name].split("\n")[line - 1].strip()
+        print(f"{n / decisions:8.1f}  {name}:{line}  {text[:110]}")
+    return 0
+
+
+def report(decisions, counts, top, sites=False) -> int:
+    """Print the count: by function, or (`sites`) the footprint."""
+    total = sum(counts.values())
+    if sites:
+        print(f"{decisions} decisions, {total / decisions:,.0f} bytecodes a decision, "
               f"{len(counts):,} distinct bytecodes run")
-        for share, n in shares.items():
+        for share, n in footprint(counts).items():
             print(f"{share:4.0%} of the bytecodes run are {n:,} distinct ones")
         return 0
-    decisions, counts = count(game, args.games, args.players)
-    total = sum(counts.values())
     print(f"{decisions} decisions, {total / decisions:,.0f} bytecodes a decision")
-    if args.lines:
-        sources = dict(game.pygen.sources)
-        rows = collections.Counter()
-        for (file, _, line), n in counts.items():
-            name = file[len("<cardc "):-1] if file.startswith("<cardc ") else None
-            if name and name.startswith(args.lines) and line:
-                rows[(name, line)] += n
-        for (name, line), n in rows.most_common(args.top):
-            text = sources[name].split("\n")[line - 1].strip()
-            print(f"{n / decisions:8.1f}  {name}:{line}  {text[:110]}")
-        return 0
     by_function = collections.Counter()
     for (file, function, _), n in counts.items():
         by_function[(Path(file).name if not file.startswith("<") else file, function)] += n
-    for (file, function), n in by_function.most_common(args.top):
+    for (file, function), n in by_function.most_common(top):
         print(f"{n / decisions:8.1f}  {100 * n / total:5.1f}%  {function}  ({file})")
     return 0
 
