@@ -163,26 +163,14 @@ class Interpreter:
         """Advance the game's outer structure (setup, rounds, turns) to the
         next thing to run: stage after stage while none pushes a frame, ends
         the game or is a stage to hold at (the run loop would only call
-        this again at once); with `once`, one stage (scenarios set a clock)."""
+        this again at once); with `once`, one stage (scenarios set a clock).
+        The stages are tested in the order of how often they come (three
+        every turn, one a round, two a game), not the order they come in."""
         while True:
             self.version += 1
             g = self.game
             stage = self.stage
-            if stage == "init":
-                self.stage = "setup"
-                self._push_flow("flow:setup", 0)
-            elif stage == "setup":
-                self.first_player = self.turn_player
-                self.round = 1
-                self.touch("flow:first_player")
-                self.touch("flow:round")
-                self.stage = "round"
-                self._auto_trigger("game_start")
-            elif stage == "round":
-                self.stage = "turn"
-                self._push_flow("flow:round_start", self.first_player)
-                self._auto_trigger("round_start")
-            elif stage == "turn":
+            if stage == "turn":
                 if self.turn >= g.max_turns:
                     self.capped = True
                     self.terminal = True
@@ -209,10 +197,24 @@ class Interpreter:
                     self._auto_trigger("round_end")
                 else:
                     self.stage = "turn"
+            elif stage == "round":
+                self.stage = "turn"
+                self._push_flow("flow:round_start", self.first_player)
+                self._auto_trigger("round_start")
             elif stage == "round_over":
                 self.round += 1
                 self.touch("flow:round")
                 self.stage = "round"
+            elif stage == "setup":
+                self.first_player = self.turn_player
+                self.round = 1
+                self.touch("flow:first_player")
+                self.touch("flow:round")
+                self.stage = "round"
+                self._auto_trigger("game_start")
+            elif stage == "init":
+                self.stage = "setup"
+                self._push_flow("flow:setup", 0)
             elif stage == "ending":             # the game_end hooks have run
                 self.end_game(self.ending)
             else:
