@@ -24,8 +24,24 @@ def _sort_by(st, env, xs, fname, desc):
     return sorted(xs, key=lambda x: fn(st, {param: x}), reverse=bool(desc))
 
 
+_PLAIN = (int, str, bool, type(None))
+
+
 def _unique(st, env, xs):
-    """Each value once, in the order first met (a dict keeps insertion order)."""
+    """Each value once, in the order first met (a dict keeps insertion order).
+    A list of at most two plain values, the common case (the companies a
+    tile touches), is answered without the dict: a third of the time."""
+    if type(xs) is list and len(xs) < 3:
+        if not xs:
+            return []
+        a = xs[0]
+        if len(xs) == 1:
+            if type(a) in _PLAIN:
+                return [a]
+        else:
+            b = xs[1]
+            if type(a) in _PLAIN and type(b) in _PLAIN:
+                return [a] if a == b else [a, b]
     return list(dict.fromkeys(xs))
 
 
@@ -36,10 +52,17 @@ def _index_of(st, env, xs, x):
         return -1
 
 
+#: player count -> for each seat, the seats after it round the table
+_RIVALS: dict[int, list[list[int]]] = {}
+
+
 def _rivals(st, env, p):
     n = st.n
     if type(p) is int and 0 <= p < n:       # the seats after p, round the table
-        return list(range(p + 1, n)) + list(range(p))
+        table = _RIVALS.get(n)
+        if table is None:
+            table = _RIVALS[n] = [list(range(q + 1, n)) + list(range(q)) for q in range(n)]
+        return table[p][:]                  # a new list: the caller may keep it
     return [(p + k) % n for k in range(1, n)]
 
 
