@@ -179,6 +179,57 @@ def test_cards_holding_one_value_of_a_counter_follow_that_value_only():
     assert read(a) == [tiles[4]]
 
 
+def test_a_function_asking_only_whether_a_zone_is_empty_follows_that_only():
+    """ipo's `end_available` reads the tile pool only as `count(tile_pool)
+    == 0` (deps.emptiness_zone): a tile drawn from a pool that still holds
+    tiles leaves the value as it was; the draw that empties the pool, and the
+    first tile back in, make it stale.  Each answer is the plain body's."""
+    game = Game(load_bundle("ipo"))
+    assert "empty:tile_pool" in game.fn_deps["end_available"]
+    assert "z:tile_pool" not in game.fn_deps["end_available"]
+    end_available = game.cached_function("end_available")
+    plain = game.body_function("end_available")
+    slot = game.cache_slots["end_available"]
+    st = game.new_state(2, seed=0)
+    pool = game.slot(st, "tile_pool", None)
+    aside = game.slot(st, "dead_tiles", None)
+
+    def read():
+        st.version += 1         # as after any step: only what it reads can make it stale
+        value = end_available(st)
+        assert value == plain(st)
+        return value
+
+    assert read() is False
+    while len(st.zones[pool]) > 1:
+        st.move(st.zones[pool][0], aside)
+        assert st.cache[slot].get(0) is False, "a draw that leaves tiles keeps the value"
+        assert read() is False
+    st.move(st.zones[pool][0], aside, "bottom")
+    assert 0 not in st.cache[slot] and read() is True, "the pool ran dry: the end is available"
+    st.move(st.zones[aside][0], pool)
+    assert read() is False
+    st.move_zone(aside, pool)
+    assert read() is False and st.cache[slot][0] is False
+    st.move_zone(pool, aside)
+    assert read() is True, "a whole pile moved away empties the pool"
+
+
+@pytest.mark.parametrize("text, zone", [
+    ("count(tile_pool) == 0", "tile_pool"), ("count(tile_pool) > 0", "tile_pool"),
+    ("0 < count(tile_pool)", "tile_pool"), ("count(tile_pool) >= 1", "tile_pool"),
+    ("1 > count(tile_pool)", "tile_pool"), ("count(tile_pool) != 0", "tile_pool"),
+    ("count(tile_pool) > 1", None), ("count(tile_pool) == 2", None),
+    ("count(tile_pool) >= 0", None), ("count(tile_pool) < 0", None)])
+def test_which_comparisons_ask_only_whether_a_zone_is_empty(text, zone):
+    from cardc.engine.deps import emptiness_zone
+    count = ["call", "count", [["cards", ["zone", "tile_pool"]]], {}]
+    left, op, right = text.split(" ")
+    side = {"count(tile_pool)": count}
+    ir = ["cmp", op, side.get(left) or ["lit", int(left)], side.get(right) or ["lit", int(right)]]
+    assert emptiness_zone(ir) == zone
+
+
 def test_cards_of_one_value_in_every_players_zone_follow_that_value_only():
     """ipo's `claims_at(p, x)`, p's markers whose `claim` is x, depends on
     the markers on x, in anyone's claims: a claim on another space, or a

@@ -7,7 +7,8 @@ parameter i), "cells:<zone>|<cells>" (the cards of a shared zone on some
 cells only, worked out from the parameters: `cell_part`), "g:<counter>",
 "keyed:<zone>|<counter>|<value>" (the cards of a zone, every player's
 if it is a player zone, whose counter holds one value worked out from the
-parameters: `keyed_part`), "p:<counter>", "c:<counter>", "flow:<attribute>" (turn, round, turn_player,
+parameters: `keyed_part`), "empty:<zone>" (whether a shared zone holds any
+card: `emptiness_zone`), "p:<counter>", "c:<counter>", "flow:<attribute>" (turn, round, turn_player,
 first_player: each its own, so a function that reads whose turn it is stays
 valid when only the turn number moves on), "events" (reaction windows),
 "attachments" (which card is attached to which: `host`, `attachments`).  A
@@ -58,6 +59,11 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=fr
             who = ir[3][1]
             if who[0] == "pzone":               # whose zone: any expression, read as usual
                 expr_deps(who[2], fn_deps, mod_deps, out, params, covered, origins)
+            return
+    if op == "cmp":
+        zone = emptiness_zone(ir)
+        if zone is not None:
+            out.add(EMPTY + zone)
             return
     if op == "call" and ir[1] == "cards_at":
         part = cell_part(ir, params)
@@ -152,6 +158,34 @@ def player_part(zone: str, who, params) -> str:
     if isinstance(who, list) and len(who) == 2 and who[0] == "var" and who[1] in params:
         return f"z:{zone}@{params.index(who[1])}"
     return "z:" + zone
+
+
+#: whether a shared zone holds any card: "empty:<zone>" (`emptiness_zone`)
+EMPTY = "empty:"
+#: (comparison, number) that ask of a count only whether it is 0
+_EMPTY_TESTS = {("==", 0), ("!=", 0), (">", 0), ("<=", 0), (">=", 1), ("<", 1)}
+_MIRROR = {"==": "==", "!=": "!=", ">": "<", "<": ">", ">=": "<=", "<=": ">="}
+
+
+def emptiness_zone(ir):
+    """For a comparison that asks only whether a shared zone is empty
+    (`count(tile_pool) == 0`, `count(market_row) > 0`, `1 <= count(z)`),
+    that zone's name: such a read depends on the zone's emptiness, a part
+    of its own, so a card drawn from a pile that stays non-empty leaves the
+    value as it is (`Table.forget_slot`).  Else None."""
+    if len(ir) != 4:
+        return None
+    _, op, left, right = ir
+    for counted, number, test in ((left, right, op), (right, left, _MIRROR.get(op))):
+        if (isinstance(counted, list) and len(counted) == 4 and counted[:2] == ["call", "count"]
+                and not counted[3] and isinstance(counted[2], list) and len(counted[2]) == 1
+                and isinstance(counted[2][0], list) and len(counted[2][0]) == 2
+                and counted[2][0][0] == "cards" and isinstance(counted[2][0][1], list)
+                and len(counted[2][0][1]) == 2 and counted[2][0][1][0] == "zone"
+                and isinstance(number, list) and len(number) == 2 and number[0] == "lit"
+                and type(number[1]) is int and (test, number[1]) in _EMPTY_TESTS):
+            return counted[2][0][1][1]
+    return None
 
 
 #: the part of some cells of a zone: "cells:<zone>|<the cells, as JSON IR
@@ -332,10 +366,12 @@ def cell_origins(bodies: dict, params: dict) -> dict:
 
 
 def _whole(deps: set) -> set:
-    """`deps` without the one-player parts and cell parts whose whole zone
-    is there too, and the keyed parts whose whole zone and counter are."""
+    """`deps` without the one-player parts, cell parts and emptiness parts
+    whose whole zone is there too, and the keyed parts whose whole zone and
+    counter are."""
     return {d for d in deps
             if not ((d.startswith("z:") and "@" in d and d.split("@")[0] in deps)
+                    or (d.startswith(EMPTY) and "z:" + d[len(EMPTY):] in deps)
                     or (d.startswith(CELLS) and "z:" + d[len(CELLS):].split("|")[0] in deps)
                     or (d.startswith(KEYED) and {"z:" + d[len(KEYED):].split("|")[0],
                                                  "c:" + d[len(KEYED):].split("|")[1]} <= deps))}

@@ -11,7 +11,10 @@ module turns that around, once a game, into what each change forgets:
 - some cells of a shared zone (a part "cells:…"): the entries whose argument
   is a cell the change touches, or a card printed on one (`Stale.cells`);
 - the cards of a zone whose counter holds one value (a part "keyed:…"): the
-  entries whose argument is that value (`Stale.keyed`).
+  entries whose argument is that value (`Stale.keyed`);
+- whether a shared zone is empty (a part "empty:…"): every entry of the
+  caches that read it, only when a move empties the zone or puts the first
+  card in (`slot_table`, `Table.forget_slot`).
 
 Forgetting at the write, rather than summing versions at each read, makes a
 hit one dictionary lookup: a function is read far more often than what it
@@ -24,7 +27,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from cardc.engine.deps import CELLS, KEYED
+from cardc.engine.deps import CELLS, EMPTY, KEYED
 
 
 @dataclass(frozen=True)
@@ -111,23 +114,26 @@ class Stale:
     def slot_table(self, game, n) -> list:
         """For each zone slot of an `n`-player game: None, or what a change
         to its cards makes stale: (all of its caches, as a mask; the caches
-        to empty, as a mask; the caches keyed by the owner; the owner).  A
-        function of the owner whose cache is keyed by another argument has
-        its whole cache emptied.  A move reads it for the slot it leaves and
-        the one it enters."""
+        to empty, as a mask; the caches keyed by the owner; the owner; the
+        caches to empty only when the zone becomes empty or stops being
+        empty, as a mask).  A function of the owner whose cache is keyed by
+        another argument has its whole cache emptied.  A move reads it for
+        the slot it leaves and the one it enters."""
         out = []
         for slot in range(game.slot_count(n)):
             part = game.shared_parts[slot] if slot < game.n_shared else \
                 game.player_parts[(slot - game.n_shared) // n]
             caches = self.parts.get(part, 0)
-            watches, owner = (), None
+            watches, owner, empty = (), None, 0
             if slot >= game.n_shared:
                 watches = self.player_zones.get(part[2:], ())
                 owner = (slot - game.n_shared) % n
+            else:
+                empty = self.parts.get(EMPTY + part[2:], 0)
             by_key = tuple(w.cache for w in watches if w.by_key)
             caches |= mask(w.cache for w in watches if not w.by_key)
-            every = caches | mask(by_key)
-            out.append((every, caches, by_key, owner) if every else None)
+            every = caches | mask(by_key) | empty
+            out.append((every, caches, by_key, owner, empty) if every else None)
         return out
 
 

@@ -124,11 +124,15 @@ class Table:
                     cache = self.own_cache(s)
                 del cache[v]
 
-    def forget_slot(self, stale):
+    def forget_slot(self, stale, emptied=True):
         """The cards of a zone slot changed: `stale` is its entry of
         `slot_stale` (stale.Stale.slot_table), and one of its caches holds
-        entries (a move asks `filled` first: most find nothing to forget)."""
-        _, caches, by_key, owner = stale
+        entries (a move asks `filled` first: most find nothing to forget).
+        `emptied`: the zone is empty now, or was before the change (what
+        reads only whether it is empty is stale too)."""
+        _, caches, by_key, owner, empty = stale
+        if emptied:
+            caches |= empty
         if caches:
             self.forget(caches)
         cache = self.cache
@@ -239,10 +243,10 @@ class Table:
         here = self.loc[c]
         owned = self.zowned
         if here >= 0:
-            (self.zones[here] if owned is None else self.own_zone(here)).remove(c)
+            (left := self.zones[here] if owned is None else self.own_zone(here)).remove(c)
             stale = self.slot_stale[here]
             if stale is not None and self.filled & stale[0]:
-                self.forget_slot(stale)
+                self.forget_slot(stale, not left)
             if self.slot_active[here] and self.game.card_special[c] is not None:
                 pv["active"] = pv.get("active", 0) + 1
         else:
@@ -261,7 +265,7 @@ class Table:
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
         stale = self.slot_stale[slot]
         if stale is not None and self.filled & stale[0]:
-            self.forget_slot(stale)
+            self.forget_slot(stale, not dest)
         if self.slot_active[slot] and self.game.card_special[c] is not None:
             pv["active"] = pv.get("active", 0) + 1
         if place == "top":
@@ -376,10 +380,10 @@ class Table:
         self.zones[src] = []
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
         pv = self.pv
-        for s in (src, slot):
+        for s, emptied in ((src, True), (slot, not dest)):
             stale = self.slot_stale[s]
             if stale is not None and self.filled & stale[0]:
-                self.forget_slot(stale)
+                self.forget_slot(stale, emptied)
         if self.slot_active[src] or self.slot_active[slot]:
             special = game.card_special
             n = sum(1 for c in cards if special[c] is not None)
