@@ -357,7 +357,7 @@ class Table:
         cards = self.zones[src]
         if not cards:
             return
-        if src == slot or (self.under and any(c in self.under for c in cards)):
+        if src == slot or (self.under and not self.under.keys().isdisjoint(cards)):
             for c in list(cards):
                 self.move(c, slot, place)
             return
@@ -385,8 +385,10 @@ class Table:
             if stale is not None and self.filled & stale[0]:
                 self.forget_slot(stale, emptied)
         if self.slot_active[src] or self.slot_active[slot]:
-            special = game.card_special
-            n = sum(1 for c in cards if special[c] is not None)
+            special, n = game.card_special, 0
+            for c in cards:         # a loop, not sum() of a generator: half the time
+                if special[c] is not None:
+                    n += 1
             n *= self.slot_active[src] + self.slot_active[slot]
             if n:
                 pv["active"] = pv.get("active", 0) + n
