@@ -172,7 +172,7 @@ def emptiness_zone(ir):
     (`count(tile_pool) == 0`, `count(market_row) > 0`, `1 <= count(z)`),
     that zone's name: such a read depends on the zone's emptiness, a part
     of its own, so a card drawn from a pile that stays non-empty leaves the
-    value as it is (`Table.forget_slot`).  Else None."""
+    value as it is (`Table.move`).  Else None."""
     if len(ir) != 4:
         return None
     _, op, left, right = ir

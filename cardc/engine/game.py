@@ -144,8 +144,9 @@ class Game:
     def slot_tables(self, n):
         """([is each slot active], [each slot's card limit or None], [the
         (key, counter) each slot is read by, Game.keyed], [what a change to
-        each slot makes stale, stale.Stale.slot_table]) for `n` players, made
-        once."""
+        each slot makes stale, stale.Stale.slot_table], [what it makes stale
+        when the slot becomes empty or stops being empty,
+        stale.Stale.empty_table]) for `n` players, made once."""
         hit = self._slot_tables.get(n)
         if hit is None:
             active = self.shared_active + [a for a in self.player_active for _ in range(n)]
@@ -157,7 +158,8 @@ class Game:
                 by_zone.setdefault(zone, []).append((key, ctr))
             keyed = [tuple(by_zone.get(z["id"], ())) for z in self.shared] + \
                 [tuple(by_zone.get(z["id"], ())) for z in self.per_player for _ in range(n)]
-            hit = self._slot_tables[n] = (active, limits, keyed, self.stale.slot_table(self, n))
+            hit = self._slot_tables[n] = (active, limits, keyed, self.stale.slot_table(self, n),
+                                          self.stale.empty_table(self, n))
         return hit
 
     def start_layout(self, n):

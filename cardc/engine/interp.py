@@ -155,6 +155,8 @@ class Interpreter:
             stale = self.slot_stale[slot]
             if stale is not None and self.filled & stale[0]:
                 self.forget_slot(stale)
+            if self.slot_empty[slot]:       # it may have become empty, or stopped being
+                self.forget(self.slot_empty[slot])
             if self.slot_active[slot]:      # one version for every zone whose cards are in force
                 pv = self.pv
                 pv["active"] = pv.get("active", 0) + 1

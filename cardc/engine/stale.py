@@ -14,7 +14,7 @@ module turns that around, once a game, into what each change forgets:
   entries whose argument is that value (`Stale.keyed`);
 - whether a shared zone is empty (a part "empty:…"): every entry of the
   caches that read it, only when a move empties the zone or puts the first
-  card in (`slot_table`, `Table.forget_slot`).
+  card in (`empty_table`, `Table.move`).
 
 Forgetting at the write, rather than summing versions at each read, makes a
 hit one dictionary lookup: a function is read far more often than what it
@@ -114,27 +114,32 @@ class Stale:
     def slot_table(self, game, n) -> list:
         """For each zone slot of an `n`-player game: None, or what a change
         to its cards makes stale: (all of its caches, as a mask; the caches
-        to empty, as a mask; the caches keyed by the owner; the owner; the
-        caches to empty only when the zone becomes empty or stops being
-        empty, as a mask).  A function of the owner whose cache is keyed by
-        another argument has its whole cache emptied.  A move reads it for
-        the slot it leaves and the one it enters."""
+        to empty, as a mask; the caches keyed by the owner; the owner).  A
+        function of the owner whose cache is keyed by another argument has
+        its whole cache emptied.  A move reads it for the slot it leaves and
+        the one it enters."""
         out = []
         for slot in range(game.slot_count(n)):
             part = game.shared_parts[slot] if slot < game.n_shared else \
                 game.player_parts[(slot - game.n_shared) // n]
             caches = self.parts.get(part, 0)
-            watches, owner, empty = (), None, 0
+            watches, owner = (), None
             if slot >= game.n_shared:
                 watches = self.player_zones.get(part[2:], ())
                 owner = (slot - game.n_shared) % n
-            else:
-                empty = self.parts.get(EMPTY + part[2:], 0)
             by_key = tuple(w.cache for w in watches if w.by_key)
             caches |= mask(w.cache for w in watches if not w.by_key)
-            every = caches | mask(by_key) | empty
-            out.append((every, caches, by_key, owner, empty) if every else None)
+            every = caches | mask(by_key)
+            out.append((every, caches, by_key, owner) if every else None)
         return out
+
+    def empty_table(self, game, n) -> list:
+        """For each zone slot of an `n`-player game, the caches (a mask, 0
+        for none) of the functions that read only whether it is empty: a
+        move forgets them when it empties the zone or puts the first card
+        in, and any other change to the zone forgets them too."""
+        return [self.parts.get(EMPTY + game.shared_parts[slot][2:], 0) if slot < game.n_shared else 0
+                for slot in range(game.slot_count(n))]
 
 
 def mask(caches) -> int:

@@ -37,7 +37,7 @@ class State(Interpreter, Asking, Table):
                  "rng", "seed", "stack", "pending", "events", "turn", "round", "turn_player",
                  "first_player", "stage", "phase", "ending", "terminal", "winners", "capped",
                  "decisions", "log", "history", "track", "lookahead", "version", "pv", "cache",
-                 "cown", "filled", "slot_stale", "cellw", "zindex", "zi_own", "mods", "hold_at", "me_ref")
+                 "cown", "filled", "slot_stale", "slot_empty", "cellw", "zindex", "zi_own", "mods", "hold_at", "me_ref")
 
     # ------------------------------------------------------------ creation
     def __init__(self, game, n):
@@ -47,8 +47,10 @@ class State(Interpreter, Asking, Table):
         self.hold_at = None                   # a stage to stop at (scenarios: Interpreter.hold_at)
         self.me_ref = None                    # a weak reference to this state (asking.Decision)
         # per zone slot: whether its cards are in force, its limit, the counters
-        # it is read by, and what a change to it makes stale (Game.slot_tables)
-        self.slot_active, self.slot_limit, self.slot_keyed, self.slot_stale = game.slot_tables(n)
+        # it is read by, what a change to it makes stale, and what its becoming
+        # empty or not does (Game.slot_tables)
+        self.slot_active, self.slot_limit, self.slot_keyed, self.slot_stale, self.slot_empty = \
+            game.slot_tables(n)
         self.cellw = game.stale.cells        # the shared zones some function reads by cell
 
     @classmethod

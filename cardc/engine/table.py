@@ -124,15 +124,11 @@ class Table:
                     cache = self.own_cache(s)
                 del cache[v]
 
-    def forget_slot(self, stale, emptied=True):
+    def forget_slot(self, stale):
         """The cards of a zone slot changed: `stale` is its entry of
         `slot_stale` (stale.Stale.slot_table), and one of its caches holds
-        entries (a move asks `filled` first: most find nothing to forget).
-        `emptied`: the zone is empty now, or was before the change (what
-        reads only whether it is empty is stale too)."""
-        _, caches, by_key, owner, empty = stale
-        if emptied:
-            caches |= empty
+        entries (a move asks `filled` first: most find nothing to forget)."""
+        _, caches, by_key, owner = stale
         if caches:
             self.forget(caches)
         cache = self.cache
@@ -246,7 +242,9 @@ class Table:
             (left := self.zones[here] if owned is None else self.own_zone(here)).remove(c)
             stale = self.slot_stale[here]
             if stale is not None and self.filled & stale[0]:
-                self.forget_slot(stale, not left)
+                self.forget_slot(stale)
+            if not left and self.slot_empty[here]:      # the last card left (deps.emptiness_zone)
+                self.forget(self.slot_empty[here])
             if self.slot_active[here] and self.game.card_special[c] is not None:
                 pv["active"] = pv.get("active", 0) + 1
         else:
@@ -265,7 +263,9 @@ class Table:
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
         stale = self.slot_stale[slot]
         if stale is not None and self.filled & stale[0]:
-            self.forget_slot(stale, not dest)
+            self.forget_slot(stale)
+        if not dest and self.slot_empty[slot]:          # the first card comes in
+            self.forget(self.slot_empty[slot])
         if self.slot_active[slot] and self.game.card_special[c] is not None:
             pv["active"] = pv.get("active", 0) + 1
         if place == "top":
@@ -380,10 +380,13 @@ class Table:
         self.zones[src] = []
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
         pv = self.pv
-        for s, emptied in ((src, True), (slot, not dest)):
+        for s in (src, slot):
             stale = self.slot_stale[s]
             if stale is not None and self.filled & stale[0]:
-                self.forget_slot(stale, emptied)
+                self.forget_slot(stale)
+        empty = self.slot_empty
+        if empty[src] or (not dest and empty[slot]):    # the zone left empty, or filled from empty
+            self.forget(empty[src] | (0 if dest else empty[slot]))
         if self.slot_active[src] or self.slot_active[slot]:
             special, n = game.card_special, 0
             for c in cards:         # a loop, not sum() of a generator: half the time
