@@ -177,14 +177,24 @@ def emptiness_zone(ir):
         return None
     _, op, left, right = ir
     for counted, number, test in ((left, right, op), (right, left, _MIRROR.get(op))):
-        if (isinstance(counted, list) and len(counted) == 4 and counted[:2] == ["call", "count"]
-                and not counted[3] and isinstance(counted[2], list) and len(counted[2]) == 1
-                and isinstance(counted[2][0], list) and len(counted[2][0]) == 2
-                and counted[2][0][0] == "cards" and isinstance(counted[2][0][1], list)
-                and len(counted[2][0][1]) == 2 and counted[2][0][1][0] == "zone"
-                and isinstance(number, list) and len(number) == 2 and number[0] == "lit"
-                and type(number[1]) is int and (test, number[1]) in _EMPTY_TESTS):
-            return counted[2][0][1][1]
+        zone = _counted_zone(counted)
+        if (zone is not None and isinstance(number, list) and len(number) == 2
+                and number[0] == "lit" and type(number[1]) is int
+                and (test, number[1]) in _EMPTY_TESTS):
+            return zone
+    return None
+
+
+def _counted_zone(ir):
+    """The shared zone of `count(<zone>)` (["call", "count", [["cards",
+    ["zone", name]]], {}]), else None."""
+    if not (isinstance(ir, list) and len(ir) == 4 and ir[:2] == ["call", "count"] and not ir[3]
+            and isinstance(ir[2], list) and len(ir[2]) == 1):
+        return None
+    cards = ir[2][0]
+    if isinstance(cards, list) and len(cards) == 2 and cards[0] == "cards" and \
+            isinstance(cards[1], list) and len(cards[1]) == 2 and cards[1][0] == "zone":
+        return cards[1][1]
     return None
 
 
