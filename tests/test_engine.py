@@ -572,7 +572,7 @@ def test_a_procedure_whose_lines_need_a_frame_is_run_with_one(mini_game):
     seen = []
 
     class Block:
-        label, file = "procedure `x`", "rules.yaml"
+        label, file, params = "procedure `x`", "rules.yaml", ["p"]
 
         def run(self, st, fr):
             seen.append((fr.env, st.stack[-1] is fr))
@@ -584,8 +584,33 @@ def test_a_procedure_whose_lines_need_a_frame_is_run_with_one(mini_game):
     run = BlockGen(mini_game, mini_game.pygen)._frameless(block, lines)
     st = mini_game.new_state(2, seed=0)
     depth = len(st.stack)
-    run(st, {"p": 0})
-    assert seen == [({"p": 0}, True)] and len(st.stack) == depth
+    run(st, 0, 1)              # its parameter, then the caller's `me`
+    assert seen == [({"p": 0, "me": 1}, True)] and len(st.stack) == depth
+
+
+def test_a_procedure_that_cannot_stop_keeps_its_locals_in_python_locals():
+    """`localized`: in the frameless form, `env['x']` (read, written, added
+    to, deleted) and `env.get('x')` become Python locals, line for line; a
+    string that only looks like one is left alone.  Where `env` is used any
+    other way, or a name is read that is neither a parameter nor written in
+    the block, it gives None and the dict form stays."""
+    from cardc.engine.blocks import localized
+    body = ["    _k0 = env['p']",
+            "    env['$1'] = [env.get('me'), 0]",
+            "    env['$1'] += 1",
+            "    st.log.append('env[\\'p\\'] is ' + str(env['u']))",
+            "    env['u'] = 3",
+            "    del env['$1']"]
+    out = localized(body, ["p", "me"])
+    assert out == ["    _k0 = _lv_p",
+                   "    _lt_1 = [_lv_me, 0]",
+                   "    _lt_1 += 1",
+                   "    st.log.append('env[\\'p\\'] is ' + str(_lv_u))",
+                   "    _lv_u = 3",
+                   "    del _lt_1"]
+    assert localized(["    f(st, env)"], ["p"]) is None
+    assert localized(["    _k0 = env['q']"], ["p"]) is None
+    assert localized(["    _k0 = env[name]"], ["p"]) is None
 
 
 def test_connected_gives_the_cards_joined_to_the_start_in_the_order_given():

@@ -78,18 +78,87 @@ SET_KINDS = {"gctr": "g:", "gattr": "flow:", "pctr": "p:", "cctr": "c:", "cpp": 
 SETTABLE_GATTRS = {"turn_player", "first_player"}
 
 
-def _framed(code):
+def _framed(code, names):
     """The frameless form of a procedure whose lines still need their frame
     (BlockGen._frameless): its frame pushed and run as for any call (the
     depth limit, a fault's place); the caller took the call's step."""
-    def run(st, env):
+    def run(st, *args):
         if len(st.stack) >= st.game.limits.depth:
             raise EngineFault(st.game.over_depth)
         fr = _new(Frame)
-        fr.code, fr.pc, fr.env = code, 0, env
+        fr.code, fr.pc, fr.env = code, 0, dict(zip(names, args))
         st.stack.append(fr)
         code.run(st, fr)
     return run
+
+
+def frameless_params(code) -> list:
+    """The arguments of a procedure's frameless form, in order: its own
+    parameters, then `me` (the caller's `me`) unless it is one of them."""
+    return list(code.params) + ([] if "me" in code.params else ["me"])
+
+
+def _local_name(var: str) -> str:
+    """The Python local standing for the block local `var`: a content name
+    as `_lv_<name>`, a compiler temporary (`$1`, a loop's state) as
+    `_lt_<digits>`; neither prefix is used by any other generated name."""
+    if var.isidentifier():
+        return "_lv_" + var
+    if var[:1] == "$" and var[1:].isdigit():
+        return "_lt_" + var[1:]
+    return "_lt_" + "".join(ch if ch.isalnum() else f"x{ord(ch):x}" for ch in var)
+
+
+def _env_free(code_obj) -> bool:
+    """No name `env` is read in this code object or one nested in it."""
+    if "env" in code_obj.co_names or "env" in code_obj.co_varnames \
+            or "env" in code_obj.co_freevars or "env" in code_obj.co_cellvars:
+        return False
+    return all(_env_free(c) for c in code_obj.co_consts if hasattr(c, "co_names"))
+
+
+def localized(lines: list, params: list) -> list | None:
+    """The body of a frameless procedure with its locals in Python locals
+    instead of the frame's dict (`env['x']` read and written as `_lv_x`):
+    it can never stop, so nothing outside it ever reads them.  Line for line
+    the same (a fault is placed by its line).  None when a line uses `env`
+    other than as `env[<text>]` or `env.get(<text>)`, or reads a name that is
+    neither a parameter nor written in the body: the dict form stays."""
+    import io
+    import tokenize
+    edits, read, written = [], set(), set()
+    try:
+        toks = [t for t in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline)
+                if t.type not in (tokenize.NL, tokenize.COMMENT)]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for k, t in enumerate(toks):
+        if t.type != tokenize.NAME or t.string != "env":
+            continue
+        seq = [x.string for x in toks[k + 1:k + 6]]
+        if seq[:1] == ["["] and len(seq) >= 3 and toks[k + 2].type == tokenize.STRING and seq[2] == "]":
+            end, key = toks[k + 3].end, toks[k + 2].string
+            after = toks[k + 4].string if k + 4 < len(toks) else ""
+            is_store = after in ("=", "+=", "-=") or (k > 0 and toks[k - 1].string == "del")
+        elif seq[:4] == [".", "get", "(", seq[3]] and len(seq) == 5 and seq[4] == ")" \
+                and toks[k + 4].type == tokenize.STRING:
+            end, key, is_store = toks[k + 5].end, toks[k + 4].string, False
+        else:
+            return None
+        if not (len(key) >= 3 and key[0] == key[-1] == "'" and "\\" not in key):
+            return None
+        var = key[1:-1]
+        (written if is_store else read).add(var)
+        if t.start[0] != end[0]:
+            return None
+        edits.append((t.start[0] - 1, t.start[1], end[1], _local_name(var)))
+    if read - written - set(params):
+        return None
+    out = list(lines)
+    for row, a, b, name in reversed(edits):
+        out[row] = out[row][:a] + name + out[row][b:]
+    return out
+
 
 
 @dataclass
@@ -273,24 +342,41 @@ class BlockGen:
             code.frameless = self._frameless(code, lines)
 
     def _frameless(self, code, lines):
-        """A procedure that can never stop, as `f(st, env)`: a call runs it
-        with no frame pushed, none taken off, no `pc` read (it starts at 0
-        and nothing resumes it), where a frame and its upkeep were a third of
-        what such a call cost.  The same lines as `run`, line for line, so
-        `line_op` places a fault in it; `Interpreter._fault` finds it in the
-        traceback (`Game.frameless`).  Its calls of other such procedures
-        are frameless too; it makes no other call (`plan`), so its nesting is
+        """A procedure that can never stop, as `f(st, *args)` (its
+        parameters and `me`, `frameless_params`): a call runs it with no
+        frame pushed, none taken off, no `pc` read (it starts at 0 and
+        nothing resumes it), where a frame and its upkeep were a third of
+        what such a call cost.  Nothing can read its locals from outside
+        while it runs, so they are Python locals, not a dict (`localized`).
+        The same lines as `run`, line for line, so `line_op` places a fault
+        in it; `Interpreter._fault` finds it in the traceback
+        (`Game.frameless`).  Its calls of other such procedures are
+        frameless too; it makes no other call (`plan`), so its nesting is
         bounded by the content's own procedures.  Where a line would still
         need the frame: a function that pushes one (`_framed`)."""
-        name = self.px.fresh("_dir")
+        names = frameless_params(code)
         if lines[2:4] != ["    env = fr.env", "    pc = fr.pc"] or \
                 any("fr." in x or "fr)" in x for x in lines[4:]):
-            return _framed(code)
-        out = [f"def {name}(st, env):", lines[1] + ", run without a frame: it cannot stop",
-               "    fr = None", "    pc = 0"]
-        for x in lines[4:]:
-            out.append(x[:len(x) - len(x.lstrip())] + "pass" if x.strip() == "st.stack.pop()" else x)
-        fn = self.px.exec_source(name, "\n".join(out) + "\n")
+            return _framed(code, names)
+        body = [x[:len(x) - len(x.lstrip())] + "pass" if x.strip() == "st.stack.pop()" else x
+                for x in lines[4:]]
+        name = self.px.fresh("_dir")
+        comment = lines[1] + ", run without a frame: it cannot stop"
+        local = localized(body, names)
+        if local is not None:
+            head = f"def {name}(st{''.join(', ' + _local_name(n) for n in names)}):"
+            fn = self.px.exec_source(name, "\n".join([head, comment, "    fr = None", "    pc = 0",
+                                                      *local]) + "\n")
+            if not _env_free(fn.__code__):
+                local = None
+        if local is None:
+            inner = self.px.exec_source(name, "\n".join([f"def {name}(st, env):", comment,
+                                                         "    fr = None", "    pc = 0", *body]) + "\n")
+            self.game.frameless[inner.__code__] = code
+
+            def fn(st, *args):
+                return inner(st, dict(zip(names, args)))
+            return fn
         self.game.frameless[fn.__code__] = code
         return fn
 
@@ -728,15 +814,20 @@ class BlockGen:
         if callee is None:
             raise BadBundle(f"{self.where}[{i}][1]: unknown procedure {str(o[1])[:40]!r}")
         k = self.px.bind(callee, "_K")
+        if key in self.direct:
+            # it cannot stop: it runs now, to its end, without a frame, its
+            # arguments passed as Python's (_frameless), for one step of the
+            # budget like any call
+            if len(o[2]) != len(callee.params):
+                raise BadBundle(f"{self.where}[{i}][2]: `{o[1]}` takes {len(callee.params)} "
+                                f"arguments, not {len(o[2])}")
+            args = [self.x(a) for a in o[2]] + ([] if "me" in callee.params else ["env.get('me')"])
+            return ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)",
+                    f"{k}.frameless(st{''.join(', ' + a for a in args)})"], False
         items = [f"{p!r}: {self.x(a)}" for p, a in zip(callee.params, o[2])]
         if "me" not in callee.params[:len(o[2])]:
             items.append("'me': env.get('me')")
         lines = [f"_e = {{{', '.join(items)}}}"]
-        if key in self.direct:
-            # it cannot stop: it runs now, to its end, without a frame
-            # (_frameless), for one step of the budget like any call
-            return lines + ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)",
-                            f"{k}.frameless(st, _e)"], False
         # a block returns True only where it has run to its end and taken its
         # own frame off (a `return`, or its last op): nothing else ran above
         # it, so this frame is on top again.  Else `_back` runs what it pushed

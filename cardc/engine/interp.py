@@ -81,7 +81,8 @@ class Interpreter:
                 raise
             raise self._fault("functions call each other too deeply (a function that needs its "
                               "own value?)", fr, exc.__traceback__) from None
-        except (TypeError, KeyError, IndexError, ValueError, AttributeError, ZeroDivisionError) as exc:
+        except (TypeError, KeyError, NameError, IndexError, ValueError, AttributeError,
+                ZeroDivisionError) as exc:
             if fr is None:
                 raise
             raise self._fault(f"{type(exc).__name__}: {exc}", fr, exc.__traceback__) from exc
