@@ -564,6 +564,68 @@ def test_a_fault_in_a_procedure_that_cannot_stop_names_its_own_statement(game_co
     assert "`move` of none" in str(err.value)
 
 
+@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
+def test_procedures_started_without_a_frame_leave_the_state_framed_calls_leave(name, monkeypatch):
+    """A procedure that may stop but cannot reach itself is started without
+    a frame and makes one only where it stops (blocks.py, BlockGen._start);
+    its callers started the same way put theirs beneath it.  After every
+    decision of random games of each shipped game, the saved state (the
+    stack of frames, their places and locals, the pending decision) is the
+    one that calls with a frame each would give."""
+    from cardc.engine.blocks import BlockGen
+    bundle = load_bundle(name)
+    started = Game(bundle)
+    plan = BlockGen.plan
+
+    def framed_only(self, specs, codes):
+        out = plan(self, specs, codes)
+        self.started = frozenset()
+        return out
+    monkeypatch.setattr(BlockGen, "plan", framed_only)
+    framed = Game(bundle)
+    monkeypatch.undo()
+    assert started.started_procs and not framed.started_procs
+    deep = 0
+    for seed in range(3):
+        a, b = started.new_state(4, seed=seed), framed.new_state(4, seed=seed)
+        rnd = random.Random(seed)
+        while not a.is_terminal():
+            assert a.to_json() == b.to_json()
+            deep = max(deep, sum(f.code.name in started.started_procs for f in a.stack))
+            action = rnd.randrange(len(a.legal_actions()))
+            a.apply(action)
+            b.apply(action)
+        assert b.is_terminal() and a.to_json() == b.to_json()
+    assert deep >= 1        # some decision was asked inside a procedure started so
+
+
+def test_a_fault_in_a_procedure_started_without_a_frame_names_its_statement(game_copy):
+    """A fault in a procedure started without a frame (BlockGen._start)
+    names its own statement; one in a framed procedure it called, after it
+    made its frame, names that procedure's statement, not the call."""
+    procs = ("procs:\n"
+             "  countdown:\n    params: {n: int}\n    do: |\n"
+             "      if n > 0:\n        countdown(n - 1)\n      else:\n"
+             "        move top(discard) to draw\n"
+             "  opening:\n    params: {p: player}\n    do: |\n"
+             "      countdown(2)\n"
+             "      let c = choose c in p.hand by p prompt \"Keep which?\"\n"
+             "  risky:\n    params: {p: player}\n    do: |\n"
+             "      move top(discard) to draw\n"
+             "      let c = choose c in p.hand by p prompt \"Keep which?\"\n")
+    for call, where, proc in (("opening(me)", "rules.yaml:14:9", "countdown"),
+                              ("risky(me)", "rules.yaml:23:7", "risky")):
+        folder = game_copy(edits={"rules.yaml": [("procs:\n", procs)],
+                                  "game.yaml": [("    draw(me, 1)\n", f"    {call}\n    draw(me, 1)\n")]})
+        game = Game(build_folder(folder).bundle)
+        assert {"proc:opening", "proc:risky"} <= game.started_procs
+        assert "proc:countdown" not in game.started_procs       # it can reach itself
+        with pytest.raises(EngineFault) as err:
+            play_out(game.new_state(2, seed=0), 0)
+        assert f"{where} in procedure `{proc}`" in str(err.value), str(err.value)
+        assert "`move` of none" in str(err.value)
+
+
 def test_a_procedure_whose_lines_need_a_frame_is_run_with_one(mini_game):
     """The frameless form falls back to pushing a frame where a line of the
     block reads it (none does today: `plan` admits no op that stops); the

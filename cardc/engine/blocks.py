@@ -27,6 +27,13 @@ would write it: a loop whose body cannot stop is a Python `for`, an `if`
 among straight code a Python `if` (`_straight_loop`, `_region`), and a jump
 to a jump goes straight on to where the last one goes (`_goto`).
 
+A frame is made only where it is needed.  A procedure that can never stop
+runs as a plain function of its arguments, its locals Python's
+(`_frameless`); one that may stop but cannot reach itself is started
+without a frame, by a second function written from the same ops, and makes
+its frame at its first stop (`_start`).  The stack at any decision is the
+one framed calls would have made.
+
 Faults are located without bookkeeping at run time: the generated source
 records which op each of its lines came from (as Jinja2 records template
 lines), and the engine reads the line of the failing frame from the
@@ -90,6 +97,37 @@ def _framed(code, names):
         st.stack.append(fr)
         code.run(st, fr)
     return run
+
+
+def _reaches(calls, start, goal) -> bool:
+    """Can procedure `start` call `goal`, through any number of calls?"""
+    seen, todo = set(), list(calls.get(start, ()))
+    while todo:
+        k = todo.pop()
+        if k == goal:
+            return True
+        if k not in seen:
+            seen.add(k)
+            todo.extend(calls.get(k, ()))
+    return False
+
+
+@dataclass
+class Located:
+    """The lines of a block's start without a frame (BlockGen._start), op
+    by op, for `Interpreter._fault`: its own lines, the block's places."""
+    code: Code
+    line_op: list
+
+    @property
+    def label(self):
+        return self.code.label
+
+    def where(self, pc):
+        return self.code.where(pc)
+
+    def op_at(self, lineno):
+        return self.line_op[lineno - 1] if 0 < lineno <= len(self.line_op) else None
 
 
 def frameless_params(code) -> list:
@@ -176,7 +214,8 @@ class Code:
     n_ops: int = 0
     cards: dict = field(default_factory=dict)   # locals holding cards (see determinized)
     direct: bool = False             # it can never stop: it runs where it is started (BlockGen.plan)
-    frameless: object = None         # a procedure that can never stop, as f(st, env) (_frameless)
+    frameless: object = None         # a procedure that can never stop, as f(st, *args) (_frameless)
+    start: object = None             # one that may stop, started without a frame: f(st, env) (_start)
 
     def where(self, pc: int) -> str:
         if 0 <= pc < len(self.src):
@@ -198,6 +237,9 @@ class BlockGen:
         self.px = pygen
         # procedures that can never stop (see `plan`): a call runs them at once
         self.direct = getattr(game, "direct_procs", frozenset())
+        # procedures started without a frame (see `plan`, `_start`)
+        self.started = getattr(game, "started_procs", frozenset())
+        self.fast = False           # writing a procedure's frameless start (_start)
         self._sources = None        # (ops, where each op is jumped to from), see _entered
 
     def plan(self, specs, codes) -> frozenset:
@@ -217,6 +259,11 @@ class BlockGen:
                     direct.add(key)
                     grew = True
         self.direct = frozenset(direct)
+        # every other procedure that cannot reach itself is started without
+        # a frame, and makes one only where it stops (_start)
+        calls = {k: {"proc:" + str(o[1]) for o in ops if isinstance(o, list) and o[:1] == ["call"]}
+                 for k, ops in ops_of.items()}
+        self.started = frozenset(k for k in ops_of if k not in direct and not _reaches(calls, k, k))
         # a card's effect or a hook that cannot stop runs at once as well,
         # where `resolve` or `trigger` starts it (see _resolve, _trigger)
         for key, (spec, _) in specs.items():
@@ -256,7 +303,20 @@ class BlockGen:
                     and o[1] < len(code.src):
                 code.src[i] = list(code.src[o[1]])
         leaders = self._leaders(ops)
-        fname = self.px.fresh("_blk")
+        lines, line_op = self._write(code, ops, leaders)
+        source = "\n".join(lines) + "\n"
+        code.run = self.px.exec_source(lines[0][4:lines[0].index("(")], source)
+        code.line_op = line_op
+        code.source = source
+        if code.name in self.direct:
+            code.frameless = self._frameless(code, lines)
+        elif code.name in self.started:
+            code.start = self._start(code, ops, leaders)
+
+    def _write(self, code, ops, leaders):
+        """(lines, the op of each line) of the block's function: `run(st,
+        fr)`, or with `self.fast` its start without a frame (`_start`)."""
+        fname = self.px.fresh("_fst" if self.fast else "_blk")
         lines, line_op = [], []
 
         pad = ""                # the cases of a group are one level deeper (below)
@@ -265,10 +325,16 @@ class BlockGen:
             lines.append(pad + text if text.startswith("        ") else text)
             line_op.append(op)
 
-        emit(f"def {fname}(st, fr):")
-        emit(f"    # {code.label}  ({code.file})")
-        emit("    env = fr.env")
-        emit("    pc = fr.pc")
+        if self.fast:
+            emit(f"def {fname}(st, env):")
+            emit(f"    # {code.label}  ({code.file}), started without a frame: it makes one where it stops")
+            emit("    fr = None")
+            emit("    pc = 0")
+        else:
+            emit(f"def {fname}(st, fr):")
+            emit(f"    # {code.label}  ({code.file})")
+            emit("    env = fr.env")
+            emit("    pc = fr.pc")
         emit("    while True:")
         starts = sorted(leaders)
         loops = {}              # a loop written as a Python loop: its `next` -> the op after it
@@ -308,8 +374,8 @@ class BlockGen:
                     pad = "    "
             emit(f"        if pc == {start}:", start)
             if start == len(ops):
-                emit("            st.stack.pop()", start)
-                emit("            return True", start)
+                for text in self._return(None, start)[0]:
+                    emit("            " + text, start)
                 continue
             end = loops.get(start)
             if end is not None:
@@ -334,12 +400,7 @@ class BlockGen:
                     emit("            " + text, stop - 1)
         pad = ""
         emit(f"        raise _bad_pc({code.name!r}, pc)", None)
-        source = "\n".join(lines) + "\n"
-        code.run = self.px.exec_source(fname, source)
-        code.line_op = line_op
-        code.source = source
-        if code.name in self.direct:
-            code.frameless = self._frameless(code, lines)
+        return lines, line_op
 
     def _frameless(self, code, lines):
         """A procedure that can never stop, as `f(st, *args)` (its
@@ -379,6 +440,40 @@ class BlockGen:
             return fn
         self.game.frameless[fn.__code__] = code
         return fn
+
+    def _start(self, code, ops, leaders):
+        """A procedure that may stop, started without a frame: `f(st, env)`
+        runs the same ops as `run`, with its locals in the dict its caller
+        made, and makes its frame only where it first needs one: where it
+        stops for a decision or something that must run first (`_at`).
+        Most calls never stop (ipo's free moves ask nothing nineteen times
+        in twenty; `place_tile` never does): they pay for no frame, no push
+        and no pop.  Where it has stopped, callers started the same way put
+        their frames beneath its own (`interp.beneath`), so the stack is
+        what framed calls would have made.
+
+        It answers as `run` does, True once it has run to its end (its frame,
+        if it made one, taken off); else None, its frame on the stack, or 0
+        if that is gone (the game ended, `interp.stopped`)."""
+        self.fast = True
+        try:
+            lines, line_op = self._write(code, ops, leaders)
+        finally:
+            self.fast = False
+        fn = self.px.exec_source(lines[0][4:lines[0].index("(")], "\n".join(lines) + "\n")
+        self.game.frameless[fn.__code__] = Located(code, line_op)
+        return fn
+
+    def _at(self, pc) -> list:
+        """`fr.pc = pc`: the place to resume at.  A start without a frame
+        (`_start`) makes its frame first, on top of the stack, if it has none."""
+        if not self.fast:
+            return [f"fr.pc = {pc}"]
+        return [f"fr = fr or _mk(st, {self.px.bind(self.code, '_K')}, env)", f"fr.pc = {pc}"]
+
+    def _stop(self) -> str:
+        """Where the block stops after `_back` could not bring its frame back on top."""
+        return "return _stopped(st, fr)" if self.fast else "return"
 
     def _emit_op(self, ops, i, known, emit, pad):
         """Write op `i`; (what the ops after it may reuse, whether it ends the case)."""
@@ -803,6 +898,8 @@ class BlockGen:
         return [f"env[{slot}] += 1", f"if env[{slot}] > {WHILE_LIMIT}: raise EngineFault({msg})"], False
 
     def _return(self, o, i):
+        if self.fast:
+            return ["if fr is not None: st.stack.pop()", "return True"], True
         return ["st.stack.pop()", "return True"], True
 
     def _phase(self, o, i):
@@ -828,13 +925,27 @@ class BlockGen:
         if "me" not in callee.params[:len(o[2])]:
             items.append("'me': env.get('me')")
         lines = [f"_e = {{{', '.join(items)}}}"]
+        budget = ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)"]
+        if key in self.started:
+            # it starts without a frame (_start); where it stops, its frame
+            # is on the stack: a framed caller lets `_back` run what is above
+            # its own, one started the same way puts its frame beneath
+            if self.fast:
+                return (lines + budget + ["_n = len(st.stack)", f"_r = {k}.start(st, _e)",
+                                          "if _r is not True:",
+                                          f"    return _beneath(st, fr, {self.px.bind(self.code, '_K')}, "
+                                          f"env, _n, _r, {i + 1})"]
+                        + self._goto(i + 1, i)), True
+            return (lines + [f"fr.pc = {i + 1}"] + budget
+                    + [f"if not {k}.start(st, _e) and not _back(st, fr): return"]
+                    + self._goto(i + 1, i)), True
         # a block returns True only where it has run to its end and taken its
         # own frame off (a `return`, or its last op): nothing else ran above
         # it, so this frame is on top again.  Else `_back` runs what it pushed
         # until this frame is on top, or says the game must wait first (the
         # run loop then resumes this frame at fr.pc)
-        return (lines + [f"fr.pc = {i + 1}"] + self._push(k, "_e", "_f")
-                + [f"if not {k}.run(st, _f) and not _back(st, fr): return"]
+        return (lines + self._at(i + 1) + self._push(k, "_e", "_f")
+                + [f"if not {k}.run(st, _f) and not _back(st, fr): {self._stop()}"]
                 + self._goto(i + 1, i)), True
 
     def _push(self, code, env, name="_f"):
@@ -858,23 +969,25 @@ class BlockGen:
     def _resolve(self, o, i):
         return [f"_c = {self.x(o[1])}",
                 "if _c is None: raise EngineFault('`resolve` of none: no card')",
-                f"fr.pc = {i + 1}",
+                *self._at(i + 1),
                 "st.resolve_card(_c, env.get('me'))",
                 "_f = st.stack[-1]",
-                "if not _f.code.run(st, _f) and not _back(st, fr): return"] + self._goto(i + 1, i), True
+                f"if not _f.code.run(st, _f) and not _back(st, fr): {self._stop()}"] \
+            + self._goto(i + 1, i), True
 
     def _trigger(self, o, i):
         items = ", ".join(f"{k!r}: {self.x(v)}" for k, v in o[2].items())
         # the hooks it started run, in order; with none started it goes straight
         # on; `_back` (interp.back_on_top) runs them until this frame is on top
         return [f"_a = {{{items}}}",
-                f"fr.pc = {i + 1}",
-                f"if st.trigger({o[1]!r}, _a, env.get('me')) and not _back(st, fr): return"] \
+                *self._at(i + 1),
+                f"if st.trigger({o[1]!r}, _a, env.get('me')) and not _back(st, fr): {self._stop()}"] \
             + self._goto(i + 1, i), True
 
     def _end(self, o, i):
         winners = self.x(o[1]) if o[1] else "None"
-        return [f"st.end_game({winners})", BUMP, "return"], True
+        # its frame is gone with the rest of the stack (a start says so: 0)
+        return [f"st.end_game({winners})", BUMP, "return 0" if self.fast else "return"], True
 
     def _assert(self, o, i):
         return [f"if not {self.x(o[1])}:",
@@ -896,7 +1009,7 @@ class BlockGen:
             raise BadBundle(f"{self.where}[{i}][3]: a card goes to the top or the bottom, "
                             f"not {str(place)[:20]!r}")
         stops = self._move_may_stop(o)
-        lines = [f"_z = {self.x(zone)}"] + ([f"fr.pc = {i + 1}"] if stops else [])
+        lines = [f"_z = {self.x(zone)}"] + ([f"fr.pc = {i + 1}"] if stops and not self.fast else [])
         if is_list and isinstance(cards, list) and cards[:1] == ["cards"]:     # a whole zone
             lines.append(f"st.move_zone({self.x(cards[1])}, _z, {place!r})")
         elif is_list:
@@ -907,6 +1020,11 @@ class BlockGen:
                       f"st.move(_c, _z, {place!r})"]
         if not stops:           # into a zone without a limit: the next op follows
             return lines + [BUMP], False
+        if self.fast:           # a frame only for a zone that has a limit now
+            return lines + [BUMP, "if st.slot_limit[_z] is not None:",
+                            *["    " + x for x in self._at(i + 1)],
+                            "    if st.check_limit(_z): return None",
+                            f"pc = {i + 1}"], True
         return lines + [BUMP, "if st.slot_limit[_z] is not None and st.check_limit(_z): return",
                         f"pc = {i + 1}"], True
 
@@ -966,15 +1084,15 @@ class BlockGen:
         var, items, itvar, cond, by, optional, prompt, typ = o[1:9]
         passed, p = self._prompt(prompt)
         # a clone a bot only scores stops here without listing the choices
-        lines = ["if st.lookahead:", f"    fr.pc = {i}", f"    st.stop_here({self.x(by)}, 'choose')",
-                 "    return"]
+        lines = ["if st.lookahead:", *["    " + x for x in self._at(i)],
+                 f"    st.stop_here({self.x(by)}, 'choose')", "    return"]
         lines += self._values(items, itvar, cond)
         if not optional:
             why = "'nothing to choose from'"
             if p:
                 why += f" + ' for “' + {p} + '”'"
             lines.append(f"if not _vs: raise EngineFault({why})")
-        lines += [f"_who = {self.x(by)}", f"fr.pc = {i}",
+        lines += [f"_who = {self.x(by)}", *self._at(i),
                   f"st.ask_choice(_who, {var!r}, _vs, {typ!r}, {bool(optional)!r}, {passed})",
                   "return"]
         return lines, True
@@ -985,14 +1103,14 @@ class BlockGen:
             f"env[{var!r}] = st.pick(_vs) if _vs else None", BUMP], False
 
     def _ask(self, o, i):
-        return [f"fr.pc = {i}",
+        return [*self._at(i),
                 f"st.ask_yes_no({self.x(o[2])}, {o[1]!r}, {self._prompt(o[3])[0]})",
                 "return"], True
 
     def _menu(self, o, i):
         items = self.px.bind(self.px.compile_menu(o[3]), "_M")
         prompt = self._prompt(o[2])[0]
-        return [f"fr.pc = {i}", f"st.ask_menu({self.x(o[1])}, {prompt}, {items})", "return"], True
+        return [*self._at(i), f"st.ask_menu({self.x(o[1])}, {prompt}, {items})", "return"], True
 
     def _window(self, o, i):
         var, tag = o[1], o[2]
@@ -1001,7 +1119,7 @@ class BlockGen:
         players = self.fn(o[3])
         fields = "{" + ", ".join(f"{k!r}: {self.fn(v)}" for k, v in o[4].items()) + "}"
         # poll_window bumps the version itself, right after the event is added
-        return [f"fr.pc = {i}", f"st.poll_window(fr, {var!r}, {tag!r}, {players}, {fields})",
+        return [*self._at(i), f"st.poll_window(fr, {var!r}, {tag!r}, {players}, {fields})",
                 "return"], True
 
 

@@ -341,6 +341,7 @@ class Game:
         for key, (spec, card) in specs.items():
             self.codes[key] = blocks.declare(key, spec, card)
         self.direct_procs = blocks.plan(specs, self.codes)
+        self.started_procs = blocks.started
         # the code object of each procedure's frameless form -> its Code (a fault's place)
         self.frameless = {}
         for key, (spec, card) in specs.items():

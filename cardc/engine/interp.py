@@ -40,6 +40,36 @@ def back_on_top(st, fr) -> bool:
     return False
 
 
+def materialize(st, code, env):
+    """The frame of a block started without one (BlockGen._start), made
+    where it first needs it, on top of the stack."""
+    fr = _new(Frame)
+    fr.code, fr.pc, fr.env = code, 0, env
+    st.stack.append(fr)
+    return fr
+
+
+def beneath(st, fr, code, env, n, r, pc):
+    """A block started without a frame called another started so, which
+    did not run to its end (`r`: None, it stopped with its frame at `n` on
+    the stack; 0, it is gone): the caller's frame, made now if it has none,
+    goes beneath the callee's, to resume at `pc`.  What the caller answers."""
+    if r is not None:
+        return r
+    if fr is None:
+        fr = _new(Frame)
+        fr.code, fr.env = code, env
+        st.stack.insert(n, fr)
+    fr.pc = pc
+    return None
+
+
+def stopped(st, fr):
+    """What a block started without a frame answers where it stops after
+    `_back`: None with its frame on the stack, 0 if an `end` took it off."""
+    return None if fr in st.stack else 0
+
+
 class Interpreter:
     #: a stage to stop at once, when nothing is left to run (scenarios set it)
     hold_at = None
@@ -93,37 +123,38 @@ class Interpreter:
         A block that cannot stop runs inside its caller's function (see
         BlockGen.plan), so the frame that failed may be above `fr`: it is the
         topmost frame whose function is in the traceback; and a procedure that
-        cannot stop runs with no frame at all, found by its function alone."""
-        running, frameless, inner = set(), self.game.frameless, None
-        t = tb
+        cannot stop runs with no frame at all, found by its function alone
+        (as is one started without a frame, BlockGen._start): whichever of
+        the two is further in, in the traceback, failed."""
+        frameless, inner, at = self.game.frameless, None, {}
+        t, depth = tb, 0
         while t is not None:
-            running.add(t.tb_frame.f_code)
+            at[t.tb_frame.f_code] = (depth, t)      # the innermost entry of each function
             if t.tb_frame.f_code in frameless:
-                inner = t           # the innermost procedure running without a frame
-            t = t.tb_next
+                inner = (depth, t)  # the innermost block running without a frame of its own
+            t, depth = t.tb_next, depth + 1
         for f in reversed(self.stack):
             if f is fr:
                 break
-            if getattr(f.code.run, "__code__", None) in running:
+            if getattr(f.code.run, "__code__", None) in at:
                 fr = f
                 break
         pc = fr.pc
-        run = fr.code.run
-        target = getattr(run, "__code__", None)
-        while tb is not None:
-            if tb.tb_frame.f_code is target:
-                op = fr.code.op_at(tb.tb_lineno)
-                if op is not None:
-                    pc = op
-            tb = tb.tb_next
+        found = at.get(getattr(fr.code.run, "__code__", None))
+        if found is not None:
+            op = fr.code.op_at(found[1].tb_lineno)
+            if op is not None:
+                pc = op
         resolving = [f.code.label for f in self.stack if f.code.card]
         code = fr.code
-        if inner is not None:
+        if inner is not None and (found is None or inner[0] > found[0]):
             # a procedure that cannot stop runs without a frame (blocks.py,
-            # BlockGen._frameless), called from the frame found above or from
-            # another such procedure: the innermost one failed
-            code = frameless[inner.tb_frame.f_code]
-            op = code.op_at(inner.tb_lineno)
+            # BlockGen._frameless), and one that may stop starts without one
+            # (BlockGen._start), called from the frame found above or from
+            # another such procedure: the innermost of them failed, unless a
+            # frame it made runs a block of its own beneath it (a `resolve`)
+            code = frameless[inner[1].tb_frame.f_code]
+            op = code.op_at(inner[1].tb_lineno)
             pc = op if op is not None else 0
         return EngineFault(message, f"{code.where(pc)} in {code.label}", resolving)
 

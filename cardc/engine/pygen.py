@@ -28,7 +28,7 @@ from types import MappingProxyType
 from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, count_in_distinct, zone_index
 from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
-from cardc.engine.interp import back_on_top
+from cardc.engine.interp import back_on_top, beneath, materialize, stopped
 from cardc.engine.lower import lower
 from cardc.engine.stale import cell_watch
 from cardc.engine.total import harmless, risky_parts
@@ -166,7 +166,8 @@ class PyGen:
                    "_div": _div, "_mod": _mod, "_index": _index, "_fmt": fmt,
                    "_modified": game.modify, "_pzone": _pzone, "_game": game, "_read": _read,
                    "_fold": _fold, "_mods_of": _mods_of, "_str": str,
-                   "_new": object.__new__, "_back": back_on_top}
+                   "_new": object.__new__, "_back": back_on_top,
+                   "_mk": materialize, "_beneath": beneath, "_stopped": stopped}
         self.names = {}             # python name of each bound object, by id
         self.sources = []           # (name, source) of every generated function, in order
         self._inlining = []         # functions being written in place (no endless recursion)
