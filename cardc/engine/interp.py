@@ -152,7 +152,8 @@ class Interpreter:
             # BlockGen._frameless), and one that may stop starts without one
             # (BlockGen._start), called from the frame found above or from
             # another such procedure: the innermost of them failed, unless a
-            # frame it made runs a block of its own beneath it (a `resolve`)
+            # framed block it went on to run (a `resolve`, a call that can
+            # recurse) is further in
             code = frameless[inner[1].tb_frame.f_code]
             op = code.op_at(inner[1].tb_lineno)
             pc = op if op is not None else 0
