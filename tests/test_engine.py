@@ -673,6 +673,7 @@ def test_a_procedure_that_cannot_stop_keeps_its_locals_in_python_locals():
     assert localized(["    f(st, env)"], ["p"]) is None
     assert localized(["    _k0 = env['q']"], ["p"]) is None
     assert localized(["    _k0 = env[name]"], ["p"]) is None
+    assert localized(["    env['1'] = 2", "    _k0 = env['1']"], ["p"]) is None    # not a compiler name
 
 
 def test_connected_gives_the_cards_joined_to_the_start_in_the_order_given():

@@ -45,8 +45,10 @@ with `BadBundle` naming the field (see `cardc/engine/pygen.py`).
 """
 from __future__ import annotations
 
+import io
 import math
 import re
+import tokenize
 from dataclasses import dataclass, field
 
 from cardc.engine.errors import BadBundle, EngineFault
@@ -136,15 +138,16 @@ def frameless_params(code) -> list:
     return list(code.params) + ([] if "me" in code.params else ["me"])
 
 
-def _local_name(var: str) -> str:
+def _local_name(var: str) -> str | None:
     """The Python local standing for the block local `var`: a content name
     as `_lv_<name>`, a compiler temporary (`$1`, a loop's state) as
-    `_lt_<digits>`; neither prefix is used by any other generated name."""
+    `_lt_<digits>`; neither prefix is used by any other generated name.
+    None for any other name (not one the compiler writes): it stays in a dict."""
     if var.isidentifier():
         return "_lv_" + var
     if var[:1] == "$" and var[1:].isdigit():
         return "_lt_" + var[1:]
-    return "_lt_" + "".join(ch if ch.isalnum() else f"x{ord(ch):x}" for ch in var)
+    return None
 
 
 def _env_free(code_obj) -> bool:
@@ -162,8 +165,6 @@ def localized(lines: list, params: list) -> list | None:
     the same (a fault is placed by its line).  None when a line uses `env`
     other than as `env[<text>]` or `env.get(<text>)`, or reads a name that is
     neither a parameter nor written in the body: the dict form stays."""
-    import io
-    import tokenize
     edits, read, written = [], set(), set()
     try:
         toks = [t for t in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline)
@@ -186,6 +187,8 @@ def localized(lines: list, params: list) -> list | None:
         if not (len(key) >= 3 and key[0] == key[-1] == "'" and "\\" not in key):
             return None
         var = key[1:-1]
+        if _local_name(var) is None:
+            return None
         (written if is_store else read).add(var)
         if t.start[0] != end[0]:
             return None
@@ -446,9 +449,9 @@ class BlockGen:
         runs the same ops as `run`, with its locals in the dict its caller
         made, and makes its frame only where it first needs one: where it
         stops for a decision or something that must run first (`_at`).
-        Most calls never stop (ipo's free moves ask nothing nineteen times
-        in twenty; `place_tile` never does): they pay for no frame, no push
-        and no pop.  Where it has stopped, callers started the same way put
+        Most calls never stop (a window of optional moves that is usually
+        skipped, a step that asks only in rare cases; figures in DESIGN.md,
+        "Seventeenth wave"): they pay for no frame, no push and no pop.  Where it has stopped, callers started the same way put
         their frames beneath its own (`interp.beneath`), so the stack is
         what framed calls would have made.
 
