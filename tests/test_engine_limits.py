@@ -63,6 +63,27 @@ def test_numbers_that_grow_without_end_stop_at_the_digits_limit(game_copy):
     assert "more than 30 digits" in text and at_line(text, "game.yaml", 33)
 
 
+def test_a_product_growing_through_calls_stops_at_the_digits_limit(game_copy):
+    """Nothing is kept between the steps of `grow(n * n)` or `spin(p * p)`,
+    so the checks where numbers are kept never ran: the number squared its
+    digits at each call and the game hung.  The product is checked where it
+    is made (pygen.digits_guard)."""
+    built = build_folder(game_copy(edits={
+        "game.yaml": [(TURN, TURN + "    me.plays = grow(2)\n")],
+        "rules.yaml": [("functions:\n", "functions:\n  grow:\n    params: {n: int}\n    returns: int\n"
+                                        "    expr: grow(n * n) if n >= 0 else 0\n")]}))
+    assert built.bundle, built.diags.render()
+    text = fault_of(Game(built.bundle))
+    assert "more than 30 digits" in text and at_line(text, "game.yaml", 30)
+    spin = "  spin:\n    params: {p: int}\n    do: |\n      if p >= 0:\n        spin(p * p)\n"
+    built = build_folder(game_copy(edits={
+        "game.yaml": [(TURN, TURN + "    spin(2)\n")],
+        "rules.yaml": [("procs:\n", "procs:\n" + spin)]}))
+    assert built.bundle, built.diags.render()
+    text = fault_of(Game(built.bundle))
+    assert "more than 30 digits" in text and "in procedure `spin`" in text and LOC.search(text)
+
+
 def test_a_counter_added_to_past_the_digits_limit_is_a_located_fault(game_copy):
     """`x += 1` with a literal is checked by its range alone (blocks.py):
     one more than the largest number allowed still stops, at that line."""

@@ -83,12 +83,33 @@ def _index(xs, k):
     return xs[k]
 
 
+def _is_lit(ir) -> bool:
+    return isinstance(ir, list) and len(ir) == 2 and ir[0] == "lit"
+
+
 def _fold(values, ops):
     """values[0] ops[0] values[1] ops[1] … from the left (a long `+ - *` chain)."""
     out = values[0]
     for op, v in zip(ops, values[1:]):
         out = out + v if op == "+" else out - v if op == "-" else out * v
     return out
+
+
+def digits_guard(game):
+    """`_big(v)`: a product of two numbers the content computed, checked
+    where it is made.  A kept number is checked when it is kept (a `let`,
+    a `set`), but a product can also grow through a call's arguments or a
+    function's value with nothing kept in between (`grow(n * n)`, calling
+    itself), squaring its digits at each step: this stops that at the
+    digits limit.  A product with a literal factor grows by a few digits a
+    step at most, as a sum does, and is left to the checks where it is kept."""
+    m, message = game.limits.max_int, game.over_digits
+
+    def _big(v):
+        if type(v) is int and not -m <= v <= m:
+            raise EngineFault(message)
+        return v
+    return _big
 
 
 def _mods_of(st):
@@ -167,7 +188,8 @@ class PyGen:
                    "_modified": game.modify, "_pzone": _pzone, "_game": game, "_read": _read,
                    "_fold": _fold, "_mods_of": _mods_of, "_str": str,
                    "_new": object.__new__, "_back": back_on_top,
-                   "_mk": materialize, "_beneath": beneath, "_stopped": stopped}
+                   "_mk": materialize, "_beneath": beneath, "_stopped": stopped,
+                   "_big": digits_guard(game)}
         self.names = {}             # python name of each bound object, by id
         self.sources = []           # (name, source) of every generated function, in order
         self._inlining = []         # functions being written in place (no endless recursion)
@@ -970,16 +992,21 @@ class PyGen:
             while isinstance(node, list) and node and node[0] == "bin" and node[1] in same:
                 chain.append((node[1], node[3]))
                 node = node[2]
+            # a product of two or more computed numbers is checked where it
+            # is made (digits_guard)
+            big = op == "*" and sum(not _is_lit(x) for x in [node] + [r for _, r in chain]) >= 2
             if len(chain) < CHAIN:
                 parts = [self.expr(node, scope)]
                 for o, right in reversed(chain):
                     parts.append(f"{o} {self.expr(right, scope)}")
-                return "(" + " ".join(parts) + ")"
-            # a long chain: its operands as one flat tuple, folded left to right
-            # (Python's own `a + b + …` nests one level per operator)
-            values = [self.expr(node, scope)] + [self.expr(r, scope) for _, r in reversed(chain)]
-            ops = "".join(o for o, _ in reversed(chain))
-            return f"_fold(({', '.join(values)},), {ops!r})"
+                text = "(" + " ".join(parts) + ")"
+            else:
+                # a long chain: its operands as one flat tuple, folded left to
+                # right (Python's own `a + b + …` nests one level per operator)
+                values = [self.expr(node, scope)] + [self.expr(r, scope) for _, r in reversed(chain)]
+                ops = "".join(o for o, _ in reversed(chain))
+                text = f"_fold(({', '.join(values)},), {ops!r})"
+            return f"_big({text})" if big else text
         a, b = self.expr(ir[2], scope), self.expr(ir[3], scope)
         return f"{'_div' if op == '/' else '_mod'}({a}, {b})"
 
