@@ -41,3 +41,17 @@ def test_anchored_ratio_is_the_median_of_slices_against_their_neighbours(monkeyp
     assert statistics.median(wall) == 1.0
     assert seeds == [0, 3, 6, 9, 12]          # the slices play new games, not the same ones
     assert r["games"] == 15 and r["decisions_per_s"] == 100.0 and r["seconds"] == 5.0
+
+
+def test_random_games_draw_what_randrange_draws(mini_game):
+    """The bench's random player draws its actions as `randrange(n)` would,
+    seed for seed (its rejection sampling is written in the loop, for
+    speed): the games it plays, and what a designer reads of them, are
+    those of `random.Random(seed).randrange`."""
+    import random
+    for seed in range(20):
+        st = mini_game.new_state(2, seed=seed)
+        rnd = random.Random(seed)
+        while not st.terminal:
+            st.apply(rnd.randrange(len(st.pending.values)))
+        assert bench_module.random_game(mini_game, 2, seed).history == st.history

@@ -40,7 +40,6 @@ import argparse
 import collections
 import gc
 import json
-import random
 import sys
 from pathlib import Path
 
@@ -57,14 +56,9 @@ def load(bundle_path: str):
 
 
 def play(game, seeds, players):
-    decisions = 0
-    for seed in seeds:
-        st = game.new_state(players, seed=seed)
-        rnd = random.Random(seed)
-        while not st.terminal:
-            st.apply(rnd.randrange(len(st.pending.values)))
-        decisions += st.decisions
-    return decisions
+    """The bench's own random games (cardc.bench.random_game)."""
+    from cardc.bench import random_game
+    return sum(random_game(game, players, seed).decisions for seed in seeds)
 
 
 def traced(game, games, players, key):

@@ -25,7 +25,6 @@ JSON, without the schema check, so loading costs little.
 import argparse
 import json
 import os
-import random
 import re
 import subprocess
 import sys
@@ -33,20 +32,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cardc.bench import random_game  # noqa: E402
 from cardc.engine import Game  # noqa: E402
 
 
 def play(bundle_path: str, games: int, players: int = 4) -> int:
     """Decisions in `games` random games, seeds 0..games-1."""
     game = Game(json.loads(Path(bundle_path).read_text(encoding="utf-8")))
-    decisions = 0
-    for seed in range(games):
-        st = game.new_state(players, seed=seed)
-        rnd = random.Random(seed)
-        while not st.terminal:
-            st.apply(rnd.randrange(len(st.pending.values)))
-        decisions += st.decisions
-    return decisions
+    # the bench's own random games (cardc.bench.random_game), counted as it plays them
+    return sum(random_game(game, players, seed).decisions for seed in range(games))
 
 
 def counted(output: str) -> tuple[int, int]:
