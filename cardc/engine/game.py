@@ -374,6 +374,7 @@ class Game:
                                       for m, ir in (c.get("modifiers") or {}).items()})
         # per card instance, for `playable` and `has_effect` written in place
         self.card_requires = [self.requires[d] for d in self.card_def]
+        self.card_cell = self.card_field.get("cell")    # each card's printed cell (Table.forget_cell)
         self.card_has_effect = [f"card:{cid}:effect" in self.codes for cid in self.card_field["id"]]
         self.game_hooks = {k[5:]: k for k in self.codes if k.startswith("hook:")}
         self.has_hooks = {e for e in self.events

@@ -25,7 +25,7 @@ names ("*") keeps its entry for one state version, as before.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from cardc.engine.deps import CELLS, EMPTY, KEYED
 
@@ -49,6 +49,54 @@ class Watches:
     (`State.filled`), and most find none."""
     caches: int             # the caches, as a mask: bit i for State.cache[i]
     each: tuple
+    #: cell -> what a change on that cell forgets (`on_cell`), worked out the
+    #: first time; None -> what a change of a value forgets (`by_value`)
+    plans: dict = field(default_factory=dict, compare=False)
+
+    def by_value(self) -> tuple:
+        """What a change of a counter's value forgets, for a zone read by
+        that value (`Stale.keyed`): (the caches to empty whatever the
+        values, as a mask; (value, bit) of each cache that reads one literal
+        value; the slots of the caches keyed by the value, whose keys for
+        the old and new value are dropped).  Worked out once."""
+        plan = self.plans.get(None)
+        if plan is None:
+            whole = 0
+            for w in self.each:
+                if w.arg >= 0 and not w.by_key:
+                    whole |= 1 << w.cache
+            literals = tuple((w.value, 1 << w.cache) for w in self.each if w.arg < 0)
+            keyed = tuple(w.cache for w in self.each if w.arg >= 0 and w.by_key)
+            plan = self.plans[None] = (whole, literals, keyed)
+        return plan
+
+    def on_cell(self, cell, game) -> tuple:
+        """What a change on `cell` of this zone forgets, the same for every
+        state of the game, so worked out once a cell (a grid has a few
+        dozen): (the caches to empty, as a mask; for each cache keyed by
+        the watched argument, (its slot, the keys to drop)).  The keys are
+        the cell, or its neighbours, or the cards printed on those."""
+        plan = self.plans.get(cell)
+        if plan is not None:
+            return plan
+        whole, keyed = 0, {}
+        near = game.grid_neighbors.get(cell, ())
+        printed_on = game.stale.on_cell
+        for w in self.each:
+            cells = near if w.near else (cell,)
+            if w.arg < 0:
+                if w.value in cells:
+                    whole |= 1 << w.cache
+            elif not w.by_key:
+                whole |= 1 << w.cache
+            else:
+                keys = [c for x in cells for c in printed_on.get(x, ())] if w.printed else cells
+                mine = keyed.setdefault(w.cache, [])
+                for k in keys:
+                    if k not in mine:
+                        mine.append(k)
+        plan = self.plans[cell] = (whole, tuple((s, tuple(keys)) for s, keys in keyed.items() if keys))
+        return plan
 
 
 @dataclass

@@ -107,22 +107,16 @@ class Table:
             if own is not None:
                 own.add(s)
 
-    def forget_keys(self, w, values):
-        """The entries of watch `w`'s cache (stale.Watch) for an argument
-        that is one of `values`: the keys themselves if the cache is keyed by
-        that argument, else the whole cache."""
-        if not w.by_key:
-            self.forget(1 << w.cache)
-            return
-        s = w.cache
+    def drop_keys(self, s, keys):
+        """The entries of cache `s` for any of `keys` are stale (a cache
+        keyed by the argument a change touches: stale.Watches)."""
         cache = self.cache[s]
-        if not cache:
-            return
-        for v in values:
-            if v in cache:
-                if self.cown is not None and s not in self.cown:
-                    cache = self.own_cache(s)
-                del cache[v]
+        if cache:
+            for v in keys:
+                if v in cache:
+                    if self.cown is not None and s not in self.cown:
+                        cache = self.own_cache(s)
+                    del cache[v]
 
     def forget_slot(self, stale):
         """The cards of a zone slot changed: `stale` is its entry of
@@ -141,28 +135,21 @@ class Table:
     def forget_cell(self, slot, c):
         """Card `c` came to, left, or had a counter change on its cell of the
         zone at `slot`, a zone some function reads by cell (deps.cell_part):
-        what reads that cell, or its neighbours, is stale."""
+        what reads that cell, or its neighbours, is stale (which entries
+        those are is worked out once a cell: `Watches.on_cell`)."""
         watches = self.cellw[slot]
         if not self.filled & watches.caches:
             return
-        cell = self.game.card_field["cell"][c] if "cell" in self.game.card_field else None
+        cells = self.game.card_cell
+        cell = cells[c] if cells is not None else None
         if cell is None:            # a card off the grid: a change to the whole zone
             self.forget(watches.caches)
             return
-        stale = self.game.stale
-        near = self.game.grid_neighbors.get(cell, ())
-        for w in watches.each:
-            cells = near if w.near else (cell,)
-            if w.arg < 0:
-                if w.value in cells:
-                    self.forget(1 << w.cache)
-            elif w.printed:
-                on, cards = stale.on_cell, []
-                for x in cells:
-                    cards += on.get(x, ())
-                self.forget_keys(w, cards)
-            else:
-                self.forget_keys(w, cells)
+        whole, keyed = watches.plans.get(cell) or watches.on_cell(cell, self.game)
+        if whole:
+            self.forget(whole)
+        for s, keys in keyed:
+            self.drop_keys(s, keys)
 
     def forget_zone(self, slot=None):
         """Everything on the zone at `slot` (on every zone read by cell or by
@@ -186,12 +173,14 @@ class Table:
         if list in map(type, values):       # not a key: a change to every value
             self.forget(watches.caches)
             return
-        for w in watches.each:
-            if w.arg < 0:
-                if w.value in values:
-                    self.forget(1 << w.cache)
-            else:
-                self.forget_keys(w, values)
+        whole, literals, keyed = watches.plans.get(None) or watches.by_value()
+        for value, bit in literals:
+            if value in values:
+                whole |= bit
+        if whole:
+            self.forget(whole)
+        for s in keyed:
+            self.drop_keys(s, values)
 
     def forget_keyed(self, slot, c):
         """Card `c` came to or left the zone at `slot`, which some function
