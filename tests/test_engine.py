@@ -81,6 +81,19 @@ def test_illegal_action_leaves_state_unchanged(mini_game):
     assert st.to_json() == before
 
 
+def test_an_action_that_is_an_int_of_another_type_is_taken(mini_game):
+    """`apply` checks a plain int in one test; a number of an int type (an
+    IntEnum a front end uses, say) is still taken, and a bool still refused."""
+    class Number(int):
+        pass
+    st, same = mini_game.new_state(2, seed=2), mini_game.new_state(2, seed=2)
+    st.apply(Number(0))
+    same.apply(0)
+    assert st.to_json() == same.to_json()
+    with pytest.raises(IllegalAction, match="not one of"):
+        st.apply(False)
+
+
 def test_observation_hides_rival_hands(mini_game):
     st = mini_game.new_state(2, seed=3)
     obs = st.observation(0)

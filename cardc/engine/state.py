@@ -195,34 +195,40 @@ class State(Interpreter, Asking, Table):
         """Take action number `action` of `legal_actions()`.  An illegal action
         raises IllegalAction and leaves the state unchanged."""
         d = self.pending
-        if self.terminal:
-            raise IllegalAction("the game is over")
-        if d is None:
-            raise IllegalAction("no decision is pending")
-        if (type(action) is not int and (not isinstance(action, int) or isinstance(action, bool))) \
-                or not 0 <= action < len(d.values):
-            raise IllegalAction(f"action {action!r} is not one of the {len(d.values)} legal actions "
-                                f"for {self.player_name(d.player)} ({d.prompt or d.kind})")
+        if d is None or self.terminal or type(action) is not int or not 0 <= action < len(d.values):
+            self._check_action(action)
         self.pending = None
         self.version += 1
-        if d.kind == "window":
-            self.touch("events")
         self.decisions += 1
         self.history.append(action)
         fr = self.stack[-1]
         value = d.values[action]
-        if d.kind == "menu":
+        kind = d.kind
+        if kind == "menu":
             if len(value) == 3:         # one loop variable, the common case (bind_option)
                 fr.env[value[1]] = value[2]
                 fr.pc = value[0]
             else:
                 fr.pc = bind_option(fr.env, value)
-        elif d.kind == "window":
+        elif kind == "window":
+            self.touch("events")
             self._answer_window(fr, d, value)
         else:
             fr.env[d.var] = value
             fr.pc += 1
         self.run()
+
+    def _check_action(self, action):
+        """Why `apply` cannot take `action` (IllegalAction), or nothing for an
+        action that is an int of another type (not a bool) in range."""
+        d = self.pending
+        if self.terminal:
+            raise IllegalAction("the game is over")
+        if d is None:
+            raise IllegalAction("no decision is pending")
+        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < len(d.values):
+            raise IllegalAction(f"action {action!r} is not one of the {len(d.values)} legal actions "
+                                f"for {self.player_name(d.player)} ({d.prompt or d.kind})")
 
     def returns(self) -> list[float]:
         """1 for each winner (shared wins count for each), 0 otherwise."""
