@@ -244,6 +244,7 @@ class BlockGen:
         self.started = getattr(game, "started_procs", frozenset())
         self.fast = False           # writing a procedure's frameless start (_start)
         self._sources = None        # (ops, where each op is jumped to from), see _entered
+        self._stand_ins = {}        # (procedure, "frameless" or "start") -> its stand-in (_entry)
 
     def plan(self, specs, codes) -> frozenset:
         """The procedures a call may run at once, inside the caller's own
@@ -315,6 +316,25 @@ class BlockGen:
             code.frameless = self._frameless(code, lines)
         elif code.name in self.started:
             code.start = self._start(code, ops, leaders)
+        for which in ("frameless", "start"):
+            stand_in = self._stand_ins.pop((code.name, which), None)
+            if stand_in is not None:
+                self.px.rebind(stand_in, getattr(code, which))
+
+    def _entry(self, callee, which) -> str:
+        """The name a call runs `callee`'s frameless function or its start
+        by (`which`): the function itself, so a call reads no attribute of
+        the Code (a read Python cannot specialise, ~30 ns a call).  A callee
+        written after its caller is called through a stand-in until `build`
+        writes it, then the name is bound to the function."""
+        fn = getattr(callee, which)
+        if fn is None:
+            fn = self._stand_ins.get((callee.name, which))
+            if fn is None:
+                def fn(*args, _code=callee, _which=which):
+                    return getattr(_code, _which)(*args)
+                self._stand_ins[(callee.name, which)] = fn
+        return self.px.bind(fn, "_P")
 
     def _write(self, code, ops, leaders):
         """(lines, the op of each line) of the block's function: `run(st,
@@ -923,7 +943,7 @@ class BlockGen:
                                 f"arguments, not {len(o[2])}")
             args = [self.x(a) for a in o[2]] + ([] if "me" in callee.params else ["env.get('me')"])
             return ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)",
-                    f"{k}.frameless(st{''.join(', ' + a for a in args)})"], False
+                    f"{self._entry(callee, 'frameless')}(st{''.join(', ' + a for a in args)})"], False
         items = [f"{p!r}: {self.x(a)}" for p, a in zip(callee.params, o[2])]
         if "me" not in callee.params[:len(o[2])]:
             items.append("'me': env.get('me')")
@@ -934,13 +954,13 @@ class BlockGen:
             # is on the stack: a framed caller lets `_back` run what is above
             # its own, one started the same way puts its frame beneath
             if self.fast:
-                return (lines + budget + ["_n = len(st.stack)", f"_r = {k}.start(st, _e)",
+                return (lines + budget + ["_n = len(st.stack)", f"_r = {self._entry(callee, 'start')}(st, _e)",
                                           "if _r is not True:",
                                           f"    return _beneath(st, fr, {self.px.bind(self.code, '_K')}, "
                                           f"env, _n, _r, {i + 1})"]
                         + self._goto(i + 1, i)), True
             return (lines + [f"fr.pc = {i + 1}"] + budget
-                    + [f"if not {k}.start(st, _e) and not _back(st, fr): return"]
+                    + [f"if not {self._entry(callee, 'start')}(st, _e) and not _back(st, fr): return"]
                     + self._goto(i + 1, i)), True
         # a block returns True only where it has run to its end and taken its
         # own frame off (a `return`, or its last op): nothing else ran above
