@@ -170,9 +170,10 @@ class Table:
         watches = self.game.stale.keyed.get(key)
         if watches is None or not self.filled & watches.caches:
             return
-        if list in map(type, values):       # not a key: a change to every value
-            self.forget(watches.caches)
-            return
+        for v in values:                    # one or two (a loop: `map` costs twice as much)
+            if type(v) is list:             # not a key: a change to every value
+                self.forget(watches.caches)
+                return
         whole, literals, keyed = watches.plans.get(None) or watches.by_value()
         for value, bit in literals:
             if value in values:
