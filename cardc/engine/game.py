@@ -146,7 +146,8 @@ class Game:
         (key, counter) each slot is read by, Game.keyed], [what a change to
         each slot makes stale, stale.Stale.slot_table], [what it makes stale
         when the slot becomes empty or stops being empty,
-        stale.Stale.empty_table]) for `n` players, made once."""
+        stale.Stale.empty_table], [the five of each slot as a move reads
+        them, Table.move]) for `n` players, made once."""
         hit = self._slot_tables.get(n)
         if hit is None:
             active = self.shared_active + [a for a in self.player_active for _ in range(n)]
@@ -158,8 +159,13 @@ class Game:
                 by_zone.setdefault(zone, []).append((key, ctr))
             keyed = [tuple(by_zone.get(z["id"], ())) for z in self.shared] + \
                 [tuple(by_zone.get(z["id"], ())) for z in self.per_player for _ in range(n)]
-            hit = self._slot_tables[n] = (active, limits, keyed, self.stale.slot_table(self, n),
-                                          self.stale.empty_table(self, n))
+            stale, empty = self.stale.slot_table(self, n), self.stale.empty_table(self, n)
+            # all a move asks of the slot it leaves and the one it enters, in
+            # one tuple (None: nothing reads the slot), read once a side
+            plans = [(stale[s], empty[s], active[s], s in self.stale.cells, bool(keyed[s]))
+                     if stale[s] or empty[s] or active[s] or s in self.stale.cells or keyed[s]
+                     else None for s in range(len(active))]
+            hit = self._slot_tables[n] = (active, limits, keyed, stale, empty, plans)
         return hit
 
     def start_layout(self, n):

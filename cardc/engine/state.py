@@ -37,7 +37,7 @@ class State(Interpreter, Asking, Table):
                  "rng", "seed", "stack", "pending", "events", "turn", "round", "turn_player",
                  "first_player", "stage", "phase", "ending", "terminal", "winners", "capped",
                  "decisions", "log", "history", "track", "lookahead", "version", "pv", "cache",
-                 "cown", "filled", "slot_stale", "slot_empty", "cellw", "zindex", "zi_own", "mods", "hold_at", "me_ref")
+                 "cown", "filled", "slot_stale", "slot_empty", "slot_plan", "cellw", "zindex", "zi_own", "mods", "hold_at", "me_ref")
 
     # ------------------------------------------------------------ creation
     def __init__(self, game, n):
@@ -49,8 +49,8 @@ class State(Interpreter, Asking, Table):
         # per zone slot: whether its cards are in force, its limit, the counters
         # it is read by, what a change to it makes stale, and what its becoming
         # empty or not does (Game.slot_tables)
-        self.slot_active, self.slot_limit, self.slot_keyed, self.slot_stale, self.slot_empty = \
-            game.slot_tables(n)
+        self.slot_active, self.slot_limit, self.slot_keyed, self.slot_stale, self.slot_empty, \
+            self.slot_plan = game.slot_tables(n)
         self.cellw = game.stale.cells        # the shared zones some function reads by cell
 
     @classmethod

@@ -222,42 +222,45 @@ class Table:
         if self.track is not None:
             key = self.game.card_field["id"][c] + ">" + self.game.slot_decl(self, slot)["id"]
             self.track["enter"][key] = self.track["enter"].get(key, 0) + 1
-        # take it from where it is (as `_take`, written in: the hottest path)
+        # take it from where it is (as `_take`, written in: the hottest path).
+        # What the two slots are read by is one tuple each (Game.slot_tables):
         # ("active" versions the scan of the cards in force, `_scan_modifiers`:
         # a card with no modifier and no hook coming or going leaves it as it is)
-        pv = self.pv
         here = self.loc[c]
         owned = self.zowned
         if here >= 0:
             (left := self.zones[here] if owned is None else self.own_zone(here)).remove(c)
-            stale = self.slot_stale[here]
-            if stale is not None and self.filled & stale[0]:
-                self.forget_slot(stale)
-            if not left and self.slot_empty[here]:      # the last card left (deps.emptiness_zone)
-                self.forget(self.slot_empty[here])
-            if self.slot_active[here] and self.game.card_special[c] is not None:
-                pv["active"] = pv.get("active", 0) + 1
+            plan = self.slot_plan[here]
+            if plan is not None:
+                stale, empty, active, by_cell, keyed = plan
+                if stale is not None and self.filled & stale[0]:
+                    self.forget_slot(stale)
+                if empty and not left:      # the last card left (deps.emptiness_zone)
+                    self.forget(empty)
+                if active and self.game.card_special[c] is not None:
+                    pv = self.pv
+                    pv["active"] = pv.get("active", 0) + 1
+                if by_cell:                 # a zone some function reads by cell
+                    self.forget_cell(here, c)
+                if keyed:                   # a zone some function reads by a counter's value
+                    self.forget_keyed(here, c)
         else:
             self._take(c)
-        if self.cellw:          # a zone some function reads by cell
-            if here in self.cellw:
-                self.forget_cell(here, c)
-            if slot in self.cellw:
-                self.forget_cell(slot, c)
-        if self.game.keyed:     # a zone some function reads by a counter's value
-            keyed = self.slot_keyed
-            if here >= 0 and keyed[here]:
-                self.forget_keyed(here, c)
-            if keyed[slot]:
-                self.forget_keyed(slot, c)
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
-        stale = self.slot_stale[slot]
-        if stale is not None and self.filled & stale[0]:
-            self.forget_slot(stale)
-        if not dest and self.slot_empty[slot]:          # the first card comes in
-            self.forget(self.slot_empty[slot])
-        if self.slot_active[slot] and self.game.card_special[c] is not None:
-            pv["active"] = pv.get("active", 0) + 1
+        plan = self.slot_plan[slot]
+        if plan is not None:
+            stale, empty, active, by_cell, keyed = plan
+            if stale is not None and self.filled & stale[0]:
+                self.forget_slot(stale)
+            if empty and not dest:          # the first card comes in
+                self.forget(empty)
+            if active and self.game.card_special[c] is not None:
+                pv = self.pv
+                pv["active"] = pv.get("active", 0) + 1
+            if by_cell:
+                self.forget_cell(slot, c)
+            if keyed:
+                self.forget_keyed(slot, c)
         if place == "top":
             dest.insert(0, c)
         else:
@@ -285,6 +288,7 @@ class Table:
             if slot in self.zindex:     # cards put in mid-zone: indexed again when next read
                 self.unindex(slot)
             if self.slot_active[slot]:
+                pv = self.pv
                 pv["active"] = pv.get("active", 0) + 1
 
     def index_moved(self, c, here, slot, place):
