@@ -36,7 +36,8 @@ def back_on_top(st, fr) -> bool:
         t = s[-1]
         if t is fr:
             return True
-        t.code.run(st, t)
+        run = t.code.run        # read, then called: Python cannot specialise `t.code.run(…)`
+        run(st, t)
     return False
 
 
@@ -95,7 +96,8 @@ class Interpreter:
             while self.pending is None and not self.terminal:
                 if stack:
                     fr = stack[-1]
-                    fr.code.run(self, fr)
+                    run = fr.code.run   # read, then called (see back_on_top)
+                    run(self, fr)
                 elif self.stage == self.hold_at:
                     self.hold_at = None        # a checkpoint (scenarios): stop here, once
                     return
