@@ -445,3 +445,22 @@ def test_a_function_whose_values_are_not_asked_for_twice_is_settled_uncached(mon
     final, st = settled(game, [(0, "C3")] * 100)     # one miss, then hits
     assert final is not game.body_function("claims_at")
     assert 0 in st.cache[game.cache_slots["claims_at"]]["C3"], "it keeps values"
+
+
+def test_a_function_taking_a_list_is_called_plainly():
+    """A list is no key: ipo's `largest_size(cs: list[card])` looked itself
+    up on every call, failed on the list and computed.  A function with a
+    list argument in its signature is its plain body; one whose signature
+    says otherwise still gives its value for a list (computed, not kept)."""
+    game = Game(load_bundle("ipo"))
+    assert "largest_size" in game.fn_list_args
+    assert game.cached_function("largest_size") is game.body_function("largest_size")
+    assert game.cached_function("dead") is not game.body_function("dead")
+    bundle = load_bundle("ipo")
+    bundle["signatures"]["functions"]["largest_size"]["params"] = [["cs", "card"]]
+    lying = Game(bundle)
+    assert "largest_size" not in lying.fn_list_args
+    st, other = game.new_state(4, seed=3), lying.new_state(4, seed=3)
+    companies = st.zones[game.slot(st, "market", None)]
+    assert lying.cached_function("largest_size")(other, list(companies)) == \
+        game.cached_function("largest_size")(st, list(companies))

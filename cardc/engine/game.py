@@ -291,6 +291,15 @@ class Game:
         self.keyed = sorted({"|".join(d[len(KEYED):].split("|")[:2]) for d in every if d.startswith(KEYED)})
         self.keyed_counters = {k.split("|")[1] for k in self.keyed}
         self.fn_simple = simple_functions(code)
+        # a function with a list argument is never kept: a list is no key, so
+        # each call looked itself up, failed on the list (an exception, ~1 µs)
+        # and computed; it is called plainly (the signature only saves time:
+        # a call with a list is computed whatever the signature says)
+        signatures = (bundle.get("signatures") or {}).get("functions") or {}
+        self.fn_list_args = frozenset(
+            name for name, sig in signatures.items() if isinstance(sig, dict)
+            and any(isinstance(p, list) and len(p) == 2 and str(p[1]).startswith("list")
+                    for p in sig.get("params") or ()))
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
         self.fn_impure = impure_functions(self.fn_bodies)
         self.fn_recursive = recursive_functions(self.fn_bodies)
@@ -478,7 +487,7 @@ class Game:
         if name not in self._cached:
             # a recursive function binds this stand-in until its own code exists
             self._cached[name] = lambda st, *args: self._cached[name](st, *args)
-            if self.fn_simple.get(name):
+            if self.fn_simple.get(name) or name in self.fn_list_args:
                 self._cached[name] = self.body_function(name)
             else:
                 deps = tuple(sorted(self.fn_deps.get(name, ("*",))))
