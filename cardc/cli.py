@@ -192,10 +192,16 @@ def _game(name):
 def cmd_play(args) -> int:
     from cardc.play import play, replay_record, save_json
     game = _game(args.game)
-    players = args.players or game.min_players
-    if not game.min_players <= players <= game.max_players:
-        raise UsageError(f"--players {players}: {game.id} is for {game.min_players} to {game.max_players} players")
     agents = args.agents.split(",")
+    # without --players, one agent named per seat sets the count (the
+    # smallest the game allows when fewer are named: the last fills the rest)
+    players = args.players or max(game.min_players, len(agents))
+    if not game.min_players <= players <= game.max_players:
+        given = f"--players {players}" if args.players else f"--agents names {len(agents)} agents"
+        raise UsageError(f"{given}: {game.id} is for {game.min_players} to {game.max_players} players")
+    if len(agents) > players:
+        raise UsageError(f"--agents names {len(agents)} agents for {players} players: name one a seat "
+                         "(the last one named fills the remaining seats)")
     echo = None if args.quiet else print
     result = play(game, players, args.seed, agents, echo=echo)
     if args.log:
@@ -337,7 +343,8 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("play", help="play one game with agents and print its log")
     s.add_argument("game")
-    s.add_argument("--players", type=positive, help="how many (default: the smallest count the game allows)")
+    s.add_argument("--players", type=positive, help="how many (default: one a named agent, at least "
+                   "the smallest count the game allows)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, mcts "
                    "(mcts:400 sets its iterations), human; "

@@ -39,6 +39,18 @@ def test_play_without_players_uses_the_smallest_count(capsys):
     assert "P2" in out and "P3" not in out
 
 
+def test_play_seats_one_player_a_named_agent(capsys):
+    """Three agents named and no --players: three players, not the smallest
+    count with the third agent silently left out; more agents than
+    --players, or than the game seats, is one line saying so."""
+    assert main(["play", str(MINI), "--seed", "3", "--agents", "random,random,random"]) == 0
+    assert "P3" in capsys.readouterr().out
+    assert main(["play", str(MINI), "--players", "2", "--agents", "random,random,random"]) == 2
+    assert "names 3 agents for 2 players" in capsys.readouterr().err
+    assert main(["play", str(MINI), "--agents", "random,random,random,random"]) == 2
+    assert "names 4 agents: mini is for 2 to 3 players" in capsys.readouterr().err
+
+
 def test_export_needs_no_flag(tmp_path, capsys):
     assert main(["export", str(MINI), "--out", str(tmp_path)]) == 0
     assert (tmp_path / "tts" / "manifest.json").is_file()
