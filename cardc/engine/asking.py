@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from weakref import ref as _ref
 
-_new = object.__new__
-
 from cardc.engine.errors import EngineFault
 from cardc.engine.pygen import fmt
+
+_new = object.__new__
 
 
 class Decision:
@@ -168,8 +168,9 @@ class Asking:
     def ask_choice(self, who, var, values, typ, optional, prompt):
         """`values` is the generated code's own new list: the decision keeps it.
         The decision is made as `Decision(...)` would make it, without the
-        call: a class called with eleven arguments cost some 0.5 µs, as much
-        again as the stores themselves, on every decision (so in ask_menu)."""
+        call: a class called with eleven arguments goes through
+        `type.__call__` and `__init__`, more than the stores themselves, on
+        every decision (so in ask_menu; DESIGN.md, "Eighteenth wave")."""
         if optional:
             values = values + [None]
         d = _new(Decision)
