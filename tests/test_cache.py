@@ -373,6 +373,8 @@ def test_a_zones_cell_index_follows_every_move_and_never_leaks_into_a_clone():
             assert cards_at_slot(s, board, x) == [t for t in s.zones[board] if cells[t] == x]
         some = asked[1::3]
         assert cards_at_slot(s, board, some) == [t for t in s.zones[board] if cells[t] in some]
+        for a, b in zip(asked[1:], asked[2:]):      # two cards found: put in zone order by a compare
+            assert cards_at_slot(s, board, [b, a]) == [t for t in s.zones[board] if cells[t] in (a, b)]
         # no cell is kept with no card on it: generated code asks `x in index`
         # for "is there a card on x" (PyGen.e_cmp)
         assert all(s.zindex[board][1].values())
