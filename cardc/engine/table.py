@@ -247,6 +247,8 @@ class Table:
         else:
             self._take(c)
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
+        # the slot it enters, as the slot it left above (written out twice,
+        # not a method called twice: a call a side was what this saves)
         plan = self.slot_plan[slot]
         if plan is not None:
             stale, empty, active, by_cell, keyed = plan
@@ -303,7 +305,7 @@ class Table:
             self.zindex = dict(self.zindex)
             own = self.zi_own = set()
         zi = self.zindex
-        cell = self.game.card_field["cell"][c]
+        cell = self.game.card_cell[c]
         if here in zi:
             bounds, index, position = zi[here]
             if here not in own:
