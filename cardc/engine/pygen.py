@@ -932,8 +932,8 @@ class PyGen:
                 # how many cards of an indexed zone on one cell: no list made
                 index, x = self._zone_index(inner[2][0], scope), self.expr(where, scope)
                 if x in self.cell_locals:
-                    return f"len({index}[1].get({x}, ()))"
-                return (f"(len({index}[1].get({x}, ())) if type({x}) is _str "
+                    return f"len({self._by_cell(index)}.get({x}, ()))"
+                return (f"(len({self._by_cell(index)}.get({x}, ())) if type({x}) is _str "
                         f"else len({self.bind(cards_in, '_b')}({index}, {x})))")
             if isinstance(where, list) and where[:2] == ["call", "neighbors"] and \
                     len(where[2]) == 1 and self._neighbors_distinct():
@@ -961,6 +961,16 @@ class PyGen:
             # loop over cells then reads it with no test of whether it is found
             index = self.memo.first(index) if self.memo.pure and slot.isdigit() else self.memo.use(index)
         return index
+
+    def _by_cell(self, index):
+        """The {cell: cards} part of a zone's index (`zone_index`).  Read in a
+        loop, from an index found once at the top (`_zone_index`), it is found
+        once at the top too: a name read per element, not a subscript (at
+        ipo, `open_cells` reads it for each of the grid's 108 cells)."""
+        if self.memo is not None and self.memo.on and self.memo.loops and \
+                re.fullmatch(r"_k\d+", index):
+            return self.memo.first(f"{index}[1]")
+        return f"{index}[1]"
 
     def e_fn(self, ir, scope):
         name, args = ir[1], ir[2]
@@ -1024,8 +1034,8 @@ class PyGen:
                     index, x = self._zone_index(found[2][0], scope), self.expr(found[2][1], scope)
                     test = "not in" if ir[1] == "==" else "in"
                     if x in self.cell_locals:
-                        return f"({x} {test} {index}[1])"
-                    return (f"(({x} {test} {index}[1]) if type({x}) is _str else "
+                        return f"({x} {test} {self._by_cell(index)})"
+                    return (f"(({x} {test} {self._by_cell(index)}) if type({x}) is _str else "
                             f"(len({self.bind(cards_in, '_b')}({index}, {x})) {ir[1]} 0))")
         return f"({self.expr(ir[2], scope)} {ir[1]} {self.expr(ir[3], scope)})"
 
@@ -1073,9 +1083,14 @@ class PyGen:
 
     def _iterable(self, ir, scope):
         """What a comprehension loops over: the players as a range (the same
-        numbers in the same order, with no list made), else the expression."""
+        numbers in the same order, with no list made), the grid's cells as
+        the game's own list (`cells()` copies it for a value that may be
+        kept; a loop only reads it: 108 cells copied on each call at ipo),
+        else the expression."""
         if ir == ["players"]:
             return "range(st.n)"
+        if ir == ["call", "cells", [], {}]:
+            return "_game.grid_cells"
         return self.expr(ir, scope)
 
     def e_index(self, ir, scope):
