@@ -91,9 +91,9 @@ class Decision:
 
 def bind_option(env, option):
     """Write the loop variables an open menu option was found with into
-    `env`; returns the option's pc.  An option is [pc, name, value, …]; a
-    state saved before options were flat holds [pc, {name: value}], and
-    resumes as it was."""
+    `env`; returns the option's pc.  An option is (pc, name, value, …), a
+    list in a loaded state; a state saved before options were flat holds
+    [pc, {name: value}], and resumes as it was."""
     n = len(option)
     if n == 3:
         env[option[1]] = option[2]

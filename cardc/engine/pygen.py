@@ -376,7 +376,10 @@ class PyGen:
                     raise BadBundle(f"two options of a menu start at op {int(pc)}: each has a body of its own")
                 labels[int(pc)] = text = self.build_text(label, safe)
                 lab = self.bind(text, "_lab")
-                add = [f"{pad}    values.append([{int(pc)}{flat}])"]
+                # an option's value is a tuple: one object to make (a list is
+                # two), none at all for an option with no loop variable (a
+                # constant); a loaded state's options are lists, read alike
+                add = [f"{pad}    values.append(({int(pc)}{flat or ','}))"]
                 if eager and text.risk is not None:
                     here = "{**env" + "".join(f", {k!r}: {v}" for k, v in scope.items()) + "}"
                     add.append(f"{pad}    {self.bind(text.risk, '_risk')}(st, {here})")

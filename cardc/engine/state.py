@@ -205,8 +205,11 @@ class State(Interpreter, Asking, Table):
         value = d.values[action]
         kind = d.kind
         if kind == "menu":
-            if len(value) == 3:         # one loop variable, the common case (bind_option)
+            n = len(value)
+            if n == 3:                  # one loop variable, the common case (bind_option)
                 fr.env[value[1]] = value[2]
+                fr.pc = value[0]
+            elif n == 1:                # none ("Carry on")
                 fr.pc = value[0]
             else:
                 fr.pc = bind_option(fr.env, value)
