@@ -173,9 +173,18 @@ class Asking:
         every decision (so in ask_menu; DESIGN.md, "Eighteenth wave")."""
         if optional:
             values = values + [None]
+        # one store a line: six stores on one line build a tuple and unpack it
         d = _new(Decision)
-        d.kind, d.player, d._prompt, d._labels, d.values, d.var = "choose", who, prompt, None, values, var
-        d._unavailable, d._make, d._one, d.menu = (), _choice_labels, _choice_label, (typ, optional)
+        d.kind = "choose"
+        d.player = who
+        d._prompt = prompt
+        d._labels = None
+        d.values = values
+        d.var = var
+        d._unavailable = ()
+        d._make = _choice_labels
+        d._one = _choice_label
+        d.menu = (typ, optional)
         d._owner = self.me_ref or self._owner_ref()     # a live state's weak reference is true
         self.pending = d
 
@@ -203,9 +212,16 @@ class Asking:
                 prompt = prompt(self, env)
             raise EngineFault("a menu has no option open" + (f" (“{prompt}”)" if prompt else ""))
         d = _new(Decision)          # as in ask_choice
-        d.kind, d.player, d._prompt, d._labels, d.values, d.var = "menu", who, prompt, None, values, None
+        d.kind = "menu"
+        d.player = who
+        d._prompt = prompt
+        d._labels = None
+        d.values = values
+        d.var = None
         d._unavailable = _menu_unavailable if unavailable is None or unavailable else []
-        d._make, d._one, d.menu = _menu_labels, _menu_label, (items, unavailable)
+        d._make = _menu_labels
+        d._one = _menu_label
+        d.menu = (items, unavailable)
         d._owner = self.me_ref or self._owner_ref()
         self.pending = d
         if items.eager_text:
