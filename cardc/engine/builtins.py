@@ -56,13 +56,19 @@ def _index_of(st, env, xs, x):
 _RIVALS: dict[int, list[list[int]]] = {}
 
 
+def rivals_table(n):
+    """For each seat of an n-player game, the seats after it round the table
+    (kept: never changed; generated loops read a row as it is)."""
+    table = _RIVALS.get(n)
+    if table is None:
+        table = _RIVALS[n] = [list(range(q + 1, n)) + list(range(q)) for q in range(n)]
+    return table
+
+
 def _rivals(st, env, p):
     n = st.n
     if type(p) is int and 0 <= p < n:       # the seats after p, round the table
-        table = _RIVALS.get(n)
-        if table is None:
-            table = _RIVALS[n] = [list(range(q + 1, n)) + list(range(q)) for q in range(n)]
-        return table[p][:]                  # a new list: the caller may keep it
+        return rivals_table(n)[p][:]          # a new list: the caller may keep it
     return [(p + k) % n for k in range(1, n)]
 
 

@@ -25,7 +25,7 @@ import re
 from contextlib import contextmanager
 from types import MappingProxyType
 
-from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, count_in_distinct, zone_index
+from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, count_in_distinct, rivals_table, zone_index
 from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.interp import back_on_top, beneath, materialize, stopped
@@ -908,6 +908,12 @@ class PyGen:
             c = self.expr(args[0], scope)
             fixed = self.bind(self.game.card_play_fixed, "_P")
             return f"({fixed}[{c}] if {fixed}[{c}] is not None else {self.bind(IMPL[name], '_b')}(st, env, {c}))"
+        if name in ("sum", "abs") and len(args) == 1:
+            # the builtin's own expression, without a call of it (IMPL): the
+            # same result and the same error
+            return f"{name}({self.expr(args[0], scope)})"
+        if name == "next_player" and len(args) == 1:
+            return f"(({self.expr(args[0], scope)} + 1) % st.n)"
         if name == "host" and len(args) == 1:      # the builtin's own expression (IMPL)
             return f"st.host.get({self.expr(args[0], scope)})"
         if name == "has_effect" and len(args) == 1:
@@ -1094,6 +1100,12 @@ class PyGen:
             return "range(st.n)"
         if ir == ["call", "cells", [], {}]:
             return "_game.grid_cells"
+        if isinstance(ir, list) and ir[:2] == ["call", "rivals"] and len(ir[2]) == 1 and trivial(ir[2][0]):
+            # the seats after p, round the table, the builtin's own table
+            # (it copies a row for a value that may be kept; a loop only reads it)
+            p = self.expr(ir[2][0], scope)
+            return (f"({self.bind(rivals_table, '_b')}(st.n)[{p}] if type({p}) is int and 0 <= {p} < st.n "
+                    f"else {self.bind(IMPL['rivals'], '_b')}(st, None, {p}))")
         return self.expr(ir, scope)
 
     def e_index(self, ir, scope):
