@@ -2,7 +2,7 @@
 their plain definition gives, for every input (checked with hypothesis)."""
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cardc.engine.builtins import _rivals, _unique
@@ -41,3 +41,38 @@ def test_rivals_are_the_seats_after_p_round_the_table(n, data):
     assert got == [(p + k) % n for k in range(1, n)]
     got.append("changed")                       # the caller's own list
     assert _rivals(Seats(n), None, p) == [(p + k) % n for k in range(1, n)]
+
+
+_IPO = []
+
+
+def _ipo():
+    if not _IPO:
+        from cardc.engine import Game
+        from cardc.project import load_bundle
+        _IPO.append(Game(load_bundle("ipo")))
+    return _IPO[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_connected_searched_on_the_cell_index_is_connected_of_the_scan(data):
+    """`connected([t for t in board if t.company == v], start)`, written as a
+    search from the start's cell on the board's cell index
+    (`connected_valued`), gives what the builtin gives on the scanned list:
+    the same cards in the same order, for a start on the board or off it,
+    with or without the value, a card with no cell, or none."""
+    from cardc.engine.builtins import _connected, connected_valued, zone_index
+    game = _ipo()
+    s = game.new_state(2, seed=data.draw(st.integers(0, 3)))
+    board, pool = game.slot(s, "board", None), game.slot(s, "tile_pool", None)
+    firms = s.zones[game.slot(s, "market", None)][:2] + [None]
+    values = s.own_cc("company")
+    tiles = s.zones[pool][:100]
+    for t in data.draw(st.lists(st.sampled_from(tiles), min_size=20, max_size=90, unique=True)):
+        values[t] = data.draw(st.sampled_from(firms + [None, None]))   # big groups of one value
+        s.move(t, board, data.draw(st.sampled_from(["top", "bottom"])))
+    start = data.draw(st.sampled_from(tiles + firms))     # a tile (placed or not), a company card, none
+    value = data.draw(st.sampled_from(firms))
+    want = _connected(s, None, [c for c in s.zones[board] if values[c] == value], start)
+    assert connected_valued(s, zone_index(s, board), start, values, value) == want

@@ -241,6 +241,42 @@ def count_in_distinct(hit, cells):
     return n
 
 
+def connected_valued(st, hit, start, values, value):
+    """`connected([c for c in zone if c.counter == value], start)` on a zone
+    indexed by cell (`zone_index`, `hit`; `values`, the counter's list): a
+    search out from the start's cell through the cells that hold such a
+    card, not a scan of the whole zone and then a search among the cards
+    found (ipo's `join_company`, for a board of dozens of tiles, most not
+    near).  The same cards in the same order: the zone's cards holding the
+    value whose cells the search reaches, in zone order, the start first if
+    it is not one of them (`_connected`)."""
+    if start is None:
+        return []
+    index = hit[1]
+    first = st.game.card_field["cell"][start]
+    seen = {first}
+    todo = [first]
+    near = st.game.grid_neighbors
+    while todo:
+        for nb in near.get(todo.pop(), ()):
+            if nb not in seen:
+                for c in index.get(nb, ()):
+                    if values[c] == value:      # a cell with such a card: the search goes on through it
+                        seen.add(nb)
+                        todo.append(nb)
+                        break
+    out = []
+    for x in seen:
+        for c in index.get(x, ()):
+            if values[c] == value:
+                out.append(c)
+    if len(out) > 1:
+        out.sort(key=hit[2].__getitem__)        # zone order, by position
+    if start not in out:
+        out.insert(0, start)
+    return out
+
+
 def cards_at_slot(st, slot, cell):
     """`cards_at` on a whole zone, from its index."""
     return cards_in(zone_index(st, slot), cell)

@@ -25,7 +25,8 @@ import re
 from contextlib import contextmanager
 from types import MappingProxyType
 
-from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, count_in_distinct, rivals_table, zone_index
+from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, connected_valued, count_in_distinct, \
+    rivals_table, zone_index
 from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.interp import back_on_top, beneath, materialize, stopped
@@ -908,6 +909,10 @@ class PyGen:
             c = self.expr(args[0], scope)
             fixed = self.bind(self.game.card_play_fixed, "_P")
             return f"({fixed}[{c}] if {fixed}[{c}] is not None else {self.bind(IMPL[name], '_b')}(st, env, {c}))"
+        if name == "connected" and len(args) == 2:
+            valued = self._connected_valued(args[0], args[1], scope)
+            if valued is not None:
+                return valued
         if name in ("sum", "abs") and len(args) == 1:
             # the builtin's own expression, without a call of it (IMPL): the
             # same result and the same error
@@ -924,6 +929,32 @@ class PyGen:
         env = "env" if name in ("playable",) else "None"
         parts = [self.expr(a, scope) for a in args]
         return f"{impl}(st, {env}{''.join(', ' + p for p in parts)})"
+
+    def _connected_valued(self, cards, start, scope):
+        """`connected([x for x in zone if x.counter == v], start)`, over a
+        shared zone of cards on the grid, with `v` a local or a literal that
+        does not read `x`: a search from the start's cell on the zone's cell
+        index (`connected_valued`), else None.  Exact: the same cards in the
+        same order; the test, which cannot fail, is made only on the cards
+        the search meets instead of on every card of the zone."""
+        if not (isinstance(cards, list) and len(cards) == 5 and cards[0] == "comp"):
+            return None
+        _, elt, var, it, cond = cards
+        if not (elt == ["var", var] and isinstance(it, list) and len(it) == 2 and it[0] == "cards"
+                and isinstance(it[1], list) and len(it[1]) == 2 and it[1][0] == "zone"
+                and it[1][1] in self.game.shared_slot and self.game.grid_neighbors
+                and "cell" in self.game.card_field
+                and isinstance(cond, list) and len(cond) == 4 and cond[:2] == ["cmp", "=="]):
+            return None
+        for mine, other in ((cond[2], cond[3]), (cond[3], cond[2])):
+            if (isinstance(mine, list) and len(mine) == 3 and mine[0] == "cctr"
+                    and mine[2] == ["var", var] and isinstance(other, list) and len(other) == 2
+                    and other[0] in ("var", "lit") and other != ["var", var]):
+                index = self._zone_index(it, scope)
+                values = self._counters("card", str(mine[1]))
+                return (f"{self.bind(connected_valued, '_b')}(st, {index}, {self.expr(start, scope)}, "
+                        f"{values}, {self.expr(other, scope)})")
+        return None
 
     def _inlinable(self, ir) -> bool:
         """A call of a function that e_fn writes in place."""
