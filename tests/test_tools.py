@@ -51,13 +51,13 @@ def test_the_footprint_counts_distinct_bytecodes_and_grows_with_the_share(mini_g
 
 def test_the_objects_made_are_counted_the_same_on_every_run(mini_game):
     """`--made`: which functions build lists, dicts, functions or generators,
-    by opcode; the same on every run (a menu builds its options' lists)."""
+    by opcode; the same on every run (a menu builds its options' tuples)."""
     bytecodes = _tool("bytecodes")
     bytecodes.made(mini_game, 2, 2)
     first = bytecodes.made(mini_game, 2, 2)
     assert first == bytecodes.made(mini_game, 2, 2) and first[0] > 0
     assert first[1] and all(op in bytecodes.MAKERS for _, _, op in first[1])
-    assert any(op == "BUILD_LIST" and function.startswith("_menu") for _, function, op in first[1])
+    assert any(op == "BUILD_TUPLE" and function.startswith("_menu") for _, function, op in first[1])
 
 
 def test_the_digest_of_many_games_is_the_same_on_every_run(mini_game):
