@@ -942,7 +942,8 @@ class PyGen:
         _, elt, var, it, cond = cards
         if not (elt == ["var", var] and isinstance(it, list) and len(it) == 2 and it[0] == "cards"
                 and isinstance(it[1], list) and len(it[1]) == 2 and it[1][0] == "zone"
-                and it[1][1] in self.game.shared_slot and self.game.grid_neighbors
+                and isinstance(it[1][1], str) and it[1][1] in self.game.shared_slot
+                and self.game.grid_neighbors
                 and "cell" in self.game.card_field
                 and isinstance(cond, list) and len(cond) == 4 and cond[:2] == ["cmp", "=="]):
             return None
@@ -1131,7 +1132,8 @@ class PyGen:
             return "range(st.n)"
         if ir == ["call", "cells", [], {}]:
             return "_game.grid_cells"
-        if isinstance(ir, list) and ir[:2] == ["call", "rivals"] and len(ir[2]) == 1 and trivial(ir[2][0]):
+        if isinstance(ir, list) and ir[:2] == ["call", "rivals"] and isinstance(ir[2], list) and \
+                len(ir[2]) == 1 and isinstance(ir[2][0], list) and ir[2][0] and trivial(ir[2][0]):
             # the seats after p, round the table, the builtin's own table
             # (it copies a row for a value that may be kept; a loop only reads it)
             p = self.expr(ir[2][0], scope)
