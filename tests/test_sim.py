@@ -267,7 +267,9 @@ def test_an_answer_is_the_answering_seats_and_records_keep_card_use_per_seat(tmp
 # ---------------------------------------------------------------- holes, records, reports
 
 def test_holes_are_saved_as_replays_that_reproduce_them(tmp_path, game_copy):
-    folder = game_copy(edits={"cards/cards.yaml": [("move prize to me.bank", "resolve prize")]})
+    # without the empty-deck end, games where nobody reaches the target run to the turn cap
+    folder = game_copy(edits={"cards/cards.yaml": [("move prize to me.bank", "resolve prize")],
+                              "game.yaml": [("elif count(draw) == 0 and", "elif false and")]})
     out = tmp_path / "r.json"
     assert main(["simulate", str(folder), "--games", "30", "--jobs", "1", "--quiet",
                  "--json", str(out), "--holes", str(tmp_path / "holes")]) == 1, "games faulted"
@@ -288,8 +290,8 @@ def test_holes_are_saved_as_replays_that_reproduce_them(tmp_path, game_copy):
 
 
 def test_overridden_holes_replay_with_their_saved_bundle(tmp_path):
-    report = simulate(tmp_path, "--games", "30", "--jobs", "1", "--set", "params.win_at=40")
-    assert report["overrides"] == {"params.win_at": "40"} and report["holes"]
+    report = simulate(tmp_path, "--games", "30", "--jobs", "1", "--set", "flow.max_turns=4")
+    assert report["overrides"] == {"flow.max_turns": "4"} and report["holes"]
     hole = report["holes"][0]
     bundle_file = hole["replay"].split("--bundle ")[1]
     assert main(["replay", hole["file"], "--bundle", bundle_file, "--quiet"]) == 0
