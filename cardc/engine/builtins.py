@@ -29,8 +29,8 @@ _PLAIN = (int, str, bool, type(None))
 
 def _unique(st, env, xs):
     """Each value once, in the order first met (a dict keeps insertion order).
-    A list of at most two plain values, the common case (the companies a
-    tile touches), is answered without the dict: a third of the time."""
+    A list of at most two plain values, the common case (the owners of the
+    cards next to a cell, say), is answered without the dict: a third of the time."""
     if type(xs) is list and len(xs) < 3:
         if not xs:
             return []
@@ -186,7 +186,7 @@ def zone_index(st, slot):
     key}, keys ascending in zone order).  Built on the first read, then kept
     up to date by each move in or out (`Table.index_moved`) and dropped by
     anything else that changes the zone (`Table.unindex`): a board that
-    gains one tile a turn is not indexed again from scratch.  Pure for a
+    gains one card a turn is not indexed again from scratch.  Pure for a
     given state, so generated code finds it once per expression."""
     hit = st.zindex.get(slot)
     if hit is None:
@@ -244,8 +244,7 @@ def connected_valued(st, hit, start, values, value):
     indexed by cell (`zone_index`, `hit`; `values`, the counter's list): a
     search out from the start's cell through the cells that hold such a
     card, not a scan of the whole zone and then a search among the cards
-    found (ipo's `join_company`, for a board of dozens of tiles, most not
-    near).  The same cards in the same order: the zone's cards holding the
+    found (a board of dozens of cards, most of them far from the start).  The same cards in the same order: the zone's cards holding the
     value whose cells the search reaches, in zone order, the start first if
     it is not one of them (`_connected`)."""
     if start is None:

@@ -1006,8 +1006,8 @@ class PyGen:
     def _by_cell(self, index):
         """The {cell: cards} part of a zone's index (`zone_index`).  Read in a
         loop, from an index found once at the top (`_zone_index`), it is found
-        once at the top too: a name read per element, not a subscript (at
-        ipo, `open_cells` reads it for each of the grid's 108 cells)."""
+        once at the top too: a name read per element, not a subscript (a
+        function over `cells()` reads it once for each cell of the grid)."""
         if self.memo is not None and self.memo.on and self.memo.loops and \
                 re.fullmatch(r"_k\d+", index):
             return self.memo.first(f"{index}[1]")
@@ -1126,7 +1126,7 @@ class PyGen:
         """What a comprehension loops over: the players as a range (the same
         numbers in the same order, with no list made), the grid's cells as
         the game's own list (`cells()` copies it for a value that may be
-        kept; a loop only reads it: 108 cells copied on each call at ipo),
+        kept; a loop only reads it: the whole grid copied on each call),
         else the expression."""
         if ir == ["players"]:
             return "range(st.n)"

@@ -4,7 +4,7 @@ A content function's value is cached (pygen.compile_cached) until something
 it reads changes.  deps.py says what each function reads, as parts; this
 module turns that around, once a game, into what each change forgets:
 
-- a part ("z:board", "c:company", "flow:turn" …): every entry of the cache
+- a part ("z:<zone>", "c:<counter>", "flow:turn" …): every entry of the cache
   of each function that reads it (`Stale.parts`);
 - one player's zone (a part "z:<zone>@i", the zone of the function's
   argument i): the entries whose argument i is that player (`Stale.player_zones`);

@@ -466,8 +466,8 @@ class Table:
         """A copy of this state as `p` might imagine it: every card `p` cannot
         see is shuffled (with `rnd`, the caller's own generator) among the
         places `p` cannot see into that hold cards with the same back (cards
-        that started in the same zone: a tile never trades places with a
-        company card), zone sizes kept.  What `p` sees is exact; what `p` does
+        that started in the same zone: a card of one deck never trades
+        places with a card of another), zone sizes kept.  What `p` sees is exact; what `p` does
         not see is a guess.  Bots that look ahead use this, so they never act
         on hidden information.
 
