@@ -315,7 +315,7 @@ class BlockGen:
         if code.name in self.direct:
             code.frameless = self._frameless(code, lines)
         elif code.name in self.started:
-            code.start = self._start(code, ops, leaders)
+            code.start = self._start(code, ops)
         for which in ("frameless", "start"):
             stand_in = self._stand_ins.pop((code.name, which), None)
             if stand_in is not None:
@@ -416,6 +416,13 @@ class BlockGen:
             known = {}          # values read by earlier ops of this case, still true
             for i in range(first, min(stop, len(ops))):
                 known, ends = self._emit_op(ops, i, known, emit, "            ")
+                if ends and i + 1 < stop and lines[-1].strip() == f"pc = {i + 1}":
+                    # it goes on at the next op, which is no case of its own
+                    # (a call in a start without a frame, `_leaders`)
+                    lines.pop()
+                    line_op.pop()
+                    known = {}
+                    continue
                 if ends:
                     break
             else:
@@ -464,7 +471,7 @@ class BlockGen:
         self.game.frameless[fn.__code__] = code
         return fn
 
-    def _start(self, code, ops, leaders):
+    def _start(self, code, ops):
         """A procedure that may stop, started without a frame: `f(st, env)`
         runs the same ops as `run`, with its locals in the dict its caller
         made, and makes its frame only where it first needs one: where it
@@ -480,7 +487,7 @@ class BlockGen:
         if that is gone (the game ended, `interp.stopped`)."""
         self.fast = True
         try:
-            lines, line_op = self._write(code, ops, leaders)
+            lines, line_op = self._write(code, ops, self._leaders(ops, resumed=False))
         finally:
             self.fast = False
         fn = self.px.exec_source(lines[0][4:lines[0].index("(")], "\n".join(lines) + "\n")
@@ -738,9 +745,13 @@ class BlockGen:
             else:
                 raise BadBundle(f"{self.where}[{i}]: unknown menu item {str(it[0])[:40]!r}")
 
-    def _leaders(self, ops) -> set:
+    def _leaders(self, ops, resumed=True) -> set:
         """Op indexes that start a case: the entry, every jump target, every op
-        the engine may stop at or come back to, and the end."""
+        the engine may stop at or come back to, and the end.  A start without
+        a frame (`_start`, `resumed` false) is never come back to: where it
+        stops, its framed `run` resumes, so its cases are the entry, the
+        jumps' targets and the end, and the op after a call runs on in the
+        same case (no `pc = …` and `if pc == …` between the two)."""
         out = {0, len(ops)}
         for i, o in enumerate(ops):
             kind = o[0]
@@ -748,6 +759,8 @@ class BlockGen:
                 out.update((o[1], i + 1))
             elif kind in ("jf", "next", "countdown"):
                 out.update((o[-1] if kind != "jf" else o[2], i + 1))
+            if not resumed:
+                continue
             if kind in SUSPENDS and not (kind == "move" and not self._move_may_stop(o)) \
                     and not self._direct_call(o):
                 out.add(i + 1)

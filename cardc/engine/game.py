@@ -7,6 +7,8 @@ procedures, functions, hooks, card effects and the game flow.
 """
 from __future__ import annotations
 
+import sys
+
 from cardc.engine.deps import (KEYED, function_deps, impure_functions, recursive_functions,
                                simple_functions, unkeyed)
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
@@ -19,6 +21,14 @@ from cardc.engine.stale import Stale
 from cardc.engine.table import OUT
 
 SUPPORTED_FORMAT = 1
+
+
+def _interned(value):
+    """A printed text field as one shared object (`sys.intern`): a card's
+    cell, say, is then the very object the grid's cells and neighbours are
+    (`_grid`), so a dict keyed by cells finds it by identity, without
+    comparing the characters (JSON gives each occurrence its own copy)."""
+    return sys.intern(value) if type(value) is str else value
 
 
 #: the calls of a cached function counted before it is settled (CacheProbe)
@@ -239,7 +249,7 @@ class Game:
             "text": [self.cards[d]["text"] for d in self.card_def],
         }
         for name in bundle["card_fields"]:
-            self.card_field[name] = [self.cards[d]["fields"].get(name) for d in self.card_def]
+            self.card_field[name] = [_interned(self.cards[d]["fields"].get(name)) for d in self.card_def]
         self.reaction_tag = [(c.get("reaction") or {}).get("to") for c in self.cards]
 
     # ------------------------------------------------------------ grid
@@ -253,14 +263,14 @@ class Game:
         rows = int(grid["rows"])
         for r in range(1, rows + 1):
             for ci, col in enumerate(self.grid_columns):
-                cell = f"{col}{r}"
+                cell = sys.intern(f"{col}{r}")      # one object per cell name (_interned)
                 self.grid_cells.append(cell)
                 self.grid_column_of[cell], self.grid_row_of[cell] = ci + 1, r
                 nbs = []
                 for dc, dr in ((-1, 0), (1, 0), (0, -1), (0, 1)):
                     c2, r2 = ci + dc, r + dr
                     if 0 <= c2 < len(self.grid_columns) and 1 <= r2 <= rows:
-                        nbs.append(f"{self.grid_columns[c2]}{r2}")
+                        nbs.append(sys.intern(f"{self.grid_columns[c2]}{r2}"))
                 self.grid_neighbors[cell] = nbs
 
     # ------------------------------------------------------------ code
