@@ -203,9 +203,10 @@ class Interpreter:
         this again at once); with `once`, one stage (scenarios set a clock).
         The stages are tested in the order of how often they come (three
         every turn, one a round, two a game), not the order they come in."""
+        g = self.game
+        hooks = g.has_hooks
         while True:
             self.version += 1
-            g = self.game
             stage = self.stage
             if stage == "turn":
                 if self.turn >= g.max_turns:
@@ -214,39 +215,53 @@ class Interpreter:
                     self.winners = []
                     return
                 self.turn += 1
-                self.touch("flow:turn")
+                self._touch_flow("flow:turn")
                 self.stage = "after_turn"
                 self.phase = None
                 if self.log is not None:
                     self.log.append(f"== Turn {self.turn} ({g.level_text(self)}): "
                                     f"{self.player_name(self.turn_player)} ==")
                 self._push_flow("flow:turn", self.turn_player)
-                self._auto_trigger("turn_start")
+                if "turn_start" in hooks:
+                    self._auto_trigger("turn_start")
             elif stage == "after_turn":
                 self.stage = "next_turn"
-                self._auto_trigger("turn_end")
+                if "turn_end" in hooks:
+                    self._auto_trigger("turn_end")
+                elif not once and self.hold_at is None:
+                    continue            # nothing started, nothing to stop at: the next stage at once
             elif stage == "next_turn":
-                self.turn_player, round_over = self._next_in_turn()
-                self.touch("flow:turn_player")
+                if g.plain_turn_order:      # the next seat (as _next_in_turn, without its lookups)
+                    p = self.turn_player + 1
+                    if p == self.n:
+                        p = 0
+                    self.turn_player, round_over = p, p == self.first_player
+                else:
+                    self.turn_player, round_over = self._next_in_turn()
+                self._touch_flow("flow:turn_player")
                 if round_over:
                     self.stage = "round_over"
                     self._push_flow("flow:round_end", self.first_player)
-                    self._auto_trigger("round_end")
+                    if "round_end" in hooks:
+                        self._auto_trigger("round_end")
                 else:
                     self.stage = "turn"
+                    if not once and self.hold_at is None:
+                        continue
             elif stage == "round":
                 self.stage = "turn"
                 self._push_flow("flow:round_start", self.first_player)
-                self._auto_trigger("round_start")
+                if "round_start" in hooks:
+                    self._auto_trigger("round_start")
             elif stage == "round_over":
                 self.round += 1
-                self.touch("flow:round")
+                self._touch_flow("flow:round")
                 self.stage = "round"
             elif stage == "setup":
                 self.first_player = self.turn_player
                 self.round = 1
-                self.touch("flow:first_player")
-                self.touch("flow:round")
+                self._touch_flow("flow:first_player")
+                self._touch_flow("flow:round")
                 self.stage = "round"
                 self._auto_trigger("game_start")
             elif stage == "init":
@@ -259,6 +274,15 @@ class Interpreter:
             if once or self.stack or self.terminal or self.pending is not None \
                     or self.stage == self.hold_at:
                 return
+
+    def _touch_flow(self, part):
+        """`touch` of a part of the game's flow (the turn, the round…), with
+        what it makes stale looked up once a game (Game.flow_caches)."""
+        pv = self.pv
+        pv[part] = pv.get(part, 0) + 1
+        caches = self.game.flow_caches[part]
+        if caches:
+            self.forget(caches)
 
     def _next_in_turn(self):
         """(who plays the next turn, whether a round is over).  By default the
@@ -286,7 +310,15 @@ class Interpreter:
     def _push_flow(self, key, me):
         code = self.game.codes.get(key)
         if code is not None:
-            self.push(code, {"me": me})
+            # `push` written in: every turn pushes its flow
+            if len(self.stack) >= self.game.limits.depth:
+                raise EngineFault(self.game.over_depth)
+            self.budget -= 1
+            if self.budget < 0:
+                raise EngineFault(self.game.over_steps)
+            fr = _new(Frame)
+            fr.code, fr.pc, fr.env = code, 0, {"me": me}
+            self.stack.append(fr)
 
     def _auto_trigger(self, event):
         if event in self.game.has_hooks:
