@@ -954,12 +954,13 @@ class BlockGen:
             if len(o[2]) != len(callee.params):
                 raise BadBundle(f"{self.where}[{i}][2]: `{o[1]}` takes {len(callee.params)} "
                                 f"arguments, not {len(o[2])}")
-            args = [self.x(a) for a in o[2]] + ([] if "me" in callee.params else ["env.get('me')"])
+            args = [self.x(a) for a in o[2]]
+            args += [] if "me" in callee.params else [self._me()]
             return ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)",
                     f"{self._entry(callee, 'frameless')}(st{''.join(', ' + a for a in args)})"], False
         items = [f"{p!r}: {self.x(a)}" for p, a in zip(callee.params, o[2])]
         if "me" not in callee.params[:len(o[2])]:
-            items.append("'me': env.get('me')")
+            items.append(f"'me': {self._me()}")
         lines = [f"_e = {{{', '.join(items)}}}"]
         budget = ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)"]
         if key in self.started:
@@ -983,6 +984,13 @@ class BlockGen:
         return (lines + self._at(i + 1) + self._push(k, "_e", "_f")
                 + [f"if not {k}.run(st, _f) and not _back(st, fr): {self._stop()}"]
                 + self._goto(i + 1, i)), True
+
+    def _me(self) -> str:
+        """The acting player a call passes on: the local the op read `me`
+        into at its top, if it did (then `me` is bound, or the op failed
+        there already), else `env.get('me')`, a lookup of its own."""
+        memo = self.px.memo
+        return (memo.eager.get("env['me']") if memo is not None else None) or "env.get('me')"
 
     def _push(self, code, env, name="_f"):
         """`st.push(code, env)` written in (a call is on every turn's path:
