@@ -157,7 +157,8 @@ class Game:
         each slot makes stale, stale.Stale.slot_table], [what it makes stale
         when the slot becomes empty or stops being empty,
         stale.Stale.empty_table], [the five of each slot as a move reads
-        them, Table.move]) for `n` players, made once."""
+        them, Table.move: (stale, (empty, active, by cell, keyed) or None)]) for
+        `n` players, made once."""
         hit = self._slot_tables.get(n)
         if hit is None:
             active = self.shared_active + [a for a in self.player_active for _ in range(n)]
@@ -171,10 +172,14 @@ class Game:
                 [tuple(by_zone.get(z["id"], ())) for z in self.per_player for _ in range(n)]
             stale, empty = self.stale.slot_table(self, n), self.stale.empty_table(self, n)
             # all a move asks of the slot it leaves and the one it enters, in
-            # one tuple (None: nothing reads the slot), read once a side
-            plans = [(stale[s], empty[s], active[s], s in self.stale.cells, bool(keyed[s]))
-                     if stale[s] or empty[s] or active[s] or s in self.stale.cells or keyed[s]
-                     else None for s in range(len(active))]
+            # one tuple (None: nothing reads the slot), read once a side:
+            # (what a change makes stale, the rarer four or None when none
+            # applies: most slots are read only as a whole)
+            plans = []
+            for s in range(len(active)):
+                rare = (empty[s], active[s], s in self.stale.cells, bool(keyed[s]))
+                rare = rare if any(rare) else None
+                plans.append((stale[s], rare) if stale[s] or rare else None)
             hit = self._slot_tables[n] = (active, limits, keyed, stale, empty, plans)
         return hit
 

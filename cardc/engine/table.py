@@ -232,18 +232,20 @@ class Table:
             (left := self.zones[here] if owned is None else self.own_zone(here)).remove(c)
             plan = self.slot_plan[here]
             if plan is not None:
-                stale, empty, active, by_cell, keyed = plan
+                stale, rare = plan
                 if stale is not None and self.filled & stale[0]:
                     self.forget_slot(stale)
-                if empty and not left:      # the last card left (deps.emptiness_zone)
-                    self.forget(empty)
-                if active and self.game.card_special[c] is not None:
-                    pv = self.pv
-                    pv["active"] = pv.get("active", 0) + 1
-                if by_cell:                 # a zone some function reads by cell
-                    self.forget_cell(here, c)
-                if keyed:                   # a zone some function reads by a counter's value
-                    self.forget_keyed(here, c)
+                if rare is not None:
+                    empty, active, by_cell, keyed = rare
+                    if empty and not left:      # the last card left (deps.emptiness_zone)
+                        self.forget(empty)
+                    if active and self.game.card_special[c] is not None:
+                        pv = self.pv
+                        pv["active"] = pv.get("active", 0) + 1
+                    if by_cell:                 # a zone some function reads by cell
+                        self.forget_cell(here, c)
+                    if keyed:                   # a zone some function reads by a counter's value
+                        self.forget_keyed(here, c)
         else:
             self._take(c)
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
@@ -251,18 +253,20 @@ class Table:
         # not a method called twice: a call a side was what this saves)
         plan = self.slot_plan[slot]
         if plan is not None:
-            stale, empty, active, by_cell, keyed = plan
+            stale, rare = plan
             if stale is not None and self.filled & stale[0]:
                 self.forget_slot(stale)
-            if empty and not dest:          # the first card comes in
-                self.forget(empty)
-            if active and self.game.card_special[c] is not None:
-                pv = self.pv
-                pv["active"] = pv.get("active", 0) + 1
-            if by_cell:
-                self.forget_cell(slot, c)
-            if keyed:
-                self.forget_keyed(slot, c)
+            if rare is not None:
+                empty, active, by_cell, keyed = rare
+                if empty and not dest:          # the first card comes in
+                    self.forget(empty)
+                if active and self.game.card_special[c] is not None:
+                    pv = self.pv
+                    pv["active"] = pv.get("active", 0) + 1
+                if by_cell:
+                    self.forget_cell(slot, c)
+                if keyed:
+                    self.forget_keyed(slot, c)
         if place == "top":
             dest.insert(0, c)
         else:
@@ -396,10 +400,14 @@ class Table:
         else:
             dest.extend(cards)
         loc, revealed = self.loc, self.revealed
-        for c in cards:
-            loc[c] = slot
-            if c in revealed:
-                del revealed[c]
+        if revealed:
+            for c in cards:
+                loc[c] = slot
+                if c in revealed:
+                    del revealed[c]
+        else:                           # nothing revealed, the common case: no test a card
+            for c in cards:
+                loc[c] = slot
 
     def check_limit(self, slot) -> bool:
         """Start the zone's overflow procedure if a move took it over its
