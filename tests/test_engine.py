@@ -282,6 +282,28 @@ def test_a_procedure_that_cannot_stop_runs_at_once_and_fails_where_its_op_is(gam
     assert "assertion failed: a bank worth 3" in text
 
 
+def test_a_function_entered_once_loses_only_the_tests_that_always_hold():
+    """A procedure without a frame (or a start without one) is entered at
+    its first case and, with no jump back, never comes round its chain
+    again: that case's test goes, and so do the end's test and the
+    assignments of `pc` when they all go to the end.  Line for line (faults
+    are placed by line); a body that jumps back is left as it is."""
+    from cardc.engine.blocks import entered_once
+    straight = ["    while True:", "        if pc == 0:", "            x = 1", "            pc = 2",
+                "        if pc == 2:", "            return True", "        raise _bad_pc('p', pc)"]
+    out = entered_once(straight)
+    assert len(out) == len(straight)
+    assert [x.strip() for x in out] == ["while True:", "if True:", "x = 1", "pass", "if True:",
+                                        "return True", "raise _bad_pc('p', pc)"]
+    branching = straight[:3] + ["            pc = 2 if x else 4", "        if pc == 2:",
+                                "            return True", "        if pc == 4:", "            return 0",
+                                "        raise _bad_pc('p', pc)"]
+    out = entered_once(branching)
+    assert out[1].strip() == "if True:" and out[3:] == branching[3:]
+    looping = straight[:3] + ["            pc = 0", "            continue"] + straight[4:]
+    assert entered_once(looping) == looping
+
+
 def test_a_card_effect_that_cannot_stop_runs_at_once_and_names_the_card(game_copy):
     """`resolve` runs an effect with no decision in it at once, in the
     resolving function (blocks.py, `_resolve`); its fault still names the

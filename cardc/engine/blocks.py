@@ -449,8 +449,8 @@ class BlockGen:
         if lines[2:4] != ["    env = fr.env", "    pc = fr.pc"] or \
                 any("fr." in x or "fr)" in x for x in lines[4:]):
             return _framed(code, names)
-        body = [x[:len(x) - len(x.lstrip())] + "pass" if x.strip() == "st.stack.pop()" else x
-                for x in lines[4:]]
+        body = entered_once([x[:len(x) - len(x.lstrip())] + "pass" if x.strip() == "st.stack.pop()"
+                             else x for x in lines[4:]])
         name = self.px.fresh("_dir")
         comment = lines[1] + ", run without a frame: it cannot stop"
         local = localized(body, names)
@@ -490,6 +490,7 @@ class BlockGen:
             lines, line_op = self._write(code, ops, self._leaders(ops, resumed=False))
         finally:
             self.fast = False
+        lines = lines[:4] + entered_once(lines[4:])
         fn = self.px.exec_source(lines[0][4:lines[0].index("(")], "\n".join(lines) + "\n")
         self.game.frameless[fn.__code__] = Located(code, line_op)
         return fn
@@ -1170,6 +1171,35 @@ class BlockGen:
 # Ops after which no value an op read up front (see Memo.first) needs reading
 # again, but for the ones listed beside them; any other op forgets them all.
 _KEEPS = {"set", "log", "assert", "phase", "reveal", "cancel", "shuffle", "attach", "detach"}
+
+
+def entered_once(body: list) -> list:
+    """The body of a function entered only at its first case and never
+    jumping back to the chain (no `continue`: a procedure without a frame,
+    or a start without one), line for line (a fault is placed by its line):
+    its first case's test always holds, so it becomes `if True:`, which
+    Python compiles to nothing; and where the only other case is the end,
+    which every assignment of `pc` goes to, that test and those assignments
+    go as well.  Anything else is left as it is."""
+    stripped = [x.strip() for x in body]
+    if "continue" in stripped or any(x.startswith("if pc < ") for x in stripped):
+        return body
+    tests = [i for i, x in enumerate(stripped) if x.startswith("if pc == ")]
+    if not tests or stripped[tests[0]] != "if pc == 0:":
+        return body
+
+    def written(i, text):
+        return body[i][:len(body[i]) - len(body[i].lstrip())] + text
+    out = list(body)
+    out[tests[0]] = written(tests[0], "if True:")
+    if len(tests) == 2:
+        end = stripped[tests[1]][len("if pc == "):-1]
+        sets = [i for i, x in enumerate(stripped) if x.startswith("pc = ")]
+        if all(stripped[i] == f"pc = {end}" for i in sets):
+            out[tests[1]] = written(tests[1], "if True:")
+            for i in sets:
+                out[i] = written(i, "pass")
+    return out
 
 
 def _jumps_to(ops, menu_targets) -> dict:
