@@ -410,13 +410,10 @@ class Game:
         self.has_hooks = {e for e in self.events
                           if e in self.game_hooks or any(e in h for h in self.hooks_of)}
         self.has_modifiers = {m for mods in self.modifiers_of for m in mods}
-        # the passage from turn to turn (Interpreter._flow_next), worked out
-        # once a game: the next seat, unless the content declares a counter
-        # that changes the order; and the cached values each flow change forgets
+        # the next turn is the next seat's, unless the content declares a
+        # counter that changes the order (Interpreter._next_in_turn)
         self.plain_turn_order = not ({"next_player", "direction"} & self.counters["game"].keys()
                                      or "out" in self.counters["player"])
-        self.flow_caches = {part: self.stale.parts.get(part) for part in
-                            ("flow:turn", "flow:turn_player", "flow:round", "flow:first_player")}
         # per card instance: None, or (its modifiers, its hooks' code, its
         # modifiers folded for each word) for scans
         self._active_slots = {}

@@ -215,7 +215,7 @@ class Interpreter:
                     self.winners = []
                     return
                 self.turn += 1
-                self._touch_flow("flow:turn")
+                self.touch("flow:turn")
                 self.stage = "after_turn"
                 self.phase = None
                 if self.log is not None:
@@ -231,14 +231,8 @@ class Interpreter:
                 elif not once and self.hold_at is None:
                     continue            # nothing started, nothing to stop at: the next stage at once
             elif stage == "next_turn":
-                if g.plain_turn_order:      # the next seat (as _next_in_turn, without its lookups)
-                    p = self.turn_player + 1
-                    if p == self.n:
-                        p = 0
-                    self.turn_player, round_over = p, p == self.first_player
-                else:
-                    self.turn_player, round_over = self._next_in_turn()
-                self._touch_flow("flow:turn_player")
+                self.turn_player, round_over = self._next_in_turn()
+                self.touch("flow:turn_player")
                 if round_over:
                     self.stage = "round_over"
                     self._push_flow("flow:round_end", self.first_player)
@@ -255,13 +249,13 @@ class Interpreter:
                     self._auto_trigger("round_start")
             elif stage == "round_over":
                 self.round += 1
-                self._touch_flow("flow:round")
+                self.touch("flow:round")
                 self.stage = "round"
             elif stage == "setup":
                 self.first_player = self.turn_player
                 self.round = 1
-                self._touch_flow("flow:first_player")
-                self._touch_flow("flow:round")
+                self.touch("flow:first_player")
+                self.touch("flow:round")
                 self.stage = "round"
                 self._auto_trigger("game_start")
             elif stage == "init":
@@ -275,15 +269,6 @@ class Interpreter:
                     or self.stage == self.hold_at:
                 return
 
-    def _touch_flow(self, part):
-        """`touch` of a part of the game's flow (the turn, the round…), with
-        what it makes stale looked up once a game (Game.flow_caches)."""
-        pv = self.pv
-        pv[part] = pv.get(part, 0) + 1
-        caches = self.game.flow_caches[part]
-        if caches:
-            self.forget(caches)
-
     def _next_in_turn(self):
         """(who plays the next turn, whether a round is over).  By default the
         next seat, a round being over when the turn comes back to (or passes)
@@ -292,7 +277,13 @@ class Interpreter:
         skipped, without a turn), `game.direction` (-1: turns go backwards)
         and `game.next_player` (that player plays next, once; the round still
         ends where the turn order says, so another turn is not a new round)."""
-        g, n, first = self.g, self.n, self.first_player
+        n, first = self.n, self.first_player
+        if self.game.plain_turn_order:      # none of the three declared: the next seat
+            p = self.turn_player + 1
+            if p == n:
+                p = 0
+            return p, p == first
+        g = self.g
         chosen = g.get("next_player")
         if chosen is not None:
             g["next_player"] = None
@@ -310,15 +301,7 @@ class Interpreter:
     def _push_flow(self, key, me):
         code = self.game.codes.get(key)
         if code is not None:
-            # `push` written in: every turn pushes its flow
-            if len(self.stack) >= self.game.limits.depth:
-                raise EngineFault(self.game.over_depth)
-            self.budget -= 1
-            if self.budget < 0:
-                raise EngineFault(self.game.over_steps)
-            fr = _new(Frame)
-            fr.code, fr.pc, fr.env = code, 0, {"me": me}
-            self.stack.append(fr)
+            self.push(code, {"me": me})
 
     def _auto_trigger(self, event):
         if event in self.game.has_hooks:
