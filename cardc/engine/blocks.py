@@ -975,7 +975,9 @@ class BlockGen:
                                           f"env, _n, _r, {i + 1})"]
                         + self._goto(i + 1, i)), True
             return (lines + [f"fr.pc = {i + 1}"] + budget
-                    + [f"if not {self._entry(callee, 'start')}(st, _e) and not _back(st, fr): return"]
+                    # stopped for a decision (the common case): nothing to bring back first
+                    + [f"if not {self._entry(callee, 'start')}(st, _e) and "
+                       "(st.pending is not None or not _back(st, fr)): return"]
                     + self._goto(i + 1, i)), True
         # a block returns True only where it has run to its end and taken its
         # own frame off (a `return`, or its last op): nothing else ran above
