@@ -727,3 +727,35 @@ def test_connected_gives_the_cards_joined_to_the_start_in_the_order_given():
                                                       tile["B2"], tile["E1"]]
     assert connected(st, None, group, tile["B4"]) == [tile["B4"]]
     assert connected(st, None, group, None) == []
+
+
+def test_a_hoisted_value_that_cannot_fail_is_computed_before_its_loop():
+    """Memo: a value that does not change with a comprehension's element is
+    kept; one that cannot fail (total.harmless), in a function that writes
+    nothing, is computed once before the loop and read as a plain local, in
+    the order made (an inner kept value first); one that may fail stays
+    lazy, computed where it was first needed, so it fails where it did."""
+    from cardc.engine.pygen import Memo
+
+    def generate(pure, harmless):
+        memo = Memo(pure=pure)
+        memo.enter("_l1", opaque=True)
+        inner = memo.use("f(st)", harmless)
+        outer = memo.use(f"g(st, {inner})", harmless)
+        memo.leave()
+        body = f"[_l1 for _l1 in xs if _l1 in {outer} and _l1 != {inner}]"
+        return memo.finish(["def h(st, xs):", "    " + Memo.reset(0), f"    return {body}"])
+
+    assert generate(True, True) == [
+        "def h(st, xs):",
+        "    _m0 = f(st)",
+        "    _m1 = g(st, _m0)",
+        "    return [_l1 for _l1 in xs if _l1 in _m1 and _l1 != _m0]"]
+    lazy = [
+        "def h(st, xs):",
+        "    _m0 = _m1 = _U",
+        "    return [_l1 for _l1 in xs if _l1 in (_m1 if _m1 is not _U else "
+        "(_m1 := g(st, (_m0 if _m0 is not _U else (_m0 := f(st)))))) and "
+        "_l1 != (_m0 if _m0 is not _U else (_m0 := f(st)))]"]
+    assert generate(True, False) == lazy
+    assert generate(False, True) == lazy

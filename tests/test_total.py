@@ -53,3 +53,27 @@ def test_never_none_passes_into_the_bodies_that_receive_it():
     call = ["fn", "dept_of", [V("c")]]
     assert harmless(["cmp", "==", call, ["lit", "eng"]], fg, safe=frozenset({"c"}))
     assert not harmless(["cmp", "==", call, ["lit", "eng"]], fg)
+
+
+CLAIMED = ["comp", ["cctr", "claim", V("m")], "m",
+           ["call", "flatten", [["comp", ["pzone", "claims", V("q")], "q", ["players"], None]], {}], None]
+
+
+def test_a_comprehension_over_seats_zones_or_cells_holds_no_none():
+    # each m is a card of a seat's zone, so m.claim cannot fail
+    assert harmless(CLAIMED, game())
+    assert harmless(["comp", FIELD("cost", V("c")), "c", ["cards", ["zone", "deck"]],
+                     ["cmp", "==", V("c"), V("x")]], game())
+    assert harmless(["comp", V("x"), "x", ["call", "cells", [], {}], None], game())
+
+
+def test_a_comprehension_over_anything_else_may_fail():
+    # a list a function returns may hold none (or not be a list)
+    over_fn = ["comp", FIELD("cost", V("c")), "c", ["fn", "hand_of", [V("p")]], None]
+    assert not harmless(over_fn, game(fn_bodies={"hand_of": ["lit", None]}, fn_params={"hand_of": ["p"]}))
+    # a zone of a player who may be none
+    assert not harmless(["comp", V("c"), "c", ["cards", ["pzone", "hand", V("p")]], None], game())
+    # its element may fail
+    assert not harmless(["comp", ["bin", "/", ["lit", 1], V("x")], "x", ["players"], None], game())
+    # flatten of anything but zones
+    assert not harmless(["call", "flatten", [["comp", V("q"), "q", ["players"], None]], {}], game())

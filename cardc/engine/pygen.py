@@ -701,8 +701,9 @@ class PyGen:
         if kind is None:
             raise BadBundle(f"unknown expression kind {ir[0][:40]!r}")
         text = kind(ir, scope)
-        if self.memo is not None and self.memo.on and self._reusable(ir):
-            return self.memo.use(text)
+        memo = self.memo
+        if memo is not None and memo.on and self._reusable(ir):
+            return memo.use(text, memo.pure and harmless(ir, self.game))
         return text
 
     def _reusable(self, ir):
@@ -1182,6 +1183,11 @@ def _mentions(ir, builtin, functions) -> bool:
     return False
 
 
+def _number(name):
+    """`_m12` -> 12: kept values in the order they were made."""
+    return int(name[2:])
+
+
 class Memo:
     """Common subexpressions and loop-invariant values of one generated function.
 
@@ -1192,7 +1198,9 @@ class Memo:
     A kept value is still computed lazily, where it was first needed
     (`(_m3 if _m3 is not _U else (_m3 := …))`), so a value that was never
     needed is still never computed, and a fault happens exactly where and when
-    it did: only repeated work goes."""
+    it did: only repeated work goes.  The exception is a hoisted value that
+    cannot fail (total.harmless) in a function that writes nothing: it is
+    computed before its loop, and each element reads a plain local."""
 
     def __init__(self, env_reads=False, known=None, pure=False):
         self.on = True
@@ -1203,7 +1211,7 @@ class Memo:
         self.count = max((int(v[2:]) for v in self.eager.values()), default=-1)
         self.loops = []            # (region, loop local) of the loops being written
         self.regions = 0
-        self.slots = {}            # text -> [name, region, uses, hoisted]
+        self.slots = {}            # text -> [name, region, uses, hoisted, harmless]
         self.by_name = {}          # name -> the same slot
         self.opaque = set()        # regions of comprehensions: nothing in them is kept
 
@@ -1238,7 +1246,7 @@ class Memo:
             name = self.eager[text] = f"_k{self.count}"
         return name
 
-    def use(self, text):
+    def use(self, text, harmless=False):
         bare = text
         while bare.startswith("(") and bare.endswith(")") and _PLACEHOLDER.fullmatch(bare[1:-1]):
             bare = bare[1:-1]
@@ -1254,9 +1262,10 @@ class Memo:
                 region = max(region, self.by_name[inner][1])
             if region in self.opaque:
                 return text             # it changes with each element of a comprehension
-            slot = self.slots[text] = [f"_m{len(self.slots)}", region, 0, False]
+            slot = self.slots[text] = [f"_m{len(self.slots)}", region, 0, False, harmless]
             self.by_name[slot[0]] = slot
         slot[2] += 1
+        slot[4] = slot[4] and harmless
         inner = self.loops[-1][0] if self.loops else 0
         slot[3] = slot[3] or slot[1] != inner
         return f"\x00M{slot[0]}\x00"
@@ -1265,11 +1274,16 @@ class Memo:
         by_name = {slot[0]: (text, slot) for text, slot in self.slots.items()}
         _ = _PLACEHOLDER
         kept = {name for name, (_, slot) in by_name.items() if slot[2] >= 2 or slot[3]}
+        # computed before the loop it is hoisted from: it cannot fail, and
+        # nothing is written while the function runs, so only the time moves
+        early = {name for name in kept if self.pure and by_name[name][1][3] and by_name[name][1][4]}
 
         def expand(text):
             return re.sub("\x00M(_m\\d+)\x00", lambda m: written(m.group(1)), text)
 
         def written(name):
+            if name in early:
+                return name
             text = expand(by_name[name][0])
             return f"({name} if {name} is not _U else ({name} := {text}))" if name in kept else text
 
@@ -1280,9 +1294,12 @@ class Memo:
                 if m.group(2) == "0":       # in the order made: a later one may read an earlier
                     out += [f"{m.group(1)}{name} = {text}" for text, name in self.eager.items()
                             if text not in self.known]
-                names = [n for n in sorted(kept) if by_name[n][1][1] == int(m.group(2))]
-                if names:
-                    out.append(f"{m.group(1)}{' = '.join(names)} = _U")
+                names = [n for n in sorted(kept, key=_number) if by_name[n][1][1] == int(m.group(2))]
+                lazy = [n for n in names if n not in early]
+                if lazy:
+                    out.append(f"{m.group(1)}{' = '.join(lazy)} = _U")
+                # in the order made: a value is made after the values it reads
+                out += [f"{m.group(1)}{n} = {expand(by_name[n][0])}" for n in names if n in early]
                 continue
             out.append(expand(line))
         return out

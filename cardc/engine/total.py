@@ -57,8 +57,15 @@ def harmless(ir, game, _stack=(), text=False, safe=frozenset()) -> bool:
     if kind == "cmp":
         return ir[1] in ("==", "!=") and harmless(ir[2], game, _stack, text, safe) and \
             harmless(ir[3], game, _stack, text, safe)
+    if kind == "comp":
+        if len(ir) != 5 or not _listed(ir[3], game, _stack, safe):
+            return False
+        inner = safe | {ir[2]}          # a `_listed` list holds no none
+        return harmless(ir[1], game, _stack, text, inner) and harmless(ir[4], game, _stack, text, inner)
     if kind == "call":
         name, args = ir[1], ir[2]
+        if name == "flatten":
+            return _listed(ir, game, _stack, safe)
         if name == "count":
             return bool(args) and args[0][0] in ("cards",) and harmless(args[0], game, _stack, safe=safe)
         if name in ("max", "min", "owner_of"):
@@ -74,6 +81,24 @@ def harmless(ir, game, _stack=(), text=False, safe=frozenset()) -> bool:
         inner = frozenset(p for p, a in zip(game.fn_params[name], ir[2]) if _never_none(a, safe))
         return all(harmless(a, game, _stack, text, safe) for a in ir[2]) and \
             harmless(game.fn_bodies[name], game, _stack + (name,), safe=inner)
+    return False
+
+
+def _listed(ir, game, _stack, safe) -> bool:
+    """A list that can be computed without failing and holds no none: the
+    players, a zone's cards, the grid's cells, or `flatten` of a
+    comprehension of zones (their cards)."""
+    if ir == ["players"] or ir == ["call", "cells", [], {}]:
+        return True
+    if not isinstance(ir, list) or not ir:
+        return False
+    if ir[0] == "cards":
+        return harmless(ir, game, _stack, safe=safe)
+    if ir[0] == "call" and ir[1] == "flatten" and len(ir[2]) == 1 and not ir[3]:
+        comp = ir[2][0]
+        return isinstance(comp, list) and len(comp) == 5 and comp[0] == "comp" and \
+            isinstance(comp[1], list) and comp[1][:1] in (["pzone"], ["zone"]) and \
+            harmless(comp, game, _stack, safe=safe)
     return False
 
 
