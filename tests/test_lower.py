@@ -33,21 +33,26 @@ LEAVES = hs.sampled_from([0, 1, 2, True, False, "boom", [], [1, 2], [0, 3, 1]])
 
 
 @hs.composite
-def exprs(draw, depth=0):
+def exprs(draw, depth=0, kept=False):
     """Python text of one expression; `x` and `y` are loop variables in scope
-    only inside comprehensions, so a leaf may read them there."""
+    only inside comprehensions, so a leaf may read them there.  With `kept`,
+    some parts are values kept by the generator (`_m0`…`_m2`, pygen.Memo),
+    computed by whichever read of them runs first."""
     i = next(_ids)
     if depth >= 3 or draw(hs.integers(0, 3)) == 0:
         if draw(hs.integers(0, 4)) == 0:
             return "w"          # a name a walrus elsewhere in the statement may change
         return f"t(log, {i}, {draw(LEAVES)!r})"
     kind = draw(hs.sampled_from(["and", "or", "if", "any", "all", "list", "call", "cmp",
-                                 "walrus", "len", "sum", "count"]))
-    a, b = draw(exprs(depth + 1)), draw(exprs(depth + 1))
+                                 "walrus", "len", "sum", "count"] + ["kept"] * (3 * kept)))
+    a, b = draw(exprs(depth + 1, kept)), draw(exprs(depth + 1, kept))
+    if kind == "kept":
+        m = f"_m{draw(hs.integers(0, 2))}"
+        return f"({m} if {m} is not _U else ({m} := {a}))"
     if kind in ("and", "or"):
-        return f"({a} {kind} {b} {kind} {draw(exprs(depth + 1))})"
+        return f"({a} {kind} {b} {kind} {draw(exprs(depth + 1, kept))})"
     if kind == "if":
-        return f"({a} if {b} else {draw(exprs(depth + 1))})"
+        return f"({a} if {b} else {draw(exprs(depth + 1, kept))})"
     if kind in ("any", "all"):
         v = f"_l{i}"
         return f"{kind}(t(log, {i}, {v} if {b} else 0) for {v} in _it({a}))"
@@ -76,9 +81,12 @@ def f(a, b):
     return (a, b)
 
 
+_UNSET = object()
+
+
 def run(code):
     log = []
-    ns = {"t": t, "log": log, "_it": _it, "f": f}
+    ns = {"t": t, "log": log, "_it": _it, "f": f, "_U": _UNSET}
     try:
         exec(code, ns)  # noqa: S102
         out = ("value", ns["result"])
@@ -106,6 +114,42 @@ def test_a_lowered_function_gives_the_same_value_order_and_error(e, e2, shape):
     except SyntaxError:         # a walrus in a comprehension's iterable: not Python
         assume(False)
     assert run(lower(source, "<test>")) == run(plain), source
+
+
+KEPT = [
+    "def g(log):\n    _m0 = _m1 = _m2 = _U\n    w = 'w'\n    return {e}\nresult = g(log)\n",
+    "def g(log):\n    _m0 = _m1 = _m2 = _U\n    w = 'w'\n    if {e}:\n        return ({e2}, _m0)\n"
+    "    r = [{e2}, {e}]\n    for z in _it({e2}):\n        r.append(z)\n    return r\nresult = g(log)\n",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(exprs(kept=True), exprs(kept=True), hs.sampled_from(KEPT))
+# the conditional read runs first: the certain one after it keeps its test
+@example("f((t(log, 1, 1) and (_m0 if _m0 is not _U else (_m0 := t(log, 2, 5)))), "
+         "(_m0 if _m0 is not _U else (_m0 := t(log, 3, 6))))", "0", KEPT[0])
+def test_a_kept_value_is_computed_by_the_read_that_ran_first(e, e2, shape):
+    """lower.FirstUse: a kept value read certainly, before any other read of
+    it, is computed there with no test, and later reads are plain names; the
+    value, the order of the parts and the error stay the same."""
+    source = shape.format(e=e, e2=e2)
+    try:
+        plain = compile(source, "<test>", "exec")
+    except SyntaxError:         # a walrus in a comprehension's iterable: not Python
+        assume(False)
+    assert run(lower(source, "<test>")) == run(plain), source
+
+
+def test_a_certain_read_computes_a_kept_value_and_later_reads_are_plain():
+    from cardc.engine.lower import FirstUse
+    source = ("def g(st, a):\n    _m0 = _m1 = _U\n"
+              "    return (len((_m0 if _m0 is not _U else (_m0 := h(a)))) == 0 and "
+              "(_m1 if _m1 is not _U else (_m1 := k(a)))) or len((_m0 if _m0 is not _U else (_m0 := h(a)))) == 1\n")
+    tree = ast.parse(source)
+    FirstUse().function(tree.body[0])
+    assert ast.unparse(tree).split("\n")[1:] == [
+        "    _m1 = _U",
+        "    return len((_m0 := h(a))) == 0 and (_m1 if _m1 is not _U else (_m1 := k(a))) or len(_m0) == 1"]
 
 
 def test_any_and_filters_in_a_function_become_loops():

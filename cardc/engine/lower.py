@@ -39,13 +39,18 @@ _COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
 
 def lower(source: str, filename: str):
-    """The code object of `source` with its comprehensions run as loops."""
-    if " for " not in source:
+    """The code object of `source` with its comprehensions run as loops, and
+    each kept value computed where it is first certainly needed."""
+    loops, kept = " for " in source, " is not _U else (" in source
+    if not (loops or kept):
         return compile(source, filename, "exec")
     tree = ast.parse(source, filename)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
-            Lowering().function(node)
+            if kept:
+                FirstUse().function(node)
+            if loops:
+                Lowering().function(node)
     return compile(tree, filename, "exec")
 
 
@@ -331,3 +336,121 @@ class Lowering:
                 value = self.mk(ast.Name, t, ast.Load())
             put(p, value)
         return out, node
+
+
+# ---------------------------------------------------------------- kept values
+def _kept(node):
+    """`(_m3 if _m3 is not _U else (_m3 := value))`, a value the generator
+    keeps (pygen.Memo): its name, or None."""
+    if not (isinstance(node, ast.IfExp) and isinstance(node.body, ast.Name)
+            and isinstance(node.orelse, ast.NamedExpr)):
+        return None
+    test, name = node.test, node.body.id
+    if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name
+            and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot)
+            and isinstance(test.comparators[0], ast.Name) and test.comparators[0].id == "_U"
+            and node.orelse.target.id == name):
+        return name
+    return None
+
+
+class FirstUse:
+    """A kept value is computed lazily wherever it is read, so that a value
+    never needed is never computed (pygen.Memo): each read tests whether it
+    was.  Where the function certainly evaluates one of those reads before
+    any other (it is not behind an `and`, an `or`, a condition or a loop),
+    that read simply computes it (`(_m3 := value)`) and every later read is
+    the plain name: the same values, computed at the same moment, with no
+    test.  A read that may run earlier (behind a condition) keeps its test,
+    and the first certain read after it is still the one that makes sure
+    the value is computed.  Only the values reset at the top of the
+    function are handled, and only its straight run of statements counts
+    as certain."""
+
+    def __init__(self):
+        self.names = set()      # the kept values reset at the top
+        self.done = set()       # those certainly computed by now
+        self.seen = set()       # those read where they may have been computed
+        self.made = set()       # the ids of the plain reads this pass wrote
+
+    def function(self, fn: ast.FunctionDef):
+        reset = next((i for i, stmt in enumerate(fn.body)
+                      if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name)
+                      and stmt.value.id == "_U" and all(isinstance(t, ast.Name) for t in stmt.targets)),
+                     None)
+        if reset is None:
+            return
+        self.names = {t.id for t in fn.body[reset].targets}
+        for stmt in fn.body[reset + 1:]:
+            self.statement(stmt)
+        # the reset stays for a value some read still tests (or reads as written)
+        left = {n.id for n in ast.walk(fn)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in self.made}
+        targets = [t for t in fn.body[reset].targets if t.id in left]
+        if targets:
+            fn.body[reset].targets = targets
+        else:
+            del fn.body[reset]
+
+    def statement(self, stmt, certain=True):
+        if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) and stmt.value is not None:
+            stmt.value = self.expr(stmt.value, certain)
+        elif isinstance(stmt, ast.If):
+            stmt.test = self.expr(stmt.test, certain)
+            for sub in stmt.body + stmt.orelse:
+                self.statement(sub, False)
+        else:           # a loop, a `try`…: only what is computed already is read plainly
+            self.plainly(stmt)
+
+    def expr(self, node, certain):
+        name = _kept(node)
+        if name in self.names:
+            if name in self.done:
+                return self._name(name, node)
+            node.orelse.value = self.expr(node.orelse.value, certain)
+            if not certain:
+                self.seen.add(name)
+                return node
+            self.done.add(name)         # after its value, which is evaluated first
+            return node if name in self.seen else node.orelse
+        if isinstance(node, ast.BoolOp):
+            node.values = [self.expr(v, certain and i == 0) for i, v in enumerate(node.values)]
+        elif isinstance(node, ast.IfExp):
+            node.test = self.expr(node.test, certain)
+            node.body, node.orelse = self.expr(node.body, False), self.expr(node.orelse, False)
+        elif isinstance(node, ast.NamedExpr):
+            node.value = self.expr(node.value, certain)
+        else:
+            parts = None if isinstance(node, (ast.Lambda,) + _COMPS) else Lowering._parts(node)
+            if parts is None:   # an order this pass does not follow, or parts that may not run
+                return self.plainly(node)
+            for obj, field, i in parts:
+                if field is None:
+                    obj[i] = self.expr(obj[i], certain)
+                else:
+                    setattr(obj, field, self.expr(getattr(obj, field), certain))
+        return node
+
+    def plainly(self, node):
+        """`node` with each read of a value computed by now made plain."""
+        node = self._plain(node)
+        for sub in ast.walk(node):
+            for field, value in ast.iter_fields(sub):
+                if isinstance(value, list):
+                    value[:] = [self._plain(v) for v in value]
+                elif isinstance(value, ast.AST):
+                    setattr(sub, field, self._plain(value))
+        return node
+
+    def _name(self, name, node):
+        out = ast.copy_location(ast.Name(name, ast.Load()), node)
+        self.made.add(id(out))
+        return out
+
+    def _plain(self, node):
+        name = _kept(node)
+        if name in self.done:
+            return self._name(name, node)
+        if name is not None:
+            self.seen.add(name)
+        return node
