@@ -302,6 +302,23 @@ def test_a_function_entered_once_loses_only_the_tests_that_always_hold():
     assert out[1].strip() == "if True:" and out[3:] == branching[3:]
     looping = straight[:3] + ["            pc = 0", "            continue"] + straight[4:]
     assert entered_once(looping) == looping
+    # a chain of cases, each ending by going on to the next (or returning)
+    chain = ["    while True:", "        if pc == 0:", "            x = 1", "            pc = 2",
+             "        if pc == 2:", "            # a comment", "            for y in x:",
+             "                f(y)", "            pc = 5", "        if pc == 5:",
+             "            return True", "        raise _bad_pc('p', pc)"]
+    out = entered_once(chain)
+    assert len(out) == len(chain)
+    assert [x.strip() for x in out] == ["while True:", "if True:", "x = 1", "pass", "if True:",
+                                        "# a comment", "for y in x:", "f(y)", "pass", "if True:",
+                                        "return True", "raise _bad_pc('p', pc)"]
+    # a case entered another way, or ending another way, keeps every test
+    nested = chain[:7] + ["                pc = 5"] + chain[8:]
+    assert entered_once(nested)[4:] == nested[4:]
+    skips = chain[:3] + ["            pc = 5"] + chain[4:]
+    assert entered_once(skips)[4:] == skips[4:]
+    open_end = chain[:8] + ["            f(x)"] + chain[9:]
+    assert entered_once(open_end)[4:] == open_end[4:]
 
 
 def test_a_card_effect_that_cannot_stop_runs_at_once_and_names_the_card(game_copy):

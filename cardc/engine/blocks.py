@@ -1194,13 +1194,43 @@ def entered_once(body: list) -> list:
         return body[i][:len(body[i]) - len(body[i].lstrip())] + text
     out = list(body)
     out[tests[0]] = written(tests[0], "if True:")
+    sets = [i for i, x in enumerate(stripped) if x.startswith("pc = ")]
     if len(tests) == 2:
         end = stripped[tests[1]][len("if pc == "):-1]
-        sets = [i for i, x in enumerate(stripped) if x.startswith("pc = ")]
         if all(stripped[i] == f"pc = {end}" for i in sets):
             out[tests[1]] = written(tests[1], "if True:")
             for i in sets:
                 out[i] = written(i, "pass")
+    elif sets and set(sets) == _falls_through(body, stripped, tests):
+        # each case is entered only from the end of the one before it
+        for i in tests[1:]:
+            out[i] = written(i, "if True:")
+        for i in sets:
+            out[i] = written(i, "pass")
+    return out
+
+
+def _falls_through(body, stripped, tests) -> set:
+    """The lines `pc = N` that end a case (the last line of its body) and
+    go on to the next case, N its number; a case that ends otherwise must
+    end in `return` or `raise`.  None where a case ends any other way."""
+    out = set()
+    for k, t in enumerate(tests):
+        end = tests[k + 1] if k + 1 < len(tests) else None
+        level = len(body[t]) - len(body[t].lstrip()) + 4
+        last = None
+        for i in range(t + 1, end if end is not None else len(body)):
+            indent = len(body[i]) - len(body[i].lstrip())
+            if indent < level and stripped[i]:
+                break
+            if indent == level and stripped[i] and not stripped[i].startswith("#"):
+                last = i
+        if last is None:
+            return None
+        if end is not None and stripped[last] == f"pc = {stripped[end][len('if pc == '):-1]}":
+            out.add(last)
+        elif not stripped[last].startswith(("return", "raise")):
+            return None
     return out
 
 
