@@ -195,14 +195,18 @@ class State(Interpreter, Asking, Table):
         """Take action number `action` of `legal_actions()`.  An illegal action
         raises IllegalAction and leaves the state unchanged."""
         d = self.pending
-        if d is None or self.terminal or type(action) is not int or not 0 <= action < len(d.values):
+        if d is None or self.terminal or type(action) is not int or action < 0:
             self._check_action(action)
+        try:
+            value = d.values[action]
+        except IndexError:      # past the last action (before anything changed)
+            self._check_action(action)
+            raise
         self.pending = None
         self.version += 1
         self.decisions += 1
         self.history.append(action)
         fr = self.stack[-1]
-        value = d.values[action]
         kind = d.kind
         if kind == "menu":
             n = len(value)
