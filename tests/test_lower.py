@@ -120,6 +120,16 @@ KEPT = [
     "def g(log):\n    _m0 = _m1 = _m2 = _U\n    w = 'w'\n    return {e}\nresult = g(log)\n",
     "def g(log):\n    _m0 = _m1 = _m2 = _U\n    w = 'w'\n    if {e}:\n        return ({e2}, _m0)\n"
     "    r = [{e2}, {e}]\n    for z in _it({e2}):\n        r.append(z)\n    return r\nresult = g(log)\n",
+    # values reset at the top of a loop's body, and read in the `if`s in it
+    "def g(log):\n    _m0 = _m1 = _m2 = _U\n    w = 'w'\n    r = [{e2}]\n    for z in _it({e}):\n"
+    "        _m1 = _m2 = _U\n        if {e2}:\n            r.append(({e}, {e2}))\n"
+    "        else:\n            r.append({e})\n        r.append({e2})\n    return (r, {e})\nresult = g(log)\n",
+    # a block: cases of a `while True`, each resetting its own values
+    "def g(log):\n    _m0 = _m1 = _m2 = _U\n    w = 'w'\n    pc, r = 0, []\n    while True:\n"
+    "        if pc == 0:\n            _m0 = _m1 = _U\n            r.append({e})\n"
+    "            pc = 1 if {e2} else 2\n        if pc == 1:\n            _m2 = _U\n"
+    "            r.append(({e2}, {e}))\n            pc = 2\n        if pc == 2:\n"
+    "            return (r, {e2})\nresult = g(log)\n",
 ]
 
 
@@ -128,6 +138,10 @@ KEPT = [
 # the conditional read runs first: the certain one after it keeps its test
 @example("f((t(log, 1, 1) and (_m0 if _m0 is not _U else (_m0 := t(log, 2, 5)))), "
          "(_m0 if _m0 is not _U else (_m0 := t(log, 3, 6))))", "0", KEPT[0])
+# a certain read that keeps its test: the value inside it may not run
+@example("f(f((t(log, 1, 1) and (_m0 if _m0 is not _U else (_m0 := t(log, 2, 5)))), "
+         "(_m0 if _m0 is not _U else (_m0 := (_m1 if _m1 is not _U else (_m1 := t(log, 3, 6)))))), "
+         "(_m1 if _m1 is not _U else (_m1 := t(log, 4, 7))))", "0", KEPT[0])
 def test_a_kept_value_is_computed_by_the_read_that_ran_first(e, e2, shape):
     """lower.FirstUse: a kept value read certainly, before any other read of
     it, is computed there with no test, and later reads are plain names; the

@@ -354,65 +354,93 @@ def _kept(node):
     return None
 
 
+def _reset(stmt) -> bool:
+    """`_m0 = _m3 = _U`: kept values made unknown (pygen.Memo.finish)."""
+    return (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and stmt.value.id == "_U"
+            and all(isinstance(t, ast.Name) for t in stmt.targets))
+
+
 class FirstUse:
     """A kept value is computed lazily wherever it is read, so that a value
     never needed is never computed (pygen.Memo): each read tests whether it
-    was.  Where the function certainly evaluates one of those reads before
-    any other (it is not behind an `and`, an `or`, a condition or a loop),
-    that read simply computes it (`(_m3 := value)`) and every later read is
-    the plain name: the same values, computed at the same moment, with no
-    test.  A read that may run earlier (behind a condition) keeps its test,
-    and the first certain read after it is still the one that makes sure
-    the value is computed.  Only the values reset at the top of the
-    function are handled, and only its straight run of statements counts
-    as certain."""
+    was.  Where a run of statements certainly evaluates one of those reads
+    before any other (it is not behind an `and`, an `or`, a condition or a
+    loop), that read simply computes it (`(_m3 := value)`) and every later
+    read in the run is the plain name: the same values, computed at the same
+    moment, with no test.  A read that may have run earlier (behind a
+    condition, or in an `if` before) keeps its test, and the first certain
+    read after it is still the one that makes sure the value is computed.
+
+    A run is the statements after a reset (`_m3 = _U`, at the top of the
+    function, of a loop's body or of a block's case), and the body of an
+    `if` in it (entered, it runs in order too); a value reset outside a loop is never computed
+    by a read inside the loop (that would compute it once an element), only
+    read plainly there if it was computed before the loop."""
 
     def __init__(self):
-        self.names = set()      # the kept values reset at the top
+        self.mine = set()       # the kept values this run may compute
         self.done = set()       # those certainly computed by now
         self.seen = set()       # those read where they may have been computed
         self.made = set()       # the ids of the plain reads this pass wrote
+        self.resets = []        # (the statements holding it, a reset)
 
     def function(self, fn: ast.FunctionDef):
-        reset = next((i for i, stmt in enumerate(fn.body)
-                      if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name)
-                      and stmt.value.id == "_U" and all(isinstance(t, ast.Name) for t in stmt.targets)),
-                     None)
-        if reset is None:
-            return
-        self.names = {t.id for t in fn.body[reset].targets}
-        for stmt in fn.body[reset + 1:]:
-            self.statement(stmt)
-        # the reset stays for a value some read still tests (or reads as written)
+        self.body(fn.body)
+        # a reset stays for a value some read still tests (or reads as written)
         left = {n.id for n in ast.walk(fn)
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in self.made}
-        targets = [t for t in fn.body[reset].targets if t.id in left]
-        if targets:
-            fn.body[reset].targets = targets
-        else:
-            del fn.body[reset]
+        for holder, stmt in self.resets:
+            stmt.targets = [t for t in stmt.targets if t.id in left]
+            if not stmt.targets:
+                holder[:] = [x for x in holder if x is not stmt] or [ast.copy_location(ast.Pass(), stmt)]
 
-    def statement(self, stmt, certain=True):
+    def body(self, stmts: list, loop=False):
+        """The statements of a run; `loop`: a loop's body, where only the
+        values reset in it may be computed.  What is computed in it counts
+        only in it; what may have been read in it counts after it too."""
+        mine, done = self.mine, self.done
+        self.mine, self.done = (set() if loop else set(mine)), set(done)
+        try:
+            for stmt in list(stmts):
+                if _reset(stmt):
+                    names = {t.id for t in stmt.targets}
+                    self.mine |= names
+                    self.done -= names
+                    self.seen -= names
+                    self.resets.append((stmts, stmt))
+                else:
+                    self.statement(stmt)
+        finally:
+            self.mine, self.done = mine, done
+
+    def statement(self, stmt):
         if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) and stmt.value is not None:
-            stmt.value = self.expr(stmt.value, certain)
+            stmt.value = self.expr(stmt.value, True)
         elif isinstance(stmt, ast.If):
-            stmt.test = self.expr(stmt.test, certain)
-            for sub in stmt.body + stmt.orelse:
-                self.statement(sub, False)
-        else:           # a loop, a `try`…: only what is computed already is read plainly
+            stmt.test = self.expr(stmt.test, True)
+            self.body(stmt.body)
+            self.body(stmt.orelse)
+        elif isinstance(stmt, ast.For) and not stmt.orelse:
+            stmt.iter = self.expr(stmt.iter, True)
+            self.body(stmt.body, loop=True)
+        elif isinstance(stmt, ast.While) and not stmt.orelse:
+            stmt.test = self.expr(stmt.test, False)     # evaluated again after each round
+            self.body(stmt.body, loop=True)
+        else:           # a `try`, a `with`…: only what is computed already is read plainly
             self.plainly(stmt)
 
     def expr(self, node, certain):
         name = _kept(node)
-        if name in self.names:
+        if name is not None:
             if name in self.done:
                 return self._name(name, node)
-            node.orelse.value = self.expr(node.orelse.value, certain)
-            if not certain:
-                self.seen.add(name)
+            first = certain and name in self.mine and name not in self.seen
+            node.orelse.value = self.expr(node.orelse.value, first)
+            self.seen.add(name)
+            if not (certain and name in self.mine):
                 return node
             self.done.add(name)         # after its value, which is evaluated first
-            return node if name in self.seen else node.orelse
+            return node.orelse if first else node
         if isinstance(node, ast.BoolOp):
             node.values = [self.expr(v, certain and i == 0) for i, v in enumerate(node.values)]
         elif isinstance(node, ast.IfExp):
