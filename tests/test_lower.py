@@ -108,7 +108,11 @@ STATEMENTS = [
 @example("f(w, any((w := t(log, 1, x)) for x in [0, 2]))", "0", STATEMENTS[0])
 @example("(w, [(w := x) for x in [3]], w)", "0", STATEMENTS[0])
 def test_a_lowered_function_gives_the_same_value_order_and_error(e, e2, shape):
-    source = shape.format(e=e, e2=e2)
+    same_as_written(shape.format(e=e, e2=e2))
+
+
+def same_as_written(source):
+    """`source` rewritten by `lower` runs as it does as written."""
     try:
         plain = compile(source, "<test>", "exec")
     except SyntaxError:         # a walrus in a comprehension's iterable: not Python
@@ -146,12 +150,7 @@ def test_a_kept_value_is_computed_by_the_read_that_ran_first(e, e2, shape):
     """lower.FirstUse: a kept value read certainly, before any other read of
     it, is computed there with no test, and later reads are plain names; the
     value, the order of the parts and the error stay the same."""
-    source = shape.format(e=e, e2=e2)
-    try:
-        plain = compile(source, "<test>", "exec")
-    except SyntaxError:         # a walrus in a comprehension's iterable: not Python
-        assume(False)
-    assert run(lower(source, "<test>")) == run(plain), source
+    same_as_written(shape.format(e=e, e2=e2))
 
 
 def test_a_certain_read_computes_a_kept_value_and_later_reads_are_plain():
