@@ -12,9 +12,12 @@ The proof is conservative: reads of locals, literals, counters and printed
 fields of the acting player or the card itself (`me`, `this`, always set),
 in text any printed field or counter (there, one of none reads as none),
 formatting, `+ - *`, `==` and `!=`, `and`/`or`/`not`, conditionals, lists,
-counting a zone, `max`/`min` and `owner_of`, and calls of functions and
+counting a zone, `max`/`min` and `owner_of`, comprehensions over the
+seats, a zone's cards or the grid's cells (whose variable is never none),
+`flatten` of a comprehension of zones, and calls of functions and
 modifiers whose bodies are harmless (in a modifier, `value` and `this` are
-always set).  Anything else (division, indexing, ordering comparisons that
+always set).  Besides skipping text, the code generator computes a value
+that is harmless before the loop it is hoisted from (pygen.Memo).  Anything else (division, indexing, ordering comparisons that
 may meet none, most builtins) is assumed to be able to fail.
 """
 from __future__ import annotations
@@ -94,7 +97,7 @@ def _listed(ir, game, _stack, safe) -> bool:
         return False
     if ir[0] == "cards":
         return harmless(ir, game, _stack, safe=safe)
-    if ir[0] == "call" and ir[1] == "flatten" and len(ir[2]) == 1 and not ir[3]:
+    if ir[:2] == ["call", "flatten"] and len(ir) == 4 and len(ir[2]) == 1 and not ir[3]:
         comp = ir[2][0]
         return isinstance(comp, list) and len(comp) == 5 and comp[0] == "comp" and \
             isinstance(comp[1], list) and comp[1][:1] in (["pzone"], ["zone"]) and \
