@@ -30,6 +30,11 @@ comparison, a lambda, a comprehension that is not `any`/`all` or a list)
 is left as it was.  New statements carry the line of the statement they came
 from, so a fault is located as before (blocks.py reads the line from the
 traceback), and `cardc build --explain` still prints the source as written.
+
+Before that, a second pass (`FirstUse`) drops the tests of kept values the
+function certainly computes: `(_m0 if _m0 is not _U else (_m0 := v))`,
+read where nothing could have computed it yet and where it is certainly
+evaluated, becomes `(_m0 := v)`, and the reads after it `_m0`.
 """
 from __future__ import annotations
 
