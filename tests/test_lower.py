@@ -128,6 +128,9 @@ KEPT = [
     "def g(log):\n    _m0 = _m1 = _m2 = _U\n    w = 'w'\n    r = [{e2}]\n    for z in _it({e}):\n"
     "        _m1 = _m2 = _U\n        if {e2}:\n            r.append(({e}, {e2}))\n"
     "        else:\n            r.append({e})\n        r.append({e2})\n    return (r, {e})\nresult = g(log)\n",
+    # a value reset again in an `if`, and read before and after it
+    "def g(log):\n    _m0 = _m1 = _m2 = _U\n    w = 'w'\n    r = [{e}]\n    if {e2}:\n"
+    "        _m0 = _m2 = _U\n        r.append({e})\n    return (r, {e2}, {e})\nresult = g(log)\n",
     # a block: cases of a `while True`, each resetting its own values
     "def g(log):\n    _m0 = _m1 = _m2 = _U\n    w = 'w'\n    pc, r = 0, []\n    while True:\n"
     "        if pc == 0:\n            _m0 = _m1 = _U\n            r.append({e})\n"
@@ -146,6 +149,8 @@ KEPT = [
 @example("f(f((t(log, 1, 1) and (_m0 if _m0 is not _U else (_m0 := t(log, 2, 5)))), "
          "(_m0 if _m0 is not _U else (_m0 := (_m1 if _m1 is not _U else (_m1 := t(log, 3, 6)))))), "
          "(_m1 if _m1 is not _U else (_m1 := t(log, 4, 7))))", "0", KEPT[0])
+# computed before an `if` that resets it: after the `if`, not certain any more
+@example("w", "(_m0 if _m0 is not _U else (_m0 := t(log, 6, 1)))", KEPT[3])
 def test_a_kept_value_is_computed_by_the_read_that_ran_first(e, e2, shape):
     """lower.FirstUse: a kept value read certainly, before any other read of
     it, is computed there with no test, and later reads are plain names; the

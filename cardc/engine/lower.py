@@ -378,9 +378,9 @@ class FirstUse:
 
     A run is the statements after a reset (`_m3 = _U`, at the top of the
     function, of a loop's body or of a block's case), and the body of an
-    `if` in it (entered, it runs in order too); a value reset outside a loop is never computed
-    by a read inside the loop (that would compute it once an element), only
-    read plainly there if it was computed before the loop."""
+    `if` in it (entered, it runs in order too).  A value reset outside a
+    loop is never computed by a read inside the loop (that would compute it
+    once an element), only read plainly there if it was computed before."""
 
     def __init__(self):
         self.mine = set()       # the kept values this run may compute
@@ -388,6 +388,7 @@ class FirstUse:
         self.seen = set()       # those read where they may have been computed
         self.made = set()       # the ids of the plain reads this pass wrote
         self.resets = []        # (the statements holding it, a reset)
+        self.cleared = set()    # the values reset in the run being read
 
     def function(self, fn: ast.FunctionDef):
         self.body(fn.body)
@@ -403,12 +404,13 @@ class FirstUse:
         """The statements of a run; `loop`: a loop's body, where only the
         values reset in it may be computed.  What is computed in it counts
         only in it; what may have been read in it counts after it too."""
-        mine, done = self.mine, self.done
-        self.mine, self.done = (set() if loop else set(mine)), set(done)
+        mine, done, seen, cleared = self.mine, self.done, set(self.seen), self.cleared
+        self.mine, self.done, self.cleared = (set() if loop else set(mine)), set(done), set()
         try:
             for stmt in list(stmts):
                 if _reset(stmt):
                     names = {t.id for t in stmt.targets}
+                    self.cleared |= names
                     self.mine |= names
                     self.done -= names
                     self.seen -= names
@@ -416,7 +418,11 @@ class FirstUse:
                 else:
                     self.statement(stmt)
         finally:
-            self.mine, self.done = mine, done
+            # a reset in it may or may not have run: a value computed before
+            # it is no longer certain, and one read before it may still be set
+            inner = self.cleared
+            self.mine, self.done, self.cleared = mine, done - inner, cleared | inner
+            self.seen |= seen
 
     def statement(self, stmt):
         if isinstance(stmt, (ast.Assign, ast.Return, ast.Expr)) and stmt.value is not None:
