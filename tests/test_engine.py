@@ -757,8 +757,8 @@ def test_a_hoisted_value_that_cannot_fail_is_computed_before_its_loop():
     def generate(pure, harmless):
         memo = Memo(pure=pure)
         memo.enter("_l1", opaque=True)
-        inner = memo.use("f(st)", harmless)
-        outer = memo.use(f"g(st, {inner})", harmless)
+        inner = memo.use("f(st)", lambda: harmless)      # asked only if it is hoisted
+        outer = memo.use(f"g(st, {inner})", lambda: harmless)
         memo.leave()
         body = f"[_l1 for _l1 in xs if _l1 in {outer} and _l1 != {inner}]"
         return memo.finish(["def h(st, xs):", "    " + Memo.reset(0), f"    return {body}"])

@@ -703,7 +703,8 @@ class PyGen:
         text = kind(ir, scope)
         memo = self.memo
         if memo is not None and memo.on and self._reusable(ir):
-            return memo.use(text, memo.pure and harmless(ir, self.game))
+            # whether it can fail is asked only of a value hoisted out of a loop
+            return memo.use(text, (lambda: harmless(ir, self.game)) if memo.pure else None)
         return text
 
     def _reusable(self, ir):
@@ -1211,7 +1212,7 @@ class Memo:
         self.count = max((int(v[2:]) for v in self.eager.values()), default=-1)
         self.loops = []            # (region, loop local) of the loops being written
         self.regions = 0
-        self.slots = {}            # text -> [name, region, uses, hoisted, harmless]
+        self.slots = {}            # text -> [name, region, uses, hoisted, can it fail? (a test)]
         self.by_name = {}          # name -> the same slot
         self.opaque = set()        # regions of comprehensions: nothing in them is kept
 
@@ -1246,7 +1247,7 @@ class Memo:
             name = self.eager[text] = f"_k{self.count}"
         return name
 
-    def use(self, text, harmless=False):
+    def use(self, text, harmless=None):
         bare = text
         while bare.startswith("(") and bare.endswith(")") and _PLACEHOLDER.fullmatch(bare[1:-1]):
             bare = bare[1:-1]
@@ -1265,7 +1266,8 @@ class Memo:
             slot = self.slots[text] = [f"_m{len(self.slots)}", region, 0, False, harmless]
             self.by_name[slot[0]] = slot
         slot[2] += 1
-        slot[4] = slot[4] and harmless
+        if harmless is None:
+            slot[4] = None
         inner = self.loops[-1][0] if self.loops else 0
         slot[3] = slot[3] or slot[1] != inner
         return f"\x00M{slot[0]}\x00"
@@ -1276,7 +1278,8 @@ class Memo:
         kept = {name for name, (_, slot) in by_name.items() if slot[2] >= 2 or slot[3]}
         # computed before the loop it is hoisted from: it cannot fail, and
         # nothing is written while the function runs, so only the time moves
-        early = {name for name in kept if self.pure and by_name[name][1][3] and by_name[name][1][4]}
+        early = {name for name in kept if self.pure and by_name[name][1][3] and by_name[name][1][4]
+                 and by_name[name][1][4]()}
 
         def expand(text):
             return re.sub("\x00M(_m\\d+)\x00", lambda m: written(m.group(1)), text)
