@@ -463,7 +463,7 @@ def os_error_line(exc: OSError) -> str:
     if exc.filename2 is not None:
         name = f"{name} -> {exc.filename2}"
     reason = exc.strerror or str(exc)
-    advice = _OS_ADVICE.get(exc.errno, "check the file and run the command again")
+    advice = getattr(exc, "advice", None) or _OS_ADVICE.get(exc.errno, "check the file and run the command again")
     return f"cardc: cannot write or read {name}: {reason}; {advice}"
 
 

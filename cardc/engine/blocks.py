@@ -83,6 +83,12 @@ OPS = {"let", "set", "jump", "jf", "iter", "next", "repeat", "countdown", "guard
        "attach", "detach", "reveal", "cancel", "choose", "random", "ask", "menu", "window"}
 # The longest run of straight code with `if`s written as one case (BlockGen._region)
 REGION_OPS = 200
+
+
+def _kind(op) -> str:
+    """An op's kind for a `# op N kind` line: a word of the closed set OPS
+    (`_check` refuses any other before a line is written), never bundle text."""
+    return op[0] if op[0] in OPS else "?"
 SET_KINDS = {"gctr": "g:", "gattr": "flow:", "pctr": "p:", "cctr": "c:", "cpp": "c:"}
 SETTABLE_GATTRS = {"turn_player", "first_player"}
 
@@ -309,7 +315,7 @@ class BlockGen:
         leaders = self._leaders(ops)
         lines, line_op = self._write(code, ops, leaders)
         source = "\n".join(lines) + "\n"
-        code.run = self.px.exec_source(lines[0][4:lines[0].index("(")], source)
+        code.run = self.px.exec_source(lines[0][4:lines[0].index("(")], source, code)
         code.line_op = line_op
         code.source = source
         if code.name in self.direct:
@@ -350,12 +356,12 @@ class BlockGen:
 
         if self.fast:
             emit(f"def {fname}(st, env):")
-            emit(f"    # {code.label}  ({code.file}), started without a frame: it makes one where it stops")
+            emit("    # a block, started without a frame: it makes one where it stops")
             emit("    fr = None")
             emit("    pc = 0")
         else:
             emit(f"def {fname}(st, fr):")
-            emit(f"    # {code.label}  ({code.file})")
+            emit("    # a block")
             emit("    env = fr.env")
             emit("    pc = fr.pc")
         emit("    while True:")
@@ -452,17 +458,17 @@ class BlockGen:
         body = entered_once([x[:len(x) - len(x.lstrip())] + "pass" if x.strip() == "st.stack.pop()"
                              else x for x in lines[4:]])
         name = self.px.fresh("_dir")
-        comment = lines[1] + ", run without a frame: it cannot stop"
+        comment = "    # a block, run without a frame: it cannot stop"
         local = localized(body, names)
         if local is not None:
             head = f"def {name}(st{''.join(', ' + _local_name(n) for n in names)}):"
             fn = self.px.exec_source(name, "\n".join([head, comment, "    fr = None", "    pc = 0",
-                                                      *local]) + "\n")
+                                                      *local]) + "\n", code)
             if not _env_free(fn.__code__):
                 local = None
         if local is None:
             inner = self.px.exec_source(name, "\n".join([f"def {name}(st, env):", comment,
-                                                         "    fr = None", "    pc = 0", *body]) + "\n")
+                                                         "    fr = None", "    pc = 0", *body]) + "\n", code)
             self.game.frameless[inner.__code__] = code
 
             def fn(st, *args):
@@ -491,7 +497,7 @@ class BlockGen:
         finally:
             self.fast = False
         lines = lines[:4] + entered_once(lines[4:])
-        fn = self.px.exec_source(lines[0][4:lines[0].index("(")], "\n".join(lines) + "\n")
+        fn = self.px.exec_source(lines[0][4:lines[0].index("(")], "\n".join(lines) + "\n", code)
         self.game.frameless[fn.__code__] = Located(code, line_op)
         return fn
 
@@ -509,8 +515,7 @@ class BlockGen:
     def _emit_op(self, ops, i, known, emit, pad):
         """Write op `i`; (what the ops after it may reuse, whether it ends the case)."""
         o = ops[i]
-        line, col = self.code.src[i] if i < len(self.code.src) else (0, 0)
-        emit(f"{pad}# {self.code.file}:{line}:{col} {o[0]}", i)
+        emit(f"{pad}# op {i:d} {_kind(o)}", i)
         # each op has its own Memo: within it nothing changes the state or
         # the frame's locals until its values are computed, so a value needed
         # twice is computed once, and a local, a counter's list or the
@@ -635,14 +640,13 @@ class BlockGen:
         own local."""
         o = ops[i]
         slot = repr(o[1])
-        line, col = self.code.src[i] if i < len(self.code.src) else (0, 0)
         each_turn = any(ops[k][0] == "return" for k in range(i + 1, end - 1))
         pad = "                "
         budget = ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)"]
         if o[0] == "guard":
             # `while`: each turn counts itself against the loop limit, tests,
             # runs its body and pays its step; the test failing ends it
-            emit(f"            # {self.code.file}:{line}:{col} while (a straight loop)", i)
+            emit(f"            # op {i:d} (a straight loop)", i)
             emit("            while True:", i)
             known, _ = self._emit_op(ops, i, {}, emit, pad)
             memo = Memo(env_reads=True, known=known)
@@ -659,7 +663,7 @@ class BlockGen:
             return
         if o[0] == "next":
             var = repr(o[2])
-            emit(f"            # {self.code.file}:{line}:{col} next (a straight loop)", i)
+            emit(f"            # op {i:d} (a straight loop)", i)
             emit(f"            _it = env[{slot}]", i)        # (not `_s`: a call's push uses it)
             if not each_turn:
                 emit("            st.budget -= len(_it[0])", end - 1)
@@ -668,7 +672,7 @@ class BlockGen:
             emit(f"{pad}env[{var}] = _k0", i)
             known = {f"env[{var}]": "_k0"}
         else:
-            emit(f"            # {self.code.file}:{line}:{col} countdown (a straight loop)", i)
+            emit(f"            # op {i:d} (a straight loop)", i)
             emit(f"            _it = env[{slot}]", i)
             if not each_turn:
                 emit("            st.budget -= max(_it, 0)", end - 1)
@@ -693,8 +697,7 @@ class BlockGen:
                 k += 1
                 continue
             t = o[2]
-            line, col = self.code.src[k] if k < len(self.code.src) else (0, 0)
-            emit(f"{pad}# {self.code.file}:{line}:{col} if", k)
+            emit(f"{pad}# op {k:d} if", k)
             memo = Memo(env_reads=True, known=known)
             with self.px.memo_of(memo):
                 test = self.x(o[1])

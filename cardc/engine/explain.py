@@ -3,17 +3,19 @@
 The engine compiles a bundle into Python functions at load (see pygen.py and
 blocks.py).  This writes all of them out as one module: first what each
 bound name stands for (a card field, a builtin, another block), then every
-generated function in the order it was made.  Each statement of a block
-carries a comment with its `file:line:col` and, when the content file is at
-hand, the line of effect text it came from.  The module is for people: the
-engine never imports it.
+generated function in the order it was made.  The generated source marks a
+block's ops only by number (`# op 7`: no content string is ever part of
+generated code); here each mark gets its `file:line:col` from the block's
+side table (`PyGen.origins`, `Code.where`) and, when the content file is in
+the project, the line of effect text it came from.  The module is for
+people: the engine never imports it.
 """
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-_WHERE = re.compile(r"^(\s*)# (\S+):(\d+):(\d+) (\w+)$")
+_OP = re.compile(r"^\s*# op (\d+)\b")
 
 
 def explain(game, root: Path | None = None) -> str:
@@ -28,16 +30,27 @@ def explain(game, root: Path | None = None) -> str:
         out.append(f"# {name} = {_describe(game, obj)}")
     out.append("")
     files: dict = {}
-    for _, source in px.sources:
-        for line in source.splitlines():
-            out.append(line)
-            m = _WHERE.match(line)
+    for name, source in px.sources:
+        code = px.origins.get(name)
+        for k, line in enumerate(source.splitlines()):
+            if code is not None and k == 1:
+                line = f"{line}: {_one_line(code.label)} ({_one_line(code.file)})"
+            m = _OP.match(line) if code is not None else None
             if m:
-                text = _source_line(files, root, m.group(2), int(m.group(3)))
-                if text:
-                    out[-1] = f"{line}:  {text}"
+                pc = int(m.group(1))
+                line = f"{line}  {_one_line(code.where(pc))}"
+                if 0 <= pc < len(code.src):
+                    text = _source_line(files, root, code.file, int(code.src[pc][0]))
+                    if text:
+                        line = f"{line}:  {_one_line(text)}"
+            out.append(line)
         out.append("")
     return "\n".join(out) + "\n"
+
+
+def _one_line(text) -> str:
+    """Content text on one line of this module (a file name may hold a newline)."""
+    return repr(str(text))[1:-1]
 
 
 def _natural(name):
@@ -49,7 +62,7 @@ def _describe(game, obj) -> str:
     from cardc.engine.blocks import Code
     from cardc.engine.game import CacheProbe
     if isinstance(obj, Code):
-        return f"the block {obj.name!r} ({obj.label})"
+        return f"the block {obj.name!r} ({_one_line(obj.label)})"
     if isinstance(obj, CacheProbe):
         return (f"the count of function {obj.name!r}'s first calls, which settles "
                 "whether it stays cached (game.CacheProbe)")
@@ -71,13 +84,17 @@ def _describe(game, obj) -> str:
 def _source_line(files, root, file, line) -> str:
     if file not in files:
         text = None
-        for base in ([root] if root else []) + [Path.cwd()]:
-            path = Path(file) if Path(file).is_absolute() else base / file
+        # only a file inside the project: the bundle's `file` is untrusted
+        base = (root or Path.cwd()).resolve()
+        try:
+            path = (base / str(file)).resolve()
+        except (OSError, ValueError):
+            path = None
+        if path is not None and path.is_relative_to(base):
             try:
                 text = path.read_text(encoding="utf-8").splitlines()
-                break
-            except OSError:
-                continue
+            except (OSError, UnicodeDecodeError):
+                text = None
         files[file] = text
     lines = files[file]
     if lines and 0 < line <= len(lines):

@@ -193,6 +193,7 @@ class PyGen:
                    "_big": digits_guard(game)}
         self.names = {}             # python name of each bound object, by id
         self.sources = []           # (name, source) of every generated function, in order
+        self.origins = {}           # a block's function name -> its Code: where its `# op N` lines come from
         self._inlining = []         # functions being written in place (no endless recursion)
         self.memo = None            # the Memo of the function being written, if it reuses values
         self.text = False           # writing text for people (see `text_of`)
@@ -294,7 +295,7 @@ class PyGen:
             if listed:
                 fname = self.fresh("_applied_")
                 src = (f"def {fname}(st, mods, value{params}):\n"
-                       f"    # modifier {name}, by the cards in force that have it\n"
+                       "    # a modifier, by the cards in force that have it\n"
                        "    tp = st.turn_player\n"
                        "    for c, f, owner in mods:\n"
                        f"        value = f(st, value, c, owner if owner is not None else tp, owner{params})\n"
@@ -302,7 +303,7 @@ class PyGen:
             else:
                 fname = self.fresh("_modified_")
                 src = (f"def {fname}(st, value{params}):\n"
-                       f"    # modifier {name}\n"
+                       "    # a modifier\n"
                        "    hit = st.mods\n"
                        "    if hit is None or hit[0] != st.pv['active']:\n"
                        "        hit = _game._scan_modifiers(st)\n"
@@ -567,7 +568,7 @@ class PyGen:
                  f"        st.filled |= {1 << slot}"]
         lines = [
             f"def {fname}(st{sig}):",
-            f"    # function {name}",
+            "    # a function",
             *(["    " + look] if not args else [
               "    try:",
               "        " + look,
@@ -665,10 +666,16 @@ class PyGen:
     def local(self):
         return f"_l{next(self.ids)}"
 
-    def exec_source(self, name, source):
+    def exec_source(self, name, source, origin=None):
         """Define the generated function `name` from its source, which comes
-        from the IR only (see the module docstring)."""
+        from the IR only (see the module docstring): no string of the
+        content or the bundle is ever part of it, not even in a comment.
+        A block's function marks each op with `# op N` only; `origin` (its
+        Code) is the side table that says where op N is written
+        (`Code.where`), for fault messages and `build --explain`."""
         self.sources.append((name, source))
+        if origin is not None:
+            self.origins[name] = origin
         filename = f"<cardc {name}>"
         # tracebacks show the generated line (a person debugging reads it)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; form-action 'self'; frame-src 'self'; frame-ancestors 'self'; "
@@ -19,7 +20,6 @@ HEADERS = [
     (b"referrer-policy", b"same-origin"),   # (no-referrer would make Origin "null")
     (b"cross-origin-opener-policy", b"same-origin"),
 ]
-LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 
 
 def is_loopback(host: str | None) -> bool:
@@ -31,11 +31,33 @@ def is_loopback(host: str | None) -> bool:
         return host == "localhost"
 
 
-def _host_name(value: str) -> str:
-    """`127.0.0.1:8000` -> `127.0.0.1`; `[::1]:8000` -> `[::1]`."""
-    if value.startswith("["):
-        return value.split("]")[0] + "]"
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
+
+
+def loopback_host_header(value: str) -> bool:
+    """Whether a Host header names this computer: `localhost`, a loopback
+    IPv4 address or `[::1]`, each with an optional port, and nothing else
+    (`[::1]evil.example`, `localhost.evil.example:80` and `127.0.0.1:x` are
+    not).  Parsed as a whole, not by its prefix."""
+    m = _HOST.fullmatch(value)
+    if m is None:
+        return False
+    if m["port"] is not None and not 0 < int(m["port"]) < 65536:
+        return False
+    if m["v6"] is not None:
+        try:
+            address = ipaddress.ip_address(m["v6"])
+        except ValueError:
+            return False
+        return address.version == 6 and address.is_loopback
+    name = m["name"].lower()
+    if name == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return address.version == 4 and address.is_loopback
 
 
 class Guard:
@@ -67,7 +89,7 @@ class Guard:
             client = (scope.get("client") or (None,))[0]
             if not is_loopback(client):
                 return "this server answers only this computer (start it with --host to share it)"
-            if _host_name(headers.get("host", "")) not in LOOPBACK_NAMES:
+            if not loopback_host_header(headers.get("host", "")):
                 return "unexpected Host header"
         if scope["method"] not in ("GET", "HEAD"):
             origin = headers.get("origin")
