@@ -69,6 +69,9 @@ def load_game(folder: Path, diags: Diagnostics, project: Project | None = None) 
     if not root.is_dir():
         diags.error(Loc(reader.display(""), 0, 0), "no game folder here")
         return None
+    if not reader.plain_name(display_path(root.parent) if project is None else project.name(root.parent),
+                             root.name, "folder", is_display=True):
+        return None
     game = reader.yaml_file("game.yaml", "game", required=True)
     rules = reader.yaml_file("rules.yaml", "rules")
     card_files = []
@@ -106,6 +109,13 @@ def load_game(folder: Path, diags: Diagnostics, project: Project | None = None) 
         files=sorted(reader.contents, key=lambda p: p.relative_to(root).as_posix()),
         contents=reader.contents,
     )
+
+
+# characters a content file's name may not hold (beside other control characters)
+_NAME_BREAKERS = frozenset("\\\u2028\u2029")
+_CHAR_NAMES = {"\n": "a line break", "\r": "a carriage return", "\x00": "a NUL byte",
+               "\\": "a backslash (a path separator on Windows)", "\t": "a tab",
+               "\u2028": "a line separator", "\u2029": "a paragraph separator"}
 
 
 class _FolderReader:
@@ -220,6 +230,23 @@ class _FolderReader:
                 f"then use `{SCHEMA_COMMENT}{relative}`",
             )
 
+    def plain_name(self, folder: str, name: str, what: str, is_display: bool = False) -> bool:
+        """Whether a file or folder name under cards/ can be read: a name that
+        holds a line break, another control character or a backslash (a path
+        separator elsewhere) is refused, located at its folder, and not read.
+        Such a name would break every message and file list that shows it."""
+        bad = next((ch for ch in name if ch in _NAME_BREAKERS or ord(ch) < 32 or 127 <= ord(ch) < 160), None)
+        if bad is None:
+            return True
+        self.diags.error(
+            Loc(folder if is_display else self.display(folder), 0, 0),
+            f"the {what} name {name!r} holds {_CHAR_NAMES.get(bad, f'the control character U+{ord(bad):04X}')}; "
+            f"it was not read",
+            f"rename the {what}: names of content files may not hold line breaks, control characters "
+            "or a backslash",
+        )
+        return False
+
     def card_paths(self) -> list[str]:
         """Relative paths of cards/**/*.yaml in sorted order. Symlinked
         folders are not followed; links leading outside are refused."""
@@ -242,9 +269,12 @@ class _FolderReader:
                             Loc(self.display(rel), 0, 0),
                             "linked folder not read: card folders are not followed through links",
                         )
-            dirnames[:] = sorted(d for d in dirnames if not (Path(dirpath) / d).is_symlink())
+            dirnames[:] = sorted(d for d in dirnames if not (Path(dirpath) / d).is_symlink()
+                                 and self.plain_name(here.as_posix(), d, "folder"))
             for name in filenames:
                 rel = (here / name).as_posix()
+                if not self.plain_name(here.as_posix(), name, "file"):
+                    continue
                 if name.endswith(".yaml"):
                     found.append(rel)
                 elif name.endswith(".yml"):

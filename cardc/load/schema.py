@@ -43,10 +43,28 @@ def _whole_number(checker, instance) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
+# A schema's `$` means the end of the text, as in JSON Schema's ECMA-262
+# regexes; Python's `$` also matches before a final line break, which would let
+# `"draw\n"` pass as a plain name. Each `$` that ends a pattern or one of its
+# alternatives becomes `\Z`.
+_END = re.compile(r"(?<!\\)\$(?=$|\||\))")
+
+
+@lru_cache(maxsize=None)
+def _ecma_pattern(pattern: str) -> re.Pattern:
+    return re.compile(_END.sub(r"\\Z", pattern))
+
+
+def _pattern(validator, pattern, instance, schema):
+    if validator.is_type(instance, "string") and not _ecma_pattern(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
 # JSON Schema counts 2.0 as an integer; content does not (`plays_per_turn: 2.0`
 # would print as "Card play 1 of 2.0"), nor does a bundle or a replay.
 StrictValidator = validators.extend(
     Draft202012Validator,
+    validators={"pattern": _pattern},
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _whole_number))
 
 
