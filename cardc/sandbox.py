@@ -12,6 +12,13 @@ template is given, such as `params.update(...)`), with a budget:
   method) is refused past `MAX_STRING` characters before it is made, and
   the whole output of one render past `MAX_OUTPUT`; an integer past
   `MAX_INT_BITS` bits; `range()` past `MAX_RANGE` items;
+- memory: every value a filter, call, operator or concatenation produces is
+  counted as it is made (a string by its characters, a list by its items and
+  their characters), and one render may make `MAX_BUILT` in all.  Each
+  string under `MAX_STRING` is not enough: `range(N)|map("center", 999999)
+  |list` makes N strings of a megabyte each, one step apiece.  What is made
+  bounds what is alive at once, so a render's memory stays under about
+  `4 * MAX_BUILT` bytes (a character takes at most 4) plus jinja's own;
 - depth: macro calls (and `loop()` of a recursive for) nest at most
   `MAX_CALL_DEPTH` deep; a template that nests too deeply to parse is an
   error, not a RecursionError;
@@ -40,12 +47,13 @@ from jinja2.visitor import NodeTransformer
 MAX_STEPS = 1_000_000       # a shipped rulebook takes 1,600-3,200; a card text under 20
 MAX_STRING = 1_000_000      # characters in any one string a template builds
 MAX_OUTPUT = 4_000_000      # characters one render writes in total (a rulebook is ~20,000)
+MAX_BUILT = 16_000_000      # characters (and list items) one render may make in all (a rulebook makes ~100,000)
 MAX_RANGE = 100_000         # items of one range()
 MAX_INT_BITS = 4_096        # an integer a template computes (about 1,200 digits)
 MAX_CALL_DEPTH = 40         # nested macro calls
 
 LIMITS_TEXT = (f"templates may take {MAX_STEPS:,} steps, build strings of up to {MAX_STRING:,} "
-               f"characters, write {MAX_OUTPUT:,} in all, nest macros {MAX_CALL_DEPTH} deep")
+               f"characters and {MAX_BUILT:,} in all, write {MAX_OUTPUT:,}, nest macros {MAX_CALL_DEPTH} deep")
 
 
 class TemplateProblem(Exception):
@@ -71,6 +79,14 @@ class _Budget:
     steps: int = 0
     output: int = 0
     depth: int = 0
+    built: int = 0
+
+    def made(self, size: int) -> None:
+        """A value of `size` characters or items was made (see `_size`)."""
+        self.built += size
+        if self.built > MAX_BUILT:
+            raise _OverBudget(f"the template makes over {MAX_BUILT:,} characters of text and lists in all: "
+                              "a long loop or map that builds large strings?")
 
     def step(self, n: int = 1) -> None:
         self.steps += n
@@ -96,12 +112,30 @@ def _budget() -> _Budget:
     return _BUDGET.get() or _Budget()
 
 
+def _size(value: Any) -> int:
+    """What making `value` cost: a string's characters; a list's items and the
+    characters of the strings in it (counted again: a bound, not an exact
+    figure); an integer's bytes; anything else (a lookup, a generator) 0."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return len(value) + sum(len(x) for x in value if isinstance(x, str))
+    if isinstance(value, int):
+        return value.bit_length() // 8
+    return 0
+
+
 def _check_size(value: Any) -> Any:
+    """Refuse a value too big to keep, then count it against the render's
+    memory budget (`_Budget.made`)."""
     if isinstance(value, (str, list, tuple)) and len(value) > MAX_STRING:
         raise _OverBudget(f"the template builds a string of over {MAX_STRING:,} characters"
                           if isinstance(value, str) else f"the template builds a list of over {MAX_STRING:,} items")
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
         raise _OverBudget(f"the template computes a number of over {MAX_INT_BITS:,} bits")
+    size = _size(value)
+    if size:
+        _budget().made(size)
     return value
 
 

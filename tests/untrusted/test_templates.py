@@ -5,6 +5,8 @@ a located diagnostic."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cardc import sandbox as sb
 
@@ -52,6 +54,14 @@ CASES = [
      "the template writes over 4,000,000 characters"),
     ("deep brackets", "{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}", "the template nests too deeply"),
     ("undefined", "line one\n{{ nope }}", "'nope' is undefined"),
+    ("a megabyte string per item of a map", '{{ range(100000)|map("string")|map("center", 999999)|list }}',
+     "the template makes over 16,000,000 characters of text and lists in all"),
+    ("a megabyte string per item, joined", '{{ range(100000)|map("string")|map("center", 999999)|join }}',
+     "the template makes over 16,000,000 characters of text and lists in all"),
+    ("a megabyte string per loop turn", "{% for i in range(100000) %}{% set y = ('x' * 999999) ~ i %}{% endfor %}",
+     "the template makes over 16,000,000 characters of text and lists in all"),
+    ("a megabyte method result per item", "{% for i in range(100000) %}{% set y = 'x'.ljust(999999) %}{% endfor %}",
+     "the template makes over 16,000,000 characters of text and lists in all"),
     ("plain loop", "{% for i in range(3) %}{{ i }}{% endfor %} of {{ params.win_at }}", None),
 ]
 
@@ -167,3 +177,75 @@ def mini_bundle_with():
         bundle["rulebook"] = rulebook
         return bundle
     return make
+
+
+MEMORY_CASES = [c for c in CASES if c[2] and c[2].startswith("the template makes over")]
+
+
+@pytest.mark.parametrize("name, source, message", MEMORY_CASES, ids=[c[0] for c in MEMORY_CASES])
+def test_what_a_template_makes_is_bounded_in_memory(name, source, message):
+    """Refused after making MAX_BUILT characters: Python's peak allocation
+    during the render (tracemalloc, not time) stays far under 1 GB."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        with pytest.raises(sb.TemplateProblem):
+            sb.render_text(sb.environment(), source, {})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * sb.MAX_BUILT + 50_000_000 < 1_000_000_000
+
+
+def test_a_card_text_that_makes_too_much_is_a_located_error(built_error):
+    built, error = built_error({"cards/cards.yaml": [
+        ("text: Worth {{ value }} banked.",
+         "text: Worth {{ range(100000)|map('string')|map('center', 999999)|list|length }} banked.")]})
+    assert built.bundle is None
+    assert error == ("cards/cards.yaml:9:11 card text template of `ruby`: the template makes over 16,000,000 "
+                     "characters of text and lists in all: a long loop or map that builds large strings?")
+
+
+# ------------------------------------------------------------------ fuzz: random filter chains
+
+_WORDS = st.sampled_from(["'ab'", "'x y\\nz'", "[1, 2, 3]", "range(1000)", "range(100000)", "'-' * 999999",
+                          "params", "params.win_at", "999999", "10**6", "'%s'"])
+_NUMBERS = st.sampled_from(["2", "100", "999999", "10**9", "-1", "0"])
+_FILTERS = st.one_of(
+    st.sampled_from(["list", "string", "join", "upper", "reverse", "sort", "unique", "first", "last", "length",
+                     "sum", "tojson", "trim", "title", "wordcount", "pprint", "escape", "striptags",
+                     "map('string')", "map('upper')", "select", "reject", "batch(3)|list", "slice(3)|list",
+                     "dictsort", "items"]),
+    _NUMBERS.map(lambda n: f"map('center', {n})"),
+    _NUMBERS.map(lambda n: f"center({n})"),
+    _NUMBERS.map(lambda n: f"indent({n}, true)"),
+    _NUMBERS.map(lambda n: f"truncate({n})"),
+    _NUMBERS.map(lambda n: f"wordwrap({n})"),
+    _NUMBERS.map(lambda n: f"batch({n})"),
+    _NUMBERS.map(lambda n: f"join('-' * {n})"),
+    _NUMBERS.map(lambda n: f"replace('a', 'b' * {n})"),
+    _NUMBERS.map(lambda n: f"map('replace', '1', 'x' * {n})"),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(start=_WORDS, chain=st.lists(_FILTERS, min_size=1, max_size=6), loop=st.booleans())
+def test_random_filter_chains_render_or_fail_within_their_budgets(start, chain, loop):
+    """Any chain of filters, in a loop or not: it renders, or it fails with a
+    TemplateProblem naming its line, having made at most MAX_BUILT (plus the
+    one value refused) and allocated far under 1 GB."""
+    import tracemalloc
+    expr = "(" + start + ")|" + "|".join(chain)
+    source = ("line one\n{% for i in range(300) %}{% set y = " + expr + " %}{% endfor %}" if loop
+              else "line one\n{{ " + expr + " }}")
+    tracemalloc.start()
+    try:
+        try:
+            sb.render_text(sb.environment(), source, {"params": PARAMS})
+        except sb.TemplateProblem as exc:
+            assert exc.line in (None, 1, 2)
+            assert str(exc)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * sb.MAX_BUILT + 4 * sb.MAX_STRING + 50_000_000

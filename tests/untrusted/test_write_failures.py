@@ -57,3 +57,62 @@ def test_an_unreachable_cluster_is_one_line(capsys):
     assert code == 2
     assert err.startswith("cardc: --cluster tcp://127.0.0.1:9: no Dask scheduler answers there")
     assert err.count("\n") == 1
+
+
+def _fifo(tmp_path):
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+    return path
+
+
+def _socket(tmp_path):
+    import socket
+    path = tmp_path / "sock"
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(str(path))
+    s.close()
+    return path
+
+
+@pytest.mark.parametrize("make, what", [
+    (lambda tmp: "/dev/full", "a character device"),
+    (lambda tmp: "/dev/null", "a character device"),
+    (_fifo, "a named pipe (FIFO)"),
+    (_socket, "a socket"),
+    (lambda tmp: tmp, "a folder"),
+])
+@pytest.mark.parametrize("option", ["--log", "--json"])
+def test_only_regular_files_are_written(tmp_path, capsys, make, what, option):
+    """An output path naming a device, a FIFO, a socket or a folder is refused
+    in one line (exit 3) and left as it was: replacing /dev/full with a file
+    would hide a full disk, and replacing a FIFO breaks what reads it."""
+    import stat
+    target = make(tmp_path)
+    before = os.stat(target).st_mode
+    command = (["play", str(MINI), "--players", "2", "--quiet", "--log", str(target)] if option == "--log" else
+               ["simulate", str(MINI), "--games", "2", "--jobs", "1", "--quiet", "--json", str(target)])
+    code = main(command)
+    err = capsys.readouterr().err
+    assert code == 3
+    assert err == (f"cardc: cannot write or read {target}: it is {what}, and cardc writes only regular files; "
+                   "give the path of a regular file (or of one not there yet) instead\n")
+    assert os.stat(target).st_mode == before and not stat.S_ISREG(before)
+
+
+def test_a_link_to_a_regular_file_is_replaced_not_written_through(tmp_path):
+    from cardc.render.atomic import write_atomic
+    real = tmp_path / "real.txt"
+    real.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    write_atomic(link, "new")
+    assert real.read_text() == "old" and not link.is_symlink() and link.read_text() == "new"
+
+
+def test_a_link_to_a_device_is_refused(tmp_path):
+    from cardc.render.atomic import NotAFile, write_atomic
+    link = tmp_path / "out.json"
+    link.symlink_to("/dev/full")
+    with pytest.raises(NotAFile):
+        write_atomic(link, "x")
+    assert link.is_symlink()
