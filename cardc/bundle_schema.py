@@ -85,7 +85,11 @@ def check_bundle(bundle, name: str = "the bundle") -> None:
     except RecursionError:
         raise BundleInvalid(f"{name}: expressions nested too deep to be a compiled bundle") from None
     if error is not None:
-        raise BundleInvalid(f"{name}: `{_where(error.absolute_path)}`: {error.message[:300]}")
+        message = error.message
+        if error.validator == "not" and isinstance(error.instance, str):   # line_text, file_name
+            message = (f"{error.instance[:80]!r} holds a line break, a control character or a backslash; "
+                       "labels and file names in a bundle are one line of plain text")
+        raise BundleInvalid(f"{name}: `{_where(error.absolute_path)}`: {message[:300]}")
     problems = semantic_problems(bundle)
     if problems:
         where, message = problems[0]

@@ -160,7 +160,9 @@ def test_a_block_label_or_file_with_a_line_break_is_refused_naming_the_field(min
         b = _planted(mini_bundle, ("code", "proc:draw", key), PAYLOADS[0])
         with pytest.raises(BundleInvalid) as info:
             check_bundle(b, "x.json")
-        assert str(info.value).startswith(f"x.json: `code.proc:draw.{key}`: ")
+        assert str(info.value) == (f"x.json: `code.proc:draw.{key}`: {PAYLOADS[0]!r} holds a line break, a "
+                                   "control character or a backslash; labels and file names in a bundle are one "
+                                   "line of plain text")
 
 
 def test_a_name_with_a_trailing_line_break_is_not_a_name(mini_bundle):
