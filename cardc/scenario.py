@@ -146,7 +146,7 @@ class Runner:
                                 "use it with `setup: run` (with `setup: skip`, place the cards under `zones`)")
         st = State.initial(self.game, self.n, seed, log=True, run=False)
         st.stage = "setup"
-        st.turn_player = self.player(start.get("turn", "P1"), _loc(start, "turn"))
+        st.set_flow("turn_player", self.player(start.get("turn", "P1"), _loc(start, "turn")))
         self.place(st, start)
         self.set_clock(st, start)
         st.run()
@@ -160,11 +160,11 @@ class Runner:
             if key in start and (not isinstance(start[key], int) or start[key] < 1):
                 raise ScenarioError(_loc(start, key), f"`{key}` must be a whole number, 1 or more")
         if "turn_number" in start:
-            st.turn = start["turn_number"] - 1
+            st.set_flow("turn", start["turn_number"] - 1)
         if "round" in start:
             # the engine starts round 1 when the setup ends: end it here, then set the round
             st._flow_next(once=True)
-            st.round = start["round"]
+            st.set_flow("round", start["round"])
 
     def stack(self, st, stack, start):
         """`stack: {tile_pool: [b7, c3]}` with `setup: run`: these cards go on
@@ -296,14 +296,15 @@ class Runner:
         v = self.builder.build(self.lower(value, loc)[0])(st, self.env()) \
             if isinstance(value, str) else value
         env, b, kind = self.env(), self.builder, ir[0]
+        # through the state's one write path: what reads the counter is forgotten
         if kind == "gctr":
-            st.g[ir[1]] = v
+            st.set_counter(kind, ir[1], v)
         elif kind == "pctr":
-            st.pc[ir[1]][b.build(ir[2])(st, env)] = v
+            st.set_counter(kind, ir[1], v, player=b.build(ir[2])(st, env))
         elif kind == "cctr":
-            st.own_cc(ir[1])[b.build(ir[2])(st, env)] = v
+            st.set_counter(kind, ir[1], v, card=b.build(ir[2])(st, env))
         else:
-            st.own_cc(ir[1])[b.build(ir[2])(st, env) * st.n + b.build(ir[3])(st, env)] = v
+            st.set_counter(kind, ir[1], v, card=b.build(ir[2])(st, env), player=b.build(ir[3])(st, env))
 
     # ------------------------------------------------------------ steps
     MAX_STEPS = 10_000          # steps taken, repeats counted: a scenario always ends
@@ -583,7 +584,9 @@ def scenario_bundle(gid: str, cards, path: Path, project=None) -> dict:
     raise CardcError(diags.sorted())
 
 
-def run_file(path: Path, cache: dict) -> list[Result]:
+def run_file(path: Path, cache: dict, reference: bool = False) -> list[Result]:
+    """Run every scenario of a file (`cache` keeps each game loaded once);
+    `reference`: on the engine with its optimisations off (Game)."""
     from cardc.diagnostics import CardcError
     from cardc.paths import find_project
     from cardc.project import load_bundle
@@ -602,11 +605,11 @@ def run_file(path: Path, cache: dict) -> list[Result]:
         try:
             if "cards" in spec:
                 bundle = scenario_bundle(gid, spec["cards"], path, project)
-                game = Game(bundle)
+                game = Game(bundle, reference)
             else:
                 if key not in cache:
                     bundle = load_bundle(gid, project)
-                    cache[key] = (Game(bundle), bundle)
+                    cache[key] = (Game(bundle, reference), bundle)
                 game, bundle = cache[key]
             runner = Runner(game, bundle, spec, display_path(path))
             failures = runner.run()

@@ -55,6 +55,7 @@ from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.interp import Frame
 from cardc.engine.pygen import Memo
 from cardc.engine.total import harmless, risky_parts
+from cardc.engine.writes import PARTS
 
 _new = object.__new__
 
@@ -89,7 +90,6 @@ def _kind(op) -> str:
     """An op's kind for a `# op N kind` line: a word of the closed set OPS
     (`_check` refuses any other before a line is written), never bundle text."""
     return op[0] if op[0] in OPS else "?"
-SET_KINDS = {"gctr": "g:", "gattr": "flow:", "pctr": "p:", "cctr": "c:", "cpp": "c:"}
 SETTABLE_GATTRS = {"turn_player", "first_player"}
 
 
@@ -260,6 +260,9 @@ class BlockGen:
         or `end`; no move into a zone with a limit), and that call only such
         procedures.  A procedure that can reach itself is left out, so the
         depth limit, not Python's, still ends a runaway recursion."""
+        if self.game.reference:             # every call with a frame (Game's reference mode)
+            self.direct = self.started = frozenset()
+            return self.direct
         ops_of = {k: spec["ops"] for k, (spec, _) in specs.items() if k.startswith("proc:")}
         direct, grew = set(), True
         while grew:
@@ -537,6 +540,8 @@ class BlockGen:
         body runs straight through (no op in it can stop; its only jumps are
         those of `if … else` inside it, or a `return`, see `_plain`; nothing
         outside jumps into it), the index after the loop; else None."""
+        if self.game.reference:
+            return None
         o = ops[i] if i < len(ops) else None
         if o is None or o[0] not in ("next", "countdown", "guard"):
             return None
@@ -559,6 +564,8 @@ class BlockGen:
         is straight code otherwise (see `_plain`), ends at one of the places
         in `later`, and is entered only at `a`; None if there is none longer
         than the case that starts at `a`."""
+        if self.game.reference:
+            return None
         # it cannot reach past an op that is neither straight code nor part
         # of an `if`, and it is kept short (REGION_OPS): writing a block stays
         # quick whatever its size
@@ -805,7 +812,7 @@ class BlockGen:
         jumps to the end of the menu, which jumps back to the loop's head)."""
         back = int(target <= i)
         seen = set()
-        while target < len(self.ops) and self.ops[target][0] == "jump" and target not in seen:
+        while not self.game.reference and target < len(self.ops) and self.ops[target][0] == "jump" and target not in seen:
             seen.add(target)
             nxt = self.ops[target][1]
             back += nxt <= target
@@ -838,7 +845,7 @@ class BlockGen:
     def _set(self, o, i):
         target, op, value = o[1], o[2], self.x(o[3])
         kind, name = target[0], target[1]
-        if kind not in SET_KINDS or op not in ("=", "+=", "-="):
+        if kind not in PARTS or op not in ("=", "+=", "-="):
             raise BadBundle(f"{self.where}[{i}]: cannot set {str(kind)[:20]!r} with {str(op)[:8]!r}")
         none = repr(f"cannot set `{name}` of none")
         lines = []
@@ -860,14 +867,15 @@ class BlockGen:
                       f"if _c is None or _p is None: raise EngineFault({none})",
                       self._own_cc(name)]
             ref = "_t[_c * st.n + _p]"
-        part = SET_KINDS[kind] + name
+        # what the write makes stale: the plan `Writes.set_counter` applies
+        # outside the rules, written here inline (writes.py)
+        plan = self.game.write_plan(kind, name)
         write = [f"{ref} = _v", BUMP]
-        caches = self.game.stale.parts.get(part)
-        if caches:                      # the cached values that read it are stale (stale.py)
-            write.append(f"if st.filled & {caches}: st.forget({caches})")
-        if kind in ("cctr", "cpp") and name in self.game.covered_counters:
+        if plan.caches:                 # the cached values that read it are stale (stale.py)
+            write.append(f"if st.filled & {plan.caches:d}: st.forget({plan.caches:d})")
+        if plan.per_card:
             write.append("st.counter_written(_c)")     # read on the cards of cells: see deps.cell_part
-        if kind == "cctr" and name in self.game.keyed_counters:
+        if plan.keyed:
             # a zone read by this counter's value: the old value and the new (deps.keyed_part)
             write = [f"_o = {ref}"] + write + [f"st.key_written(_c, {name!r}, _o, _v)"]
         if op == "=":

@@ -15,6 +15,7 @@ from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
 from cardc.limits import MAX_CARDS
 from cardc.engine import specialize
+from cardc.engine.writes import WritePlan
 from cardc.engine.blocks import BlockGen
 from cardc.engine.pygen import PyGen
 from cardc.engine.stale import Stale
@@ -76,7 +77,14 @@ def _env_call(body, params):
 
 
 class Game:
-    def __init__(self, bundle: dict):
+    def __init__(self, bundle: dict, reference: bool = False):
+        """The game of a bundle, its code generated.  `reference`: with every
+        optimisation of the generated code off (no function caches, no
+        modifiers specialised, loops and branches run op by op, every call
+        with a frame, comprehensions as Python writes them): slower, and
+        simple enough to trust; CI plays the golden games and the rules
+        scenarios in both modes and compares them (tests/test_reference.py)."""
+        self.reference = reference
         if bundle.get("format") != SUPPORTED_FORMAT:
             raise BundleMismatch(f"bundle format {bundle.get('format')!r} is not supported "
                                  f"(this cardc reads format {SUPPORTED_FORMAT}); rebuild it with `cardc build`")
@@ -115,9 +123,9 @@ class Game:
         self._code(bundle)
 
     @classmethod
-    def load(cls, path) -> "Game":
+    def load(cls, path, reference: bool = False) -> "Game":
         from cardc.bundle_schema import read_bundle      # a file is untrusted: checked first
-        return cls(read_bundle(path))
+        return cls(read_bundle(path), reference)
 
     # ------------------------------------------------------------ zones
     def _zones(self, bundle):
@@ -150,6 +158,15 @@ class Game:
         if slot < self.n_shared:
             return self.shared[slot]
         return self.per_player[(slot - self.n_shared) // st.n]
+
+    def write_plan(self, kind: str, name: str) -> WritePlan:
+        """What a write of counter `name` (of `kind`, writes.PARTS) makes
+        stale, worked out once: the generated rules and `Writes` both follow it."""
+        key = (kind, name)
+        plan = self._write_plans.get(key)
+        if plan is None:
+            plan = self._write_plans[key] = WritePlan.of(self, kind, name)
+        return plan
 
     def slot_tables(self, n):
         """([is each slot active], [each slot's card limit or None], [the
@@ -327,7 +344,8 @@ class Game:
                 self.modifier_bodies.setdefault(m, []).append(ir)
         # {modifier: [(argument, word)]}: the words a card's modifier compares an argument with
         self.modifier_keys = specialize.keys(self.modifier_bodies, self.modifier_args, code,
-                                             self.fn_bodies, self.fn_params)
+                                             self.fn_bodies, self.fn_params) if not self.reference else \
+            {m: [] for m in self.modifier_bodies}
         # {modifier: argument}: the player argument some of its cards test
         # against their own zone's owner (`X if player == owner_of(this) else
         # value`): a call site reads the list for its player (seat_modifiers)
@@ -335,9 +353,9 @@ class Game:
         for m, bodies in self.modifier_bodies.items():
             guards = [g for g in (specialize.owner_guard(ir, self.modifier_args.get(m, ()))
                                   for ir in bodies) if g is not None]
-            if guards:
+            if guards and not self.reference:
                 self.modifier_owner[m] = max(sorted(set(guards)), key=guards.count)
-        self.cache_functions = True       # off only to test that caching changes nothing
+        self.cache_functions = not self.reference    # off only to check that caching changes nothing
         self._cached = {}
         self.pygen = px = PyGen(self)
         # function name -> its cache's index in State.cache: one for each
@@ -346,6 +364,7 @@ class Game:
         self.cache_slots = {name: i for i, name in enumerate(
             name for name in self.fn_bodies if not self.fn_simple.get(name))}
         self.stale = Stale.of(self)
+        self._write_plans = {}             # (kind, name) -> WritePlan (write_plan)
         self.py_bodies = {}
         for name, body in self.fn_bodies.items():
             self.body_function(name)

@@ -681,7 +681,8 @@ class PyGen:
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         # compiled with its comprehensions run as loops (lower.py): the same
         # evaluation, without a generator or a frame for each `any` or filter
-        exec(lower(source, filename), self.ns)  # noqa: S102
+        code = compile(source, filename, "exec") if self.game.reference else lower(source, filename)
+        exec(code, self.ns)  # noqa: S102
         return self.ns[name]
 
     def bind(self, obj, prefix="_o"):

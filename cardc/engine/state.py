@@ -20,13 +20,14 @@ from cardc.engine.asking import Asking, Decision, bind_option
 from cardc.engine.errors import CorruptState, IllegalAction
 from cardc.engine.interp import STAGES, Frame, Interpreter
 from cardc.engine.table import ATTACHED, Table
+from cardc.engine.writes import Writes
 
 _new = object.__new__
 
 STATE_FORMAT = 1
 
 
-class State(Interpreter, Asking, Table):
+class State(Interpreter, Asking, Table, Writes):
     """One game in progress (see the module docstring)."""
 
     # every attribute of a state, as slots: generated code reads them on

@@ -799,21 +799,12 @@ def _imagine_names(d, moved, plan):
         if scope == "g":
             v = d.g[name]
             if v in moved:
-                d.g[name] = moved[v]
-                d.touch("g:" + name)
+                d.set_counter("gctr", name, moved[v])
             continue
         v = d.pc[name] if scope == "p" else d.cc[name]
-        if moved.keys().isdisjoint(v):
-            continue
-        v = [get(x, x) if x is not None else x for x in v]
-        if scope == "p":
-            d.pc[name] = v
-        else:
-            d.cc[name] = v
-            d.cc_own.add(name)
-        d.touch(scope + ":" + name)
-        if scope == "c" and (name in d.game.covered_counters or name in d.game.keyed_counters):
-            d.forget_zone()
+        if not moved.keys().isdisjoint(v):
+            d.replace_counter("pctr" if scope == "p" else "cctr", name,
+                              [get(x, x) if x is not None else x for x in v])
     if d.revealed and not moved.keys().isdisjoint(d.revealed):
         d.revealed = {get(c, c): seen for c, seen in d.revealed.items()}
 
