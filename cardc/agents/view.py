@@ -38,6 +38,12 @@ class SeatView:
     def action_to_string(self, action: int) -> str:
         return self._st.action_to_string(action)
 
+    def action_keys(self) -> list:
+        """Each legal action's stable key (State.legal_actions), in the order
+        of `legal_actions`: equal in every world `resample` imagines, so a
+        search can pool what it learns about an action across worlds."""
+        return self._st.legal_actions()
+
     @property
     def prompt(self) -> str | None:
         d = self._st.pending
@@ -119,6 +125,10 @@ class World:
     @property
     def players(self) -> int:
         return self._st.n
+
+    def action_keys(self) -> list:
+        """Each legal action's stable key (State.legal_actions)."""
+        return self._st.legal_actions()
 
     def apply(self, action: int, last: bool = False) -> None:
         """Take `action`.  With `last`, the world is only scored afterwards:

@@ -421,6 +421,7 @@ class BlockCompiler(ExprCompiler):
                 with self.without_random("a menu"):     # a menu is rebuilt whenever it is shown
                     lst, t = self.as_list(item.iter, scope, "the list after `in`")
                 inner = scope.child({item.var: T.elem(t)})
+                self.note_local(item.var, T.elem(t))    # an option names a card by it (card_locals)
                 out.append(["for", item.var, lst, self._menu_items(item.items, inner, ends)])
             elif isinstance(item, n.MenuIf):
                 cond = self.condition(item.cond, scope)

@@ -25,7 +25,7 @@ class Decision:
     Both are read while the decision is still pending (they describe the
     state as it is now)."""
     __slots__ = ("kind", "player", "_prompt", "_labels", "values", "var", "_unavailable",
-                 "_make", "_owner", "_one", "menu")
+                 "_make", "_owner", "_one", "menu", "keys", "index")
 
     def __init__(self, kind, player, prompt, labels, values, var, unavailable=(),
                  make_labels=None, owner=None, make_one=None, menu=None):
@@ -39,6 +39,10 @@ class Decision:
         self._owner = owner._owner_ref() if owner is not None else None
         self._make, self._one = make_labels, make_one
         self.menu = menu        # a menu's generated function and its options not open
+        # its actions' stable keys and their positions, made when first asked
+        # (State.legal_actions); a decision made in the hot path (ask_menu)
+        # leaves both unset, so read them with getattr
+        self.keys = self.index = None
 
     def _state(self):
         st = self._owner() if self._owner is not None else None
@@ -87,6 +91,51 @@ class Decision:
         return {"kind": self.kind, "player": self.player, "prompt": self.prompt,
                 "labels": self.labels, "values": self.values, "var": self.var,
                 "unavailable": self.unavailable}
+
+
+# ------------------------------------------------------------ stable actions
+# An action's position in a decision's list is not an identity: the same
+# number can mean another card in another state, or in another world an agent
+# imagines.  Its key is: where the rules ask (the code and its pc), which
+# option (a menu's option by its body's pc), and what the choice names, a card
+# by its id ("card", "poach"), a seat, a cell, a word or a number, and, for
+# options that would otherwise read the same, which of them (0, 1, …).  A card
+# the deciding player cannot see is ("hidden card",): a key tells no more
+# than the label.  Keys are plain tuples: hashable, equal across states and
+# processes, made only when someone asks (a random bot never does).
+
+def action_keys(st, d) -> list:
+    """The stable key of each action of decision `d`, pending on `st`."""
+    fr = st.stack[-1] if st.stack else None
+    site = (fr.code.name, fr.pc) if fr is not None else ("", -1)
+    names = st.game.card_field["id"]
+    who = d.player
+
+    def meaning(value, card):
+        if card and type(value) is int:
+            return ("card", names[value]) if st.visible(value, who) else ("hidden card",)
+        if type(value) is list:
+            return tuple(meaning(v, card) for v in value)
+        return value
+
+    if d.kind == "menu":
+        cards = fr.code.cards if fr is not None else {}
+        raw = [(o[0],) + tuple(meaning(o[i + 1], cards.get(o[i]) == "card") for i in range(1, len(o), 2))
+               for o in d.values]
+    elif d.kind == "choose":
+        typ = d.menu[0] if d.menu else None
+        card = typ in ("card", "list:card")
+        raw = [(meaning(v, card),) for v in d.values]           # None: pass
+    elif d.kind == "window":
+        raw = [(meaning(v, True),) for v in d.values]           # None: pass
+    else:                               # yes or no
+        raw = [(v,) for v in d.values]
+    seen: dict = {}
+    keys = []
+    for r in raw:
+        k = seen[r] = seen.get(r, -1) + 1
+        keys.append(site + r + (k,))
+    return keys
 
 
 def bind_option(env, option):

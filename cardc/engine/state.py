@@ -16,7 +16,7 @@ The step API follows OpenSpiel: `current_player()`, `legal_actions()`,
 from __future__ import annotations
 
 from cardc.engine import rng
-from cardc.engine.asking import Asking, Decision, bind_option
+from cardc.engine.asking import Asking, Decision, action_keys, bind_option
 from cardc.engine.errors import CorruptState, IllegalAction
 from cardc.engine.interp import STAGES, Frame, Interpreter
 from cardc.engine.table import ATTACHED, Table
@@ -155,19 +155,60 @@ class State(Interpreter, Asking, Table, Writes):
     def is_terminal(self) -> bool:
         return self.terminal
 
-    def legal_actions(self) -> list[int]:
-        """The actions open now, as integers (as OpenSpiel does): `apply` takes
-        one of them.  `action_to_string` gives an action's label."""
-        return [] if self.pending is None or self.terminal else list(range(len(self.pending.values)))
+    def legal_actions(self) -> list[tuple]:
+        """The actions open now, in the order the rules list them, each as
+        its stable key (asking.action_keys): the same action has the same key
+        in every state and every world an agent imagines, and `apply` takes
+        it.  `apply` also takes an action's position in this list (what a
+        replay records, and what a bot that picks at random draws, without
+        the keys being made: `num_actions`)."""
+        d = self.pending
+        if d is None or self.terminal:
+            return []
+        return list(self._keys(d))
 
-    def action_to_string(self, action: int) -> str:
-        """The label of action `action` (built only now: labels are text a
-        person or a log reads, never needed by a bot)."""
+    def _keys(self, d):
+        keys = getattr(d, "keys", None)
+        if keys is None:
+            keys = d.keys = action_keys(self, d)
+        return keys
+
+    def num_actions(self) -> int:
+        """How many actions are open now (their positions are 0 … n-1)."""
+        return 0 if self.pending is None or self.terminal else len(self.pending.values)
+
+    def action_index(self, action) -> int:
+        """The position of `action` (a key of `legal_actions`, or a position)
+        among the actions open now; IllegalAction if it is not open."""
+        d = self.pending
+        if d is None or self.terminal:
+            self._check_action(action)
+        if isinstance(action, int) and not isinstance(action, bool):
+            if 0 <= action < len(d.values):
+                return int(action)
+            self._check_action(action)
+        if type(action) is tuple:
+            index = getattr(d, "index", None)
+            if index is None:
+                index = d.index = {k: i for i, k in enumerate(self._keys(d))}
+            i = index.get(action)
+            if i is not None:
+                return i
+            raise IllegalAction(f"action {action!r} is not open now for {self.player_name(d.player)} "
+                                f"({d.prompt or d.kind})")
+        self._check_action(action)
+        raise IllegalAction(f"action {action!r} is neither an action's key nor its position")
+
+    def action_to_string(self, action) -> str:
+        """The label of `action` (its key or its position; built only now:
+        labels are text a person or a log reads, never needed by a bot)."""
         d = self.pending
         if d is None or self.terminal:
             raise IllegalAction("no decision is pending")
         if type(action) is not int or not 0 <= action < len(d.values):
-            raise IllegalAction(f"action {action!r} is not one of the {len(d.values)} legal actions")
+            if type(action) is not tuple:
+                raise IllegalAction(f"action {action!r} is not one of the {len(d.values)} legal actions")
+            action = self.action_index(action)
         return d.label(action)
 
     def action_labels(self) -> list[str]:
@@ -192,12 +233,13 @@ class State(Interpreter, Asking, Table, Writes):
                 return reason
         return f"“{label}” is not an action now ({d.prompt or d.kind}: {', '.join(d.labels)})"
 
-    def apply(self, action: int):
-        """Take action number `action` of `legal_actions()`.  An illegal action
-        raises IllegalAction and leaves the state unchanged."""
+    def apply(self, action):
+        """Take `action`: a key of `legal_actions()`, or its position there.
+        An illegal action raises IllegalAction and leaves the state unchanged.
+        The history (a replay) records the position."""
         d = self.pending
         if d is None or self.terminal or type(action) is not int or action < 0:
-            self._check_action(action)
+            action = self.action_index(action)     # a key: its position (else IllegalAction)
         try:
             value = d.values[action]
         except IndexError:      # past the last action (before anything changed)
