@@ -6,7 +6,7 @@ This says which lines of the generated code and of the engine did it:
 Python's tracer, asked for every opcode (`frame.f_trace_opcodes`), counts
 the bytecodes each line runs.  The count is the same on every run, so a
 change to the code generator can be judged line by line before it is
-timed (the eleventh wave of DESIGN.md "Speed" was found this way).  The
+timed (the eleventh wave, docs/history/speed-waves.md, was found this way).  The
 tracer makes the games some 30 times slower: use a few games.
 
     .venv/bin/python tools/bytecodes.py generated/startup.json 10
@@ -19,7 +19,7 @@ hot code's footprint), which on some processors costs as much as the count.
 `--made` says which functions make objects, and how many a decision: on
 Python 3.11 a list or dict built, a function made (every comprehension and
 lambda makes one) or a generator started costs far more than its one
-bytecode (the thirteenth wave of DESIGN.md "Speed" was found this way).
+bytecode (the thirteenth wave, docs/history/speed-waves.md, was found this way).
 
 Random agents, 4 players; games 0-2 are played first and not counted
 (code compiled on first use), then games 3 .. 3+GAMES-1.  `--lines NAME`
@@ -166,7 +166,7 @@ def footprint(counts) -> dict:
     """{share: how few distinct bytecodes (sites) run that share of all the
     bytecodes run}.  Time per bytecode grows with this, not with the count:
     on the twelfth wave's machine, a statement among 350 distinct ones ran in
-    12 ns, among 1,400 or more in 20-21 ns (DESIGN.md, "Twelfth wave")."""
+    12 ns, among 1,400 or more in 20-21 ns (docs/history/speed-waves.md, "Twelfth wave")."""
     total, run, out = sum(counts.values()), 0, {}
     for i, n in enumerate(sorted(counts.values(), reverse=True), 1):
         run += n

@@ -5,7 +5,7 @@ The golden games (tests/golden/) pin a few recorded games byte for byte; an
 engine change that should change nothing is checked wider with this: 12
 random games at each of two player counts and 2 greedy games (look-ahead,
 copies of the state, guesses at hidden cards), each game's saved state and
-log hashed in order.  Every speed wave of DESIGN.md was checked this way.
+log hashed in order.  Every speed wave (docs/history/speed-waves.md) was checked this way.
 
     .venv/bin/python tools/digest.py                # the shipped games
     .venv/bin/python tools/digest.py generated/mine.json --random 30 --greedy 0

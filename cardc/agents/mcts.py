@@ -37,7 +37,7 @@ cannot tell apart and never acts on a card it cannot see.
   the rivals' mean, exploration 0.25 or 1, a guess every iteration, the
   tanh scale halved or doubled, 1,200 iterations (37%); nor seeing every
   card (a diagnostic: 44%).
-  Above greedy that game has little skill left to buy (DESIGN.md).
+  Above greedy that game has little skill left to buy (docs/history/agents.md).
   A game without an `eval` is played out to its end by random moves.
 * A position's value for seat p is 1 for a win, 0 for a loss (1/k each for
   a win shared by k), and otherwise 0.5 + 0.4 tanh(margin / scale), where

@@ -486,7 +486,7 @@ class BlockGen:
         made, and makes its frame only where it first needs one: where it
         stops for a decision or something that must run first (`_at`).
         Most calls never stop (a window of optional moves that is usually
-        skipped, a step that asks only in rare cases; figures in DESIGN.md,
+        skipped, a step that asks only in rare cases; figures in docs/history/speed-waves.md,
         "Seventeenth wave"): they pay for no frame, no push and no pop.  Where it has stopped, callers started the same way put
         their frames beneath its own (`interp.beneath`), so the stack is
         what framed calls would have made.
@@ -1008,7 +1008,7 @@ class BlockGen:
 
     def _push(self, code, env, name="_f"):
         """`st.push(code, env)` written in (a call is on every turn's path:
-        a shared function for it costs more than its copies, DESIGN.md
+        a shared function for it costs more than its copies, docs/history/speed-waves.md
         "Thirteenth wave"), the new frame kept in local `name`.  The frame is
         made without its `__init__` (a Python call on every call of a
         procedure) and its three slots are filled in place: the same object,

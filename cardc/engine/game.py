@@ -43,10 +43,10 @@ class CacheProbe:
     twice before they are stale (say, one called only when a cached caller
     misses, each time with new arguments) runs faster uncached.  Which
     functions those are depends on how the content is played, so it is
-    counted, not guessed (an example in DESIGN.md).  The function is first
+    counted, not guessed (an example in docs/history/speed-waves.md).  The function is first
     compiled with two counters written in (PyGen.compile_cached); after
     PROBE_CALLS calls it is settled for the rest of the game's life: uncached if at most 1% of the calls found their
-    value kept, else cached without the counters (DESIGN.md, "Thirteenth
+    value kept, else cached without the counters (docs/history/speed-waves.md, "Thirteenth
     wave").  The values are the same either way (the functions are pure);
     only the time differs."""
 

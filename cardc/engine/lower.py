@@ -6,7 +6,7 @@ Python cardc runs on (3.11), each of those is a function of its own: every
 `any(...)` makes a generator and resumes it once per element, every list
 comprehension makes a frame.  A loop written into the function does the
 same work without them: `any` over eight cards takes 400 ns as a generator
-and 115 ns as a loop (DESIGN.md, "Thirteenth wave"); `len([c for c in xs
+and 115 ns as a loop (docs/history/speed-waves.md, "Thirteenth wave"); `len([c for c in xs
 if cond])` counts, with no list made.  This pass rewrites
 the syntax tree of each generated function before it is compiled:
 

@@ -669,7 +669,8 @@ class PyGen:
     def exec_source(self, name, source, origin=None):
         """Define the generated function `name` from its source, which comes
         from the IR only (see the module docstring): no string of the
-        content or the bundle is ever part of it, not even in a comment.
+        content or the bundle is ever code or a comment in it (a value
+        reaches it only as a `repr()` literal).
         A block's function marks each op with `# op N` only; `origin` (its
         Code) is the side table that says where op N is written
         (`Code.where`), for fault messages and `build --explain`."""

@@ -632,7 +632,7 @@ def _zone_places(st, slot, zone, start) -> list:
     written again: a write copies it first, `Table.own_zone`).  A guess
     is made right after a clone, so a bot's next guess works out only the
     zones the turn moved cards in (zones of mixed backs, measured in
-    DESIGN.md's tenth wave, were most of working out a guess)."""
+    docs/history/speed-waves.md, tenth wave, were most of working out a guess)."""
     kept = st.game.__dict__.setdefault("_zone_places", {})
     hit = kept.get(slot)
     if hit is not None and hit[0] is zone:
@@ -755,7 +755,7 @@ def _off_start(st, name, spec) -> frozenset:
     same values.  `determinized` asks right after a clone, when the real
     game owns none, so a greedy bot's next guess finds every counter the
     turn did not write (searching every unseen card's counters was up to
-    60% of working out a guess: DESIGN.md, tenth wave)."""
+    60% of working out a guess: docs/history/speed-waves.md, tenth wave)."""
     values = st.cc[name]
     kept = st.game.__dict__.setdefault("_off_start", {})
     hit = kept.get(name)
