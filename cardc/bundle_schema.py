@@ -23,8 +23,12 @@ from cardc.paths import GRAMMAR
 
 @functools.cache
 def _validator():
+    from cardc.ir.builtins import CALLABLE
     from cardc.load.schema import StrictValidator
-    return StrictValidator(json.loads((GRAMMAR / "bundle.schema.json").read_text()))
+    schema = json.loads((GRAMMAR / "bundle.schema.json").read_text())
+    # the builtins a bundle may call are those cardc declares (cardc/ir/builtins.py)
+    schema["$defs"]["expr_call"]["prefixItems"][1]["enum"] = sorted(CALLABLE)
+    return StrictValidator(schema)
 
 
 class BundleInvalid(Exception):

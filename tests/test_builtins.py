@@ -76,3 +76,54 @@ def test_connected_searched_on_the_cell_index_is_connected_of_the_scan(data):
     value = data.draw(st.sampled_from(firms))
     want = _connected(s, None, [c for c in s.zones[board] if values[c] == value], start)
     assert connected_valued(s, zone_index(s, board), start, values, value) == want
+
+
+# ---------------------------------------------------------------- the registry
+
+def test_every_builtin_is_declared_once_and_each_part_of_cardc_reads_that():
+    """cardc/ir/builtins.py is the one table: the compiler's type rules, the
+    engine's bodies, the cache analysis and the bundle schema's closed list
+    of callable names all come from it."""
+    from cardc.bundle_schema import _validator
+    from cardc.compiler.builtins import BUILTINS as RULES
+    from cardc.engine import deps
+    from cardc.engine.builtins import IMPL
+    from cardc.ir.builtins import ARGS, ATTACHMENTS, BUILTINS, CALLABLE, CALLEE
+    assert set(RULES) == {n for n, b in BUILTINS.items() if not b.ir_only}
+    assert set(IMPL) == CALLABLE == {n for n, b in BUILTINS.items() if b.body is not None}
+    assert all(callable(f) for f in IMPL.values())
+    enum = _validator().schema["$defs"]["expr_call"]["prefixItems"][1]["enum"]
+    assert enum == sorted(CALLABLE)
+    for name in CALLABLE:
+        b = BUILTINS[name]
+        assert (name in deps._STATIC_CALLS) == (b.reads in (ARGS, CALLEE))
+        assert (name in deps.ATTACHMENT_CALLS) == (b.reads == ATTACHMENTS)
+        assert (name in deps._CHEAP_CALLS) == b.cheap
+
+
+def test_range_is_checked_like_any_builtin(game_copy):
+    from cardc.project import build_folder
+    folder = game_copy(edits={"rules.yaml": [("    expr: sum([c.value for c in p.bank])",
+                                              '    expr: sum(range("a", 3))')]})
+    built = build_folder(folder)
+    (error,) = [d for d in built.diags.errors]
+    assert error.message == "argument 1 of `range` must be a number, but this is text"
+    assert (error.loc.line, error.loc.col) == (6, 21)
+
+
+def test_a_range_too_long_is_a_fault_that_names_the_limit(game_copy):
+    """A range of more than MAX_RANGE numbers is refused (in the rules, the
+    fault is located at the statement like any other)."""
+    import pytest as _pytest
+    from cardc.engine import Game
+    from cardc.engine.errors import EngineFault
+    from cardc.project import build_folder
+    folder = game_copy(edits={"rules.yaml": [("    expr: sum([c.value for c in p.bank])",
+                                              "    expr: count(range(0, 20000))")]})
+    built = build_folder(folder)
+    assert built.bundle, built.diags.render()
+    game = Game(built.bundle)
+    with _pytest.raises(EngineFault) as info:
+        st = game.new_state(2, seed=1)
+        st.scores()
+    assert "range(0, 20000) would give 20,000 numbers; at most 10,000" in str(info.value)

@@ -1,12 +1,15 @@
-"""Type rules of the builtin functions (their Python bodies are in
-`cardc.engine.builtins`).  Each rule checks one call and returns (IR, type).
+"""Type rules of the builtin functions.  Each rule checks one call and
+returns (IR, type).
 
-Builtins are generic: lists, players in turn order, zones, attachments,
-modifiers, arithmetic helpers, and a grid.  No game's nouns belong here.
+Every builtin is declared once in `cardc/ir/builtins.py`; one with a plain
+signature (argument types, a result type) gets its rule from that
+(`_fixed`).  The rules here (`RULES`) are those that need more: a list of any
+element, keyword arguments, the game's card table, players who are out.
 """
 from __future__ import annotations
 
 from cardc.compiler import types as T
+from cardc.ir.builtins import BUILTINS as DECLARED
 
 
 def _call(name, irs, kwargs=None):
@@ -143,11 +146,6 @@ def _modified(c, node, scope):
     return ["call", "modified", [["lit", name], base], kw], T.INT
 
 
-def _has_reaction(c, node, scope):
-    rule = _fixed([T.CARD, T.STR], T.BOOL)
-    return rule(c, node, scope)
-
-
 def _playable(c, node, scope):
     if scope.get("me") is None:
         c.error(node, "`playable` asks whether the acting player may play a card, and there is "
@@ -281,7 +279,7 @@ def _players_in(c, node, scope):
     return ["comp", ["var", "$q"], "$q", ["players"], ["not", ["pctr", "out", ["var", "$q"]]]], "list:player"
 
 
-BUILTINS = {
+RULES = {
     "prev_player": _prev_player,
     "players_in": _players_in,
     "all_cards": _all_cards,
@@ -305,25 +303,18 @@ BUILTINS = {
     "index_of": _index_of,
     "flatten": _flatten,
     "rivals": _rivals,
-    "next_player": _fixed([T.PLAYER], T.PLAYER),
-    "players_from": _fixed([T.PLAYER], "list:player"),
-    "zone_of": _fixed([T.CARD], T.ZONE),
-    "owner_of": _fixed([T.CARD], T.PLAYER),
-    "host": _fixed([T.CARD], T.CARD),
-    "attachments": _fixed([T.CARD], "list:card"),
     "playable": _playable,
-    "has_effect": _fixed([T.CARD], T.BOOL),
-    "has_reaction": _has_reaction,
-    "visible_to": _fixed([T.CARD, T.PLAYER], T.BOOL),
     "modified": _modified,
-    "round_up": _fixed([T.INT, T.INT], T.INT),
-    "abs": _fixed([T.INT], T.INT),
-    "cell": _fixed([T.CARD], T.CELL),
-    "cells": _fixed([], "list:cell"),
-    "neighbors": _fixed([T.CELL], "list:cell"),
-    "distance": _fixed([T.CELL, T.CELL], T.INT),
-    "column": _fixed([T.CELL], T.INT),
-    "row": _fixed([T.CELL], T.INT),
     "connected": _connected,
     "cards_at": _cards_at,
 }
+
+
+def _rule(b):
+    if b.params is None:
+        return RULES[b.name]
+    return _fixed(list(b.params), b.result)
+
+
+#: name -> type rule, for every builtin content may call
+BUILTINS = {b.name: _rule(b) for b in DECLARED.values() if not b.ir_only}

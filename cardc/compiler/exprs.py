@@ -15,6 +15,7 @@ from cardc.compiler import types as T
 from cardc.compiler.decls import (CARD_BUILTIN_FIELDS, EVENT_BUILTINS, GAME_BUILTINS,
                                   PLAYER_BUILTINS, Decls)
 from cardc.diagnostics import Loc, did_you_mean
+from cardc.ir.builtins import RANDOM
 
 BAD = (["lit", None], T.ANY)
 
@@ -106,7 +107,7 @@ def _free_vars(ir) -> set:
 
 
 #: builtins whose result depends on the game's random state
-RANDOM_BUILTINS = {"shuffled_order"}
+RANDOM_BUILTINS = RANDOM
 
 
 class ExprCompiler:

@@ -26,19 +26,19 @@ from nothing and add what each body reads until nothing changes.
 """
 from __future__ import annotations
 
+from cardc.ir.builtins import ARGS, ATTACHMENTS, BUILTINS, CALLEE, RANDOM
+
 import json
 
 EVERYTHING = "*"
 #: the part `attach`, `detach` and moves of attached cards change
 ATTACHMENTS = "attachments"
-ATTACHMENT_CALLS = {"host", "attachments"}
+ATTACHMENT_CALLS = frozenset(b.name for b in BUILTINS.values() if b.reads == ATTACHMENTS)
 #: the parts of the game's outer structure content can read (`game.turn` …)
 FLOW_PARTS = ("flow:turn", "flow:round", "flow:turn_player", "flow:first_player")
-_STATIC_CALLS = {"count", "sum", "any", "all", "max", "min", "max_list", "min_list", "top",
-                 "bottom", "first", "last", "reversed", "unique", "index_of", "rivals",
-                 "next_player", "players_from", "round_up", "abs", "cell", "cells",
-                 "neighbors", "distance", "column", "row", "connected", "cards_at",
-                 "has_reaction", "has_effect", "sort_by", "modified", "flatten"}
+#: the builtins that read only their arguments (and the game's fixed
+#: tables); `sort_by` and `modified` read what they name (expr_deps)
+_STATIC_CALLS = frozenset(b.name for b in BUILTINS.values() if b.reads in (ARGS, CALLEE))
 
 
 def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=frozenset(),
@@ -430,8 +430,7 @@ def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, di
 
 _SIMPLE = {"lit", "var", "pctr", "gctr", "cctr", "cpp", "field", "gattr", "bin", "cmp", "and",
            "or", "not", "neg", "if", "pattr", "str", "fmt", "eattr", "cards", "zone", "pzone"}
-_CHEAP_CALLS = {"abs", "count", "round_up", "max", "min", "column", "row", "cell", "has_effect",
-                "has_reaction", "next_player", "owner_of", "host", "modified", "neighbors"}
+_CHEAP_CALLS = frozenset(b.name for b in BUILTINS.values() if b.cheap)
 
 
 def simple_functions(code: dict) -> dict:
@@ -468,7 +467,7 @@ def simple_functions(code: dict) -> dict:
     return {name: fn_simple(name, frozenset()) for name in bodies}
 
 
-RANDOM_CALLS = {"shuffled_order"}
+RANDOM_CALLS = RANDOM
 
 
 def call_graph(bodies: dict) -> tuple[dict, set]:

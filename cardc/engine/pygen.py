@@ -33,6 +33,7 @@ from cardc.engine.interp import back_on_top, beneath, materialize, stopped
 from cardc.engine.lower import lower
 from cardc.engine.stale import cell_watch
 from cardc.engine.total import harmless, risky_parts
+from cardc.ir.builtins import RANDOM
 
 # readable game attributes: `st.<name>` (player_count is `st.n`)
 GATTRS = {"turn", "round", "turn_player", "first_player", "player_count"}
@@ -344,8 +345,8 @@ class PyGen:
         # checked at once
         game = self.game
         fn.unavailable_later = not fn.risky_reasons and not _mentions(
-            items, "shuffled_order", game.fn_impure) and not any(
-            _mentions(ir, "shuffled_order", game.fn_impure)
+            items, RANDOM, game.fn_impure) and not any(
+            _mentions(ir, RANDOM, game.fn_impure)
             for bodies in game.modifier_bodies.values() for ir in bodies)
         fn.eager_text = eager
         return fn
@@ -502,9 +503,9 @@ class PyGen:
         through a function, or through a modifier of any card)?"""
         game = self.game
         if getattr(self, "_mods_draw", None) is None:
-            self._mods_draw = any(_mentions(x, "shuffled_order", game.fn_impure)
+            self._mods_draw = any(_mentions(x, RANDOM, game.fn_impure)
                                   for bodies in game.modifier_bodies.values() for x in bodies)
-        return self._mods_draw or _mentions(ir, "shuffled_order", game.fn_impure)
+        return self._mods_draw or _mentions(ir, RANDOM, game.fn_impure)
 
     def compile_cached(self, name, body, params, deps, probe=None):
         """The cached call of a content function, written out for its own
@@ -721,8 +722,8 @@ class PyGen:
         that is pure (no randomness), so evaluating it once is exact."""
         if ir[0] == "fn":
             return ir[1] not in self.game.fn_impure
-        return ir[0] == "call" and ir[1] not in ("count", "shuffled_order") and \
-            not _mentions(ir, "shuffled_order", self.game.fn_impure)
+        return ir[0] == "call" and ir[1] != "count" and ir[1] not in RANDOM and \
+            not _mentions(ir, RANDOM, self.game.fn_impure)
 
     def e_lit(self, ir, scope):
         v = ir[1]
@@ -1180,16 +1181,16 @@ def _reads_var(ir, name) -> bool:
     return False
 
 
-def _mentions(ir, builtin, functions) -> bool:
-    """Does `ir` call `builtin`, or one of `functions`, anywhere inside?"""
+def _mentions(ir, builtins, functions) -> bool:
+    """Does `ir` call one of `builtins`, or one of `functions`, anywhere inside?"""
     if isinstance(ir, list):
-        if len(ir) > 1 and ir[0] == "call" and ir[1] == builtin:
+        if len(ir) > 1 and ir[0] == "call" and ir[1] in builtins:
             return True
         if len(ir) > 1 and ir[0] == "fn" and ir[1] in functions:
             return True
-        return any(_mentions(x, builtin, functions) for x in ir)
+        return any(_mentions(x, builtins, functions) for x in ir)
     if isinstance(ir, dict):
-        return any(_mentions(x, builtin, functions) for x in ir.values())
+        return any(_mentions(x, builtins, functions) for x in ir.values())
     return False
 
 
