@@ -17,6 +17,7 @@ a game plays the same with and without them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from cardc.engine.errors import EngineFault
 
@@ -35,7 +36,7 @@ class WritePlan:
     keyed: bool             # a card counter whose value some function reads a zone by: `key_written`
 
     @classmethod
-    def of(cls, game, kind: str, name: str) -> "WritePlan":
+    def of(cls, game, kind: str, name: str) -> WritePlan:
         part = PARTS[kind] + name
         card = kind in ("cctr", "cpp")
         return cls(part, game.stale.parts.get(part) or 0,
@@ -47,9 +48,26 @@ class Writes:
     """State methods: a counter or the turn order written from outside the
     rules, with everything the write makes stale forgotten (the plan)."""
 
+    if TYPE_CHECKING:       # what it uses of State (a mixin of it, see state.py)
+        game: Any
+        n: int
+        g: dict[str, Any]
+        pc: dict[str, list]
+        cc: dict[str, list]
+        cc_own: set[str]
+        version: int
+
+        def own_cc(self, name: str) -> list: ...
+        def forget(self, caches: int) -> None: ...
+        def forget_zone(self, slot: int | None = None) -> None: ...
+        def counter_written(self, c: int) -> None: ...
+        def key_written(self, c: int, ctr: str, old: Any, new: Any) -> None: ...
+
     def set_counter(self, kind: str, name: str, value, card: int | None = None, player: int | None = None):
         """Counter `name` of kind "gctr" (the game's), "pctr" (`player`'s),
         "cctr" (`card`'s) or "cpp" (`card`'s, for `player`) becomes `value`."""
+        values: Any
+        i: Any
         if kind == "gctr":
             values, i = self.g, name
         elif kind == "pctr":
@@ -57,10 +75,12 @@ class Writes:
         elif kind == "cctr":
             values, i = self.own_cc(name), card
         elif kind == "cpp":
+            if card is None or player is None:
+                raise EngineFault(f"cannot set `{name}` of none")
             values, i = self.own_cc(name), card * self.n + player
         else:
             raise EngineFault(f"cannot set a counter of kind {kind!r}")
-        if kind in ("pctr", "cctr", "cpp") and i is None:
+        if i is None:
             raise EngineFault(f"cannot set `{name}` of none")
         old = values[i]
         if old is value:

@@ -29,8 +29,8 @@ modifiers, integer helpers, a grid of cells named like "A1".  No game's nouns.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from cardc.ir.errors import EngineFault
 

@@ -20,10 +20,10 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Union
 
-Content = Union[bytes, str, Callable[[Path], None]]
+Content = bytes | str | Callable[[Path], None]
 
 
 class NotAFile(OSError):
