@@ -18,17 +18,27 @@ import functools
 import json
 from pathlib import Path
 
+from cardc.ir import nodes
 from cardc.paths import GRAMMAR
+
+
+def bundle_schema() -> dict:
+    """grammar/bundle.schema.json with the shape of every op and expression
+    made from their declarations (cardc/ir/nodes.py) and the builtins a
+    bundle may call from theirs (cardc/ir/builtins.py): the file on disk is
+    that, written out (`python -m cardc.bundle_schema --write`, checked by
+    tests/test_ir.py), and these are the declarations it is made of."""
+    from cardc.ir.builtins import CALLABLE
+    from cardc.ir.nodes import schema_defs
+    schema = json.loads((GRAMMAR / "bundle.schema.json").read_text())
+    schema["$defs"].update(schema_defs(CALLABLE))
+    return schema
 
 
 @functools.cache
 def _validator():
-    from cardc.ir.builtins import CALLABLE
     from cardc.load.schema import StrictValidator
-    schema = json.loads((GRAMMAR / "bundle.schema.json").read_text())
-    # the builtins a bundle may call are those cardc declares (cardc/ir/builtins.py)
-    schema["$defs"]["expr_call"]["prefixItems"][1]["enum"] = sorted(CALLABLE)
-    return StrictValidator(schema)
+    return StrictValidator(bundle_schema())
 
 
 class BundleInvalid(Exception):
@@ -102,16 +112,12 @@ def check_bundle(bundle, name: str = "the bundle") -> None:
 
 # ---------------------------------------------------------------- meaning
 
-# which items of each op and expression node are expressions, names, jumps
-_OP_EXPRS = {"let": [2], "random": [2, 4], "ask": [2, 3], "choose": [2, 4, 5, 7], "set": [1, 3],
-             "move": [1, 2], "shuffle": [1], "attach": [1, 2], "detach": [1], "reveal": [1, 2],
-             "log": [1], "resolve": [1], "end": [1], "assert": [1, 2], "cancel": [1], "jf": [1],
-             "iter": [2], "repeat": [2], "window": [3], "menu": [1, 2]}
-_OP_JUMPS = {"jump": 1, "jf": 2, "next": 3, "countdown": 2, "menu": 4}
-_EXPR_KIDS = {"pzone": [2], "pctr": [2], "pattr": [2], "field": [2], "cctr": [2], "eattr": [2],
-              "cpp": [2, 3], "cards": [1], "neg": [1], "not": [1], "index": [1, 2], "bin": [2, 3],
-              "cmp": [2, 3], "if": [1, 2, 3], "comp": [1, 3, 4]}
-_EXPR_LISTS = {"and": 1, "or": 1, "list": 1, "fn": 2, "call": 2}
+# which items of each op and expression node are expressions, jumps, lists
+# of expressions: from their declarations (cardc/ir/nodes.py)
+_OP_EXPRS = {k: list(nodes.expr_fields(k)) for k in nodes.OPS if nodes.expr_fields(k)}
+_OP_JUMPS = {k: nodes.pc_fields(k)[0] for k in nodes.OPS if nodes.pc_fields(k)}
+_EXPR_KIDS = {k: list(nodes.expr_fields(k, op=False)) for k in nodes.EXPRS_ if nodes.expr_fields(k, op=False)}
+_EXPR_LISTS = {k: nodes.list_fields(k, op=False)[0] for k in nodes.EXPRS_ if nodes.list_fields(k, op=False)}
 
 
 class _Checker:
@@ -250,3 +256,10 @@ def semantic_problems(bundle: dict) -> list[tuple[str, str]]:
     if bundle["players"]["min"] > top:
         c.bad(["players", "min"], "is more than players.max")
     return c.problems
+
+
+if __name__ == "__main__":      # python -m cardc.bundle_schema --write: the file made anew
+    import sys
+    if sys.argv[1:] != ["--write"]:
+        sys.exit("usage: python -m cardc.bundle_schema --write")
+    (GRAMMAR / "bundle.schema.json").write_text(json.dumps(bundle_schema(), indent=1, ensure_ascii=False) + "\n")

@@ -1,0 +1,361 @@
+"""The compiled IR's node kinds, each declared once, with its fields.
+
+A bundle holds a game's rules as ops (`["choose", "victim", <expr>, …]`, one
+statement each, in a block with jumps) and expressions (`["bin", "+", <expr>,
+<expr>]`).  Each kind is declared here: its name, whether it is an op or an
+expression, and its fields in order, each with what it holds (`EXPR`, a
+`NAME`, a jump target `PC`, …).  From the declarations come
+
+- `Node` classes (`OPS[name].cls`, `EXPRS_[name].cls`), typed: `parse` turns a bundle's
+  positional list into one and `dump` back (a round trip of every shipped
+  bundle is tested);
+- the bundle schema's shape of every op and expression (`schema_defs`),
+  which `cardc.bundle_schema` validates bundles with: the closed set of
+  kinds and each one's fields are written nowhere else;
+- where the expressions and jump targets of each kind are (`expr_fields`,
+  `pc_fields`), which the bundle's semantic check and other walkers read
+  instead of tables of positions of their own.
+
+Adding an IR kind is one declaration here; the compiler that writes it and
+the generator that runs it are the other two places that change.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, make_dataclass
+from typing import Any
+
+# what a field holds
+EXPR = "expr"               # an expression
+OPT_EXPR = "expr?"          # an expression or null
+EXPRS = "exprs"             # a list of expressions
+KWEXPRS = "kwexprs"         # {name: expression}
+NAME = "name"               # a name from the content (zone, counter, local, function …)
+PC = "pc"                   # a jump target: an op of the same block
+BOOL = "bool"
+TYPE = "type"               # a type as the compiler writes it ("card", "list:player")
+LIT = "lit"                 # a constant: a plain value or a list of them
+TEXT = "text"               # a text's parts: strings and ["fmt", expr, type]
+MENU = "menu"               # a menu's items: options, loops and conditions over them
+BUILTIN = "builtin"         # the name of a builtin a bundle may call (cardc/ir/builtins.py)
+
+
+def one_of(*values) -> tuple:
+    """A field that holds one of a closed set of words."""
+    return ("enum", values)
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    op: bool
+    fields: tuple               # ((field name, what it holds), …)
+    cls: type
+    doc: str
+
+
+#: the kinds of op and of expression, by name (`call` is one of each)
+OPS: dict[str, Kind] = {}
+EXPRS_: dict[str, Kind] = {}
+
+
+class Node:
+    """A node of the IR (see the module docstring); `kind` names its kind,
+    `op` says whether it is an op or an expression."""
+    kind = ""
+    op = False
+
+
+def _declare(kind: str, op: bool, doc: str, fields: dict) -> None:
+    cls = make_dataclass(kind.capitalize() + ("Op" if op else ""), list(fields), bases=(Node,), frozen=True,
+                         namespace={"kind": kind, "op": op, "__doc__": doc})
+    (OPS if op else EXPRS_)[kind] = Kind(kind, op, tuple(fields.items()), cls, doc)
+
+
+def op(kind, doc, /, **fields):
+    _declare(kind, True, doc, fields)
+
+
+def expr(kind, doc, /, **fields):
+    _declare(kind, False, doc, fields)
+
+
+# ---------------------------------------------------------------- expressions
+
+expr("lit", "A constant: a number, text, true/false, none, or a list of them.", value=LIT)
+expr("var", "A local, a parameter or a loop variable.", name=NAME)
+expr("players", "Every player, in seat order.")
+expr("game", "The game itself (`game.x`).")
+expr("zone", "A shared zone's cards.", zone=NAME)
+expr("pzone", "A player's zone's cards.", zone=NAME, player=EXPR)
+expr("cards", "The cards of a zone given as a value.", zone=EXPR)
+expr("gctr", "A game counter.", counter=NAME)
+expr("gattr", "The turn order's attributes.",
+     attr=one_of("first_player", "player_count", "round", "turn", "turn_player"))
+expr("pctr", "A player's counter.", counter=NAME, player=EXPR)
+expr("pattr", "A player's name or seat.", attr=one_of("name", "seat"), player=EXPR)
+expr("field", "A card's printed field.", field=NAME, card=EXPR)
+expr("cctr", "A card's counter.", counter=NAME, card=EXPR)
+expr("cpp", "A card's counter kept for each player.", counter=NAME, card=EXPR, player=EXPR)
+expr("eattr", "A field of a reaction window's event.", field=NAME, event=EXPR)
+expr("index", "An item of a list.", items=EXPR, index=EXPR)
+expr("bin", "Arithmetic.", operator=one_of("+", "-", "*", "/", "%"), left=EXPR, right=EXPR)
+expr("neg", "A number's negation.", value=EXPR)
+expr("cmp", "A comparison.", operator=one_of("==", "!=", "<", "<=", ">", ">=", "in", "not in"),
+     left=EXPR, right=EXPR)
+expr("and", "True if every part is (evaluated in order, stopping at the first false).", parts=EXPRS)
+expr("or", "True if any part is (evaluated in order, stopping at the first true).", parts=EXPRS)
+expr("not", "A test's negation.", value=EXPR)
+expr("if", "`a if test else b`.", test=EXPR, then=EXPR, otherwise=EXPR)
+expr("list", "A list written out.", items=EXPRS)
+expr("comp", "`[item for var in items if test]`.", item=EXPR, var=NAME, items=EXPR, test=OPT_EXPR)
+expr("fn", "A call of a content function.", function=NAME, args=EXPRS)
+expr("call", "A call of a builtin.", builtin=BUILTIN, args=EXPRS, kwargs=KWEXPRS)
+expr("str", "Text with values written in.", parts=TEXT)
+
+# ---------------------------------------------------------------- ops
+
+op("let", "`let var = value`.", var=NAME, value=EXPR)
+op("random", "`let var = random c in items where test`.", var=NAME, items=EXPR, cvar=NAME, where=OPT_EXPR)
+op("ask", "A yes-or-no question to a player.", var=NAME, player=EXPR, prompt=OPT_EXPR)
+op("choose", "`let var = choose c in items where … by player prompt …` (optional: may pass).",
+   var=NAME, items=EXPR, cvar=NAME, where=OPT_EXPR, player=EXPR, optional=BOOL, prompt=OPT_EXPR, type=TYPE)
+op("window", "Open a reaction window and keep its event in `var`.", var=NAME, tag=NAME, players=EXPR,
+   fields=KWEXPRS)
+op("set", "Write a counter or the turn order.", target=EXPR, operator=one_of("=", "+=", "-="), value=EXPR)
+op("call", "Run a procedure.", procedure=NAME, args=EXPRS)
+op("move", "Move cards to a zone.", cards=EXPR, to=EXPR, place=one_of("top", "bottom"), many=BOOL)
+op("shuffle", "Shuffle a zone.", zone=EXPR)
+op("attach", "Attach a card to a host card.", card=EXPR, host=EXPR)
+op("detach", "Detach a card from its host.", card=EXPR)
+op("reveal", "Show a card to a player.", card=EXPR, player=EXPR)
+op("jump", "Go on at another op.", to=PC)
+op("return", "End the block.")
+op("log", "Write a line of the game's log.", text=EXPR)
+op("resolve", "Run a card's effect.", card=EXPR)
+op("trigger", "Run every hook of an event.", event=NAME, args=KWEXPRS)
+op("end", "End the game (with the winners, or by the scoring).", winners=OPT_EXPR)
+op("assert", "Fail with a message unless a test holds.", test=EXPR, message=EXPR)
+op("cancel", "Cancel a reaction window's event.", event=EXPR)
+op("jf", "Go on at `to` if the test is false.", test=EXPR, to=PC)
+op("iter", "Start a `for` loop: keep its list in `slot`.", slot=NAME, items=EXPR)
+op("next", "A `for` loop's next turn: the next item in `var`, or on at `end`.", slot=NAME, var=NAME, end=PC)
+op("repeat", "Start a `repeat n:` loop.", slot=NAME, times=EXPR)
+op("countdown", "A `repeat` loop's next turn, or on at `end`.", slot=NAME, end=PC)
+op("guard", "A `while` loop's count of its turns (it fails past the limit).", slot=NAME)
+op("phase", "Name the phase of the turn.", phase=NAME)
+op("menu", "Ask a player to pick one of a menu's open options.", player=EXPR, prompt=OPT_EXPR,
+   items=MENU, end=PC)
+
+
+# ---------------------------------------------------------------- JSON form
+
+def parse(data: list, op: bool = False) -> Node:
+    """The node of a bundle's positional list, an expression (or with `op`
+    an op); its shape is assumed checked by the bundle schema: this only
+    names the parts."""
+    kind = (OPS if op else EXPRS_)[data[0]]
+    values = [_parse_field(what, value) for (_, what), value in zip(kind.fields, data[1:], strict=True)]
+    return kind.cls(*values)
+
+
+def _parse_field(what, value):
+    if value is None:
+        return None
+    if what in (EXPR, OPT_EXPR):
+        return parse(value)
+    if what == EXPRS:
+        return [parse(x) for x in value]
+    if what == KWEXPRS:
+        return {k: parse(x) for k, x in value.items()}
+    if what == TEXT:
+        return [x if isinstance(x, str) else ["fmt", parse(x[1]), x[2]] for x in value]
+    if what == MENU:
+        return [_parse_item(x) for x in value]
+    return value
+
+
+def _parse_item(item):
+    if item[0] == "opt":
+        return ["opt", parse(item[1]), _parse_field(OPT_EXPR, item[2]), _parse_field(OPT_EXPR, item[3]), item[4]]
+    if item[0] == "for":
+        return ["for", item[1], parse(item[2]), [_parse_item(x) for x in item[3]]]
+    return ["if", parse(item[1]), [_parse_item(x) for x in item[2]]]
+
+
+def dump(node: Node) -> list:
+    """The positional list of a node: what the bundle holds."""
+    kind = (OPS if node.op else EXPRS_)[node.kind]
+    return [node.kind] + [_dump_field(what, getattr(node, name)) for name, what in kind.fields]
+
+
+def _dump_field(what, value):
+    if value is None:
+        return None
+    if what in (EXPR, OPT_EXPR):
+        return dump(value)
+    if what == EXPRS:
+        return [dump(x) for x in value]
+    if what == KWEXPRS:
+        return {k: dump(x) for k, x in value.items()}
+    if what == TEXT:
+        return [x if isinstance(x, str) else ["fmt", dump(x[1]), x[2]] for x in value]
+    if what == MENU:
+        return [_dump_item(x) for x in value]
+    return value
+
+
+def _dump_item(item):
+    if item[0] == "opt":
+        return ["opt", dump(item[1]), _dump_field(OPT_EXPR, item[2]), _dump_field(OPT_EXPR, item[3]), item[4]]
+    if item[0] == "for":
+        return ["for", item[1], dump(item[2]), [_dump_item(x) for x in item[3]]]
+    return ["if", dump(item[1]), [_dump_item(x) for x in item[2]]]
+
+
+# ---------------------------------------------------------------- walking
+
+def children(node: Node):
+    """The nodes directly inside `node`, in field order."""
+    kind = (OPS if node.op else EXPRS_)[node.kind]
+    for name, what in kind.fields:
+        value = getattr(node, name)
+        if value is None:
+            continue
+        if what in (EXPR, OPT_EXPR):
+            yield value
+        elif what == EXPRS:
+            yield from value
+        elif what == KWEXPRS:
+            yield from value.values()
+        elif what == TEXT:
+            yield from (x[1] for x in value if not isinstance(x, str))
+        elif what == MENU:
+            yield from _item_nodes(value)
+
+
+def _item_nodes(items):
+    for item in items:
+        if item[0] == "opt":
+            yield from (x for x in item[1:4] if x is not None)
+        elif item[0] == "for":
+            yield item[2]
+            yield from _item_nodes(item[3])
+        else:
+            yield item[1]
+            yield from _item_nodes(item[2])
+
+
+def walk(node: Node):
+    """`node` and every node inside it, depth first, with a stack (an
+    expression nested thousands deep is walked without recursion)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(list(children(n))))
+
+
+# ---------------------------------------------------------------- positions
+
+def expr_fields(kind: str, op: bool = True) -> tuple[int, ...]:
+    """The positions (in the JSON list) of a kind's expression fields."""
+    return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what in (EXPR, OPT_EXPR))
+
+
+def list_fields(kind: str, op: bool = True) -> tuple[int, ...]:
+    """The positions of a kind's lists of expressions."""
+    return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what == EXPRS)
+
+
+def kw_fields(kind: str, op: bool = True) -> tuple[int, ...]:
+    """The positions of a kind's {name: expression} fields."""
+    return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what == KWEXPRS)
+
+
+def pc_fields(kind: str, op: bool = True) -> tuple[int, ...]:
+    """The positions of a kind's jump targets."""
+    return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what == PC)
+
+
+def name_fields(kind: str, op: bool = True) -> tuple[int, ...]:
+    """The positions of a kind's content names."""
+    return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what == NAME)
+
+
+# ---------------------------------------------------------------- the schema
+
+_REF = {EXPR: {"$ref": "#/$defs/expr"}, NAME: {"$ref": "#/$defs/name"}, PC: {"$ref": "#/$defs/pc"},
+        TYPE: {"$ref": "#/$defs/type"}, BOOL: {"type": "boolean"}}
+_PLAIN = ["integer", "string", "boolean", "null"]
+_LIT = {"anyOf": [{"type": _PLAIN}, {
+    "type": "array", "maxItems": 100000,
+    "description": "A constant list: a list param, an enumeration's members, a table of the game's cards.",
+    "items": {"anyOf": [{"type": _PLAIN}, {"type": "array", "maxItems": 16, "items": {"type": _PLAIN}}]}}]}
+
+
+def _field_schema(what, callable_names) -> dict:
+    if what in _REF:
+        return _REF[what]
+    if what == OPT_EXPR:
+        return {"anyOf": [_REF[EXPR], {"type": "null"}]}
+    if what == EXPRS:
+        return {"type": "array", "items": _REF[EXPR]}
+    if what == KWEXPRS:
+        return {"type": "object", "propertyNames": _REF[NAME], "additionalProperties": _REF[EXPR]}
+    if what == LIT:
+        return _LIT
+    if what == TEXT:
+        return {"type": "array", "items": {"anyOf": [{"type": "string"}, {
+            "type": "array", "prefixItems": [{"const": "fmt"}, _REF[EXPR], _REF[TYPE]],
+            "minItems": 3, "maxItems": 3}]}}
+    if what == MENU:
+        return {"type": "array", "items": {"$ref": "#/$defs/menu_item"}}
+    if what == BUILTIN:
+        return {"enum": sorted(callable_names)}
+    if isinstance(what, tuple) and what[0] == "enum":
+        return {"enum": list(what[1])}
+    raise ValueError(f"unknown field kind {what!r}")
+
+
+def _kind_schema(kind: Kind, callable_names) -> dict:
+    items = [{"const": kind.name}] + [_field_schema(what, callable_names) for _, what in kind.fields]
+    return {"type": "array", "description": kind.doc, "prefixItems": items,
+            "minItems": len(items), "maxItems": len(items)}
+
+
+def _tree(names: list, prefix: str) -> dict:
+    """Which shape a list must fit, by its first item: a binary tree of
+    if/then/else on the kind, so a validator tests a few sets of names
+    rather than every kind in turn."""
+    if len(names) == 1:
+        return {"$ref": f"#/$defs/{prefix}_{names[0]}"}
+    half = len(names) // 2
+    return {"if": {"prefixItems": [{"enum": names[:half]}]},
+            "then": _tree(names[:half], prefix), "else": _tree(names[half:], prefix)}
+
+
+def schema_defs(callable_names) -> dict:
+    """The bundle schema's definitions of every op and expression: `op`,
+    `expr` (the closed set of kinds, then the kind's own shape), `op_<kind>`,
+    `expr_<kind>` and `menu_item`."""
+    out: dict[str, Any] = {}
+    for group, prefix in ((True, "op"), (False, "expr")):
+        kinds = OPS if group else EXPRS_
+        names = sorted(kinds)
+        out[prefix] = {"type": "array", "minItems": 1,
+                       "prefixItems": [{"enum": names, "description": f"the {prefix} kind: one of a closed set"}],
+                       "description": f"One {prefix}: its first item names its kind, from a closed set; the rest "
+                                      f"must fit that kind's shape (`{prefix}_<kind>`, cardc/ir/nodes.py).",
+                       **_tree(names, prefix)}
+        for name in names:
+            out[f"{prefix}_{name}"] = _kind_schema(kinds[name], callable_names)
+    out["menu_item"] = {"anyOf": [
+        {"type": "array", "prefixItems": [{"const": "opt"}, _REF[EXPR], _field_schema(OPT_EXPR, ()),
+                                          _field_schema(OPT_EXPR, ()), _REF[PC]], "minItems": 5, "maxItems": 5},
+        {"type": "array", "prefixItems": [{"const": "for"}, _REF[NAME], _REF[EXPR],
+                                          {"type": "array", "items": {"$ref": "#/$defs/menu_item"}}],
+         "minItems": 4, "maxItems": 4},
+        {"type": "array", "prefixItems": [{"const": "if"}, _REF[EXPR],
+                                          {"type": "array", "items": {"$ref": "#/$defs/menu_item"}}],
+         "minItems": 3, "maxItems": 3}]}
+    return out

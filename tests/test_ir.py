@@ -1,0 +1,88 @@
+"""The IR's node kinds are declared once (cardc/ir/nodes.py): the bundle
+schema's shape of every op and expression is made from them, and every op
+and expression of the shipped bundles reads into a typed node and back."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cardc.ir import nodes
+from cardc.paths import GRAMMAR
+from cardc.project import load_bundle
+
+
+def _blocks(bundle):
+    code = bundle["code"]
+    for key, value in code.items():
+        if isinstance(value, dict) and "ops" in value:
+            yield key, value
+    for card in bundle["cards"]:
+        for key in ("effect",):
+            if card.get(key):
+                yield f"{card['id']}:{key}", card[key]
+        if (card.get("reaction") or {}).get("effect"):
+            yield f"{card['id']}:reaction", card["reaction"]["effect"]
+        for event, block in card["hooks"].items():
+            yield f"{card['id']}:hook:{event}", block
+
+
+def _exprs(bundle):
+    for key, value in bundle["code"].items():
+        if isinstance(value, dict) and "expr" in value:
+            yield key, value["expr"]
+    for card in bundle["cards"]:
+        for m, e in card["modifiers"].items():
+            yield f"{card['id']}:{m}", e
+
+
+@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
+def test_every_op_and_expression_of_a_shipped_bundle_reads_into_typed_nodes_and_back(name):
+    bundle = load_bundle(name)
+    ops = 0
+    for key, block in _blocks(bundle):
+        for op in block["ops"]:
+            node = nodes.parse(op, op=True)
+            assert node.op and node.kind == op[0]
+            assert nodes.dump(node) == op, key
+            ops += 1
+    for key, e in _exprs(bundle):
+        assert nodes.dump(nodes.parse(e)) == e, key
+    assert ops > 150
+
+
+def test_a_node_names_its_fields():
+    node = nodes.parse(["choose", "victim", ["players"], "p", None, ["var", "me"], False, None, "player"], op=True)
+    assert (node.var, node.cvar, node.optional, node.type) == ("victim", "p", False, "player")
+    assert node.items == nodes.EXPRS_["players"].cls() and node.player.name == "me"
+
+
+def _without_descriptions(x):
+    if isinstance(x, dict):
+        return {k: _without_descriptions(v) for k, v in x.items() if k != "description"}
+    if isinstance(x, list):
+        return [_without_descriptions(v) for v in x]
+    return x
+
+
+def test_the_bundle_schema_file_says_what_the_declarations_say():
+    """grammar/bundle.schema.json is read by people; the validator uses the
+    shapes made from the declarations. They must agree (the file is made
+    anew by `python -m cardc.bundle_schema --write`)."""
+    from cardc.bundle_schema import bundle_schema
+    from cardc.ir.builtins import CALLABLE
+    on_disk = json.loads((GRAMMAR / "bundle.schema.json").read_text())["$defs"]
+    made = bundle_schema()["$defs"]
+    for key in nodes.schema_defs(CALLABLE):
+        old = dict(on_disk[key])
+        if key == "expr_call":        # the file lists no builtins: they are filled in from the registry
+            old["prefixItems"] = [*old["prefixItems"][:1], {"enum": sorted(CALLABLE)}, *old["prefixItems"][2:]]
+        assert _without_descriptions(old) == _without_descriptions(made[key]), key
+
+
+def test_walk_visits_every_node_in_order():
+    e = nodes.parse(["bin", "+", ["pctr", "money", ["var", "me"]], ["call", "abs", [["lit", -3]], {}]])
+    assert [n.kind for n in nodes.walk(e)] == ["bin", "pctr", "var", "call", "lit"]
+    menu = nodes.parse(["menu", ["var", "me"], None, [["for", "c", ["pzone", "hand", ["var", "me"]], [
+        ["opt", ["str", ["Play ", ["fmt", ["field", "name", ["var", "c"]], "str"]]], None, None, 3]]]], 9], op=True)
+    assert [n.kind for n in nodes.walk(menu)] == ["menu", "var", "pzone", "var", "str", "field", "var"]
