@@ -14,7 +14,7 @@ from cardc.engine.deps import (KEYED, function_deps, impure_functions, recursive
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
 from cardc.limits import MAX_CARDS
-from cardc.engine import specialize
+import cardc.engine.specialize as specialize
 from cardc.engine.writes import WritePlan
 from cardc.engine.blocks import BlockGen
 from cardc.engine.pygen import PyGen

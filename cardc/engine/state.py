@@ -15,7 +15,7 @@ The step API follows OpenSpiel: `current_player()`, `legal_actions()`,
 """
 from __future__ import annotations
 
-from cardc.engine import rng
+import cardc.engine.rng as rng
 from cardc.engine.asking import Asking, Decision, action_keys, bind_option
 from cardc.engine.errors import CorruptState, IllegalAction
 from cardc.engine.interp import STAGES, Frame, Interpreter

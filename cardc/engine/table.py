@@ -8,7 +8,7 @@ from __future__ import annotations
 from itertools import compress, repeat
 from operator import ne
 
-from cardc.engine import rng
+import cardc.engine.rng as rng
 from cardc.engine.deps import ATTACHMENTS
 from cardc.engine.errors import EngineFault
 
