@@ -86,3 +86,13 @@ def test_walk_visits_every_node_in_order():
     menu = nodes.parse(["menu", ["var", "me"], None, [["for", "c", ["pzone", "hand", ["var", "me"]], [
         ["opt", ["str", ["Play ", ["fmt", ["field", "name", ["var", "c"]], "str"]]], None, None, 3]]]], 9], op=True)
     assert [n.kind for n in nodes.walk(menu)] == ["menu", "var", "pzone", "var", "str", "field", "var"]
+
+
+def test_the_generator_runs_every_kind_declared_and_no_other():
+    """Each declared op has its writer in BlockGen (`_<kind>`), each declared
+    expression its writer in PyGen (`e_<kind>`; `fmt` is a text's part)."""
+    from cardc.engine.blocks import OPS, BlockGen
+    from cardc.engine.pygen import PyGen
+    assert OPS == set(nodes.OPS)
+    assert all(callable(getattr(BlockGen, "_" + k, None)) for k in nodes.OPS)
+    assert {k[2:] for k in dir(PyGen) if k.startswith("e_")} == set(nodes.EXPRS_) | {"fmt"}

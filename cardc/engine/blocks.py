@@ -56,6 +56,7 @@ from cardc.engine.interp import Frame
 from cardc.engine.pygen import Memo
 from cardc.engine.total import harmless, risky_parts
 from cardc.engine.writes import PARTS
+from cardc.ir import nodes
 
 _new = object.__new__
 
@@ -79,9 +80,7 @@ SUSPENDS = {"call", "resolve", "trigger", "move", "end", "return", "choose", "as
             "menu", "window"}
 # Ops the engine can be stopped at (a decision open on them).
 WAITS = {"choose", "ask", "menu", "window"}
-OPS = {"let", "set", "jump", "jf", "iter", "next", "repeat", "countdown", "guard", "return",
-       "phase", "call", "resolve", "trigger", "end", "assert", "log", "move", "shuffle",
-       "attach", "detach", "reveal", "cancel", "choose", "random", "ask", "menu", "window"}
+OPS = frozenset(nodes.OPS)      # the closed set of op kinds (cardc/ir/nodes.py)
 # The longest run of straight code with `if`s written as one case (BlockGen._region)
 REGION_OPS = 200
 
