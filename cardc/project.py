@@ -103,7 +103,7 @@ def build_folder(folder: Path, overrides=None) -> Built:
             from cardc.overrides import apply_overrides
             apply_overrides(source, overrides, diags)
         if not diags.has_errors:
-            bundle = compile_game(source, diags)
+            bundle = compile_checked(source, diags)
         if bundle is not None and overrides:
             # a variant is another game: its hash must differ from the original's
             import hashlib
@@ -111,6 +111,19 @@ def build_folder(folder: Path, overrides=None) -> Built:
             bundle["source_hash"] = hashlib.sha256(
                 (bundle["source_hash"] + text).encode()).hexdigest()
     return Built(folder, bundle, _for_people(diags, project, project.name(folder)))
+
+
+def compile_checked(source, diags: Diagnostics) -> dict | None:
+    """The bundle of a loaded game, or None: compiled (the compiler), then
+    its `constraints:` checked on the states the game starts from (which
+    takes the engine, so it is a step of its own, not the compiler's)."""
+    from cardc.engine.constraints import check_constraints
+    bundle = compile_game(source, diags)
+    if bundle is not None:
+        check_constraints(bundle, diags)
+        if diags.has_errors:
+            return None
+    return bundle
 
 
 def _for_people(diags: Diagnostics, project: Project, prefix: str) -> Diagnostics:

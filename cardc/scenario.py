@@ -565,11 +565,10 @@ def load_scenarios(path: Path):
 def scenario_bundle(gid: str, cards, path: Path, project=None) -> dict:
     """The game with the scenario's own cards added (`cards:` of a scenario:
     card definitions in the card-file format, for this scenario only)."""
-    from cardc.compiler.build import compile_game
     from cardc.diagnostics import CardcError
     from cardc.load.game import load_game
     from cardc.load.schema import validate
-    from cardc.project import game_folders
+    from cardc.project import compile_checked, game_folders
     diags = Diagnostics()
     source = load_game(game_folders([gid], project)[0], diags)
     if source is not None:
@@ -578,7 +577,7 @@ def scenario_bundle(gid: str, cards, path: Path, project=None) -> dict:
         doc.value_locs = {"cards": getattr(cards, "loc", None)}
         if validate(doc, "cards", diags):
             source.card_files.append((path, doc))
-            bundle = compile_game(source, diags)
+            bundle = compile_checked(source, diags)
             if bundle is not None:
                 return bundle
     raise CardcError(diags.sorted())

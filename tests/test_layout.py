@@ -72,3 +72,12 @@ def test_the_ir_imports_neither_the_compiler_nor_the_engine():
     for name, targets in graph.items():
         if name.startswith("cardc.ir"):
             assert not {t for t in targets if t.startswith(("cardc.compiler", "cardc.engine", "cardc.render"))}, name
+
+
+def test_the_compiler_imports_neither_the_engine_nor_the_renderer():
+    """The compiler turns content into a bundle; running it (constraints) and
+    drawing it are later stages (project.compile_checked)."""
+    graph = import_graph()
+    for name, targets in graph.items():
+        if name.startswith("cardc.compiler"):
+            assert not {t for t in targets if t.startswith(("cardc.engine", "cardc.render"))}, name

@@ -1,16 +1,17 @@
 """Check a game's own constraints (`constraints:` in game.yaml) on the
 state the game starts from: cards in their starting zones, before any setup
 step has run, for every player count the game allows (`game.player_count`
-tells a constraint which)."""
+tells a constraint which).  It runs the engine on the bundle, so it is a
+step after the compiler (`project.compile_checked`), not part of it."""
 from __future__ import annotations
 
 from cardc.diagnostics import Loc
+from cardc.engine.errors import EngineError
+from cardc.engine.game import Game
+from cardc.engine.state import State
 
 
 def check_constraints(bundle: dict, diags) -> None:
-    from cardc.engine.errors import EngineError
-    from cardc.engine.game import Game
-    from cardc.engine.state import State
     if not bundle["code"].get("constraints"):
         return
     try:
