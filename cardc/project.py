@@ -114,16 +114,22 @@ def build_folder(folder: Path, overrides=None) -> Built:
 
 
 def compile_checked(source, diags: Diagnostics) -> dict | None:
-    """The bundle of a loaded game, or None: compiled (the compiler), then
-    its `constraints:` checked on the states the game starts from (which
-    takes the engine, so it is a step of its own, not the compiler's)."""
+    """The bundle of a loaded game, or None: compiled, with the checks that
+    take a later stage run on it too (the compiler calls them, and imports
+    neither): the layout's names against the game's kinds and params (the
+    renderer's vocabulary), and the game's `constraints:` on the states it
+    starts from (the engine)."""
+    return compile_game(source, diags, checks=(_check_layout, _check_constraints))
+
+
+def _check_layout(source, decls, bundle, diags) -> None:
+    from cardc.render.layout_check import check_layout
+    check_layout(source.layout, decls.kinds, decls.params, diags)
+
+
+def _check_constraints(source, decls, bundle, diags) -> None:
     from cardc.engine.constraints import check_constraints
-    bundle = compile_game(source, diags)
-    if bundle is not None:
-        check_constraints(bundle, diags)
-        if diags.has_errors:
-            return None
-    return bundle
+    check_constraints(bundle, diags)
 
 
 def _for_people(diags: Diagnostics, project: Project, prefix: str) -> Diagnostics:

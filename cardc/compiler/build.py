@@ -609,8 +609,12 @@ def _referenced(ir, procs: set, fns: set):
 
 
 
-def compile_game(source, diags) -> dict | None:
-    """The bundle of a loaded game, or None when it has errors."""
+def compile_game(source, diags, checks=()) -> dict | None:
+    """The bundle of a loaded game, or None when it has errors.  `checks`:
+    f(source, decls, bundle, diags) for what only a later stage can check
+    (the layout's names, the game's constraints: `project.compile_checked`),
+    run on the bundle before it is given out, so one run reports every error
+    and the compiler imports neither the engine nor the renderer."""
     gc = GameCompiler(source, diags)
     gc.declare()
     gc.compile_rules()
@@ -673,8 +677,8 @@ def compile_game(source, diags) -> dict | None:
         bundle["enums"] = d.enums
         bundle["zone_families"] = {f.id: f.enum for f in d.families.values()}
     bundle = _plain(bundle)
-    from cardc.compiler.layout_check import check_layout  # names in layout.yaml the schema cannot check
-    check_layout(source.layout, d.kinds, d.params, diags)
+    for check in checks:        # the later stages' checks (project.compile_checked)
+        check(source, d, bundle, diags)
     if diags.has_errors:
         return None
     return bundle

@@ -16,7 +16,7 @@ atomically via atomic.write_atomic), tts (raster export), cli (arguments).
 from importlib import import_module
 from typing import Any
 
-# Lazy: importing a part of render (atomic, say) does not load ReportLab.
+# Lazy: `cardc check` imports render.layout_check without loading ReportLab.
 _EXPORTS = {"write_atomic": "atomic", "RenderError": "errors", "PrintOptions": "pipeline",
             "print_game": "pipeline", "render_game": "pipeline", "export_tts": "tts"}
 
