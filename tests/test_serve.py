@@ -250,3 +250,54 @@ def test_without_a_target_the_working_directory_is_the_project(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     root, folders = find_project(None)
     assert root == tmp_path.resolve() and [f.name for f in folders] == ["mini"]
+
+
+def asgi_client(app):
+    import httpx
+    transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5000))
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000")
+
+
+FORM = {"content-type": "application/x-www-form-urlencoded"}
+
+
+def test_the_replay_is_refused_until_the_game_is_over_and_each_game_has_a_fresh_seed(game_copy):
+    """A replay names the seed and every action, so mid-game it would deal
+    every hidden hand: it is served only at the end, at the seat's own link."""
+    import re
+
+    from cardc.serve.app import make_app
+    folder = game_copy()
+    bench = Workbench(folder.parent, [folder])
+    bench.build_all()
+    app = make_app(bench, watch=False)
+
+    async def requests():
+        async with asgi_client(app) as client:
+            seeds = []
+            for _ in range(2):
+                started = await client.post("/g/mini/play", headers=FORM,
+                                            content=b"players=2&seat0=human&seat1=random&seed=")
+                assert started.status_code == 303
+                key = started.headers["location"]
+                page = await client.get(key)
+                seeds.append(int(re.search(r'id="seed">seed (\d+)<', page.text).group(1)))
+            assert seeds[0] != seeds[1], "a blank seed is a fresh one"
+            refused = await client.get(key + "/replay.json")
+            assert refused.status_code == 403
+            assert "the replay is served once the game is over" in refused.text
+            assert (await client.get("/play/no-such-seat/replay.json")).status_code == 404
+            for _ in range(300):
+                if 'id="game-over"' in page.text:
+                    break
+                at = re.search(r'name="at" value="(\d+)"', page.text).group(1)
+                await client.post(key + "/act", headers=FORM, content=f"at={at}&action=0".encode())
+                page = await client.get(key)
+            assert 'id="game-over"' in page.text and "game over after turn" in page.text
+            replay = await client.get(key + "/replay.json")
+            assert replay.status_code == 200 and replay.json()["seed"] == seeds[1]
+            bad = await client.post("/g/mini/play", headers=FORM,
+                                    content=b"players=2&seat0=human&seat1=random&seed=x7")
+            assert bad.status_code == 400
+            assert "seed: a whole number, or empty for a fresh one (not `x7`)" in bad.text
+    asyncio.run(requests())

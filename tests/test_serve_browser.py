@@ -219,6 +219,9 @@ def test_a_two_player_game_played_by_clicking_replays_identically(server, page, 
     fill_new_game(page, [("#players", "2"), ('select[name="seat0"]', "human"),
                          ('select[name="seat1"]', "random"), ('input[name="seed"]', "7")])
     page.click("#start")
+    assert page.locator("#seed").inner_text() == "seed 7"
+    refused = page.request.get(page.url + "/replay.json")
+    assert refused.status == 403 and "served once the game is over" in refused.text()
     rng = random.Random(7)
     undone = False
     for _ in range(500):
@@ -235,6 +238,7 @@ def test_a_two_player_game_played_by_clicking_replays_identically(server, page, 
             assert not undone or page.locator("#log").inner_text() != before
     else:
         pytest.fail("the game did not end in 500 clicks")
+    assert page.locator("#where").inner_text().startswith("game over after turn")
     log = page.locator("#log").inner_text().splitlines()
     with page.expect_download() as download:
         page.click("#download-replay")

@@ -12,7 +12,8 @@ anything; starting a game, moving, undoing and simulating are POSTs.
     /g/{game}/pic/{id}.png    a card's picture (print renderer -> pypdfium2)
     /g/{game}/rulebook        the rulebook as HTML from the same template
     /g/{game}/play            start a game against bots (POST)  -> /play/{id}
-    /play/{id}                your seat's view; POST /act, /undo; GET /replay.json
+    /play/{id}                your seat's view; POST /act, /undo;
+                              GET /replay.json once the game is over
     /g/{game}/simulate        start a simulation (POST)  -> /sim/{id}
     /sim/{id}                 progress, then the report; /sim/{id}/report.html
     /events                   server-sent events: the build version and what is being rebuilt
@@ -152,7 +153,7 @@ class Pages:
             raise HTTPException(409, "the game has no good build yet")
         try:
             players = int(form.get("players", ""))
-            seed = int(form.get("seed", "0") or 0)
+            seed = _seed(form.get("seed", ""))
             low, high = view.bundle["players"]["min"], view.bundle["players"]["max"]
             if not low <= players <= high:
                 raise ValueError(f"{view.title} is for {low} to {high} players")
@@ -196,6 +197,9 @@ class Pages:
 
     async def play_replay(self, request: Request):
         name, table = self.table(request)
+        if not table.over:
+            # mid-game the seed and the actions would deal every hidden card
+            raise HTTPException(403, "the replay is served once the game is over")
         with table.lock:
             data = json.dumps(table.replay(), indent=1) + "\n"
         filename = f"{table.game.id}-seed{table.seed}.json"
@@ -269,6 +273,18 @@ class Pages:
     async def not_found(self, request: Request, exc: HTTPException):
         return self.page("error.html", request, None, status=exc.status_code,
                          message=exc.detail or "not found")
+
+
+def _seed(text: str) -> int:
+    """The seed typed into the form, or a fresh one: a seed everyone knows
+    (0, say) would let a person work out the deal."""
+    text = text.strip()
+    if not text:
+        return secrets.randbelow(2**31)
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"seed: a whole number, or empty for a fresh one (not `{text}`)") from None
 
 
 REPORT_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "

@@ -171,6 +171,10 @@ class Table:
             "actions": len(self.actions),
         }
 
+    @property
+    def over(self) -> bool:
+        return self.st.is_terminal()
+
     def replay(self) -> dict:
         return replay_record(self.game, self.players, self.seed, self.actions, self.agents)
 
