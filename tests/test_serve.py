@@ -15,7 +15,7 @@ from cardc.project import build_folder  # noqa: E402
 from cardc.serve.guard import Guard, is_loopback  # noqa: E402
 from cardc.serve.play import Table  # noqa: E402
 from cardc.serve.workbench import Workbench, find_project  # noqa: E402
-from conftest import MINI, copy_game  # noqa: E402
+from conftest import MINI, REPO, copy_game  # noqa: E402
 
 
 def call(app, method="GET", client="127.0.0.1", host="127.0.0.1:8000", origin=None):
@@ -301,3 +301,23 @@ def test_the_replay_is_refused_until_the_game_is_over_and_each_game_has_a_fresh_
             assert bad.status_code == 400
             assert "seed: a whole number, or empty for a fresh one (not `x7`)" in bad.text
     asyncio.run(requests())
+
+
+def test_the_table_leaves_out_bookkeeping_counters_and_heads_with_every_seats_score():
+    """unicorn marks `plays` and the refusals remembered this turn as
+    bookkeeping: the seat's table shows the partner and each valuation."""
+    bundle = build_folder(REPO / "content" / "unicorn").bundle
+    player = bundle["counters"]["player"]
+    assert player["plays"]["bookkeeping"] is True and player["declined_alliance"]["bookkeeping"] is True
+    assert "bookkeeping" not in player["partner"]
+    table = Table(Game(bundle), 3, 11, ["human", "random", "greedy"])
+    rng = random.Random(11)
+    for _ in range(40):
+        view = table.view()
+        assert set(view["counters"]) == {"partner"}
+        assert [s["score"] for s in view["seats"]] == table.st.scores()
+        assert [s["to_play"] for s in view["seats"]] == [True, False, False]
+        if view["terminal"]:
+            break
+        table.act(rng.randrange(len(view["decision"]["actions"])))
+    assert any(s["score"] for s in table.view()["seats"]), "someone banked something in 40 moves"

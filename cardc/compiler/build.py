@@ -118,7 +118,8 @@ class GameCompiler:
                     t = self.type_of(spec, "type") if "type" in spec else T.INT
                     start = spec.get("start", {T.INT: 0, T.BOOL: False, T.STR: ""}.get(t))
                     target[name] = Counter(name, t, start, bool(spec.get("per_player", False)),
-                                           str(spec.get("visibility", "public")))
+                                           str(spec.get("visibility", "public")),
+                                           bool(spec.get("bookkeeping", False)))
                     if scope == "game" and target[name].visibility == "owner":
                         self.diags.error(_loc(spec, "visibility"), f"game counter `{name}` has no owner: "
                                          "make it `public` or `hidden`, or a player counter")
@@ -641,7 +642,8 @@ def compile_game(source, diags) -> dict | None:
                    "overflow": z.overflow, "keeps_attachments": z.keeps_attachments}
                   for z in d.zones.values()],
         "counters": {scope: {c.name: {"type": c.type, "start": c.start, "per_player": c.per_player,
-                                      **({"visibility": c.visibility} if c.visibility != "public" else {})}
+                                      **({"visibility": c.visibility} if c.visibility != "public" else {}),
+                                      **({"bookkeeping": True} if c.bookkeeping else {})}
                              for c in target.values()}
                      for scope, target in (("game", d.game_counters), ("player", d.player_counters),
                                            ("card", d.card_counters))},

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from cardc.agents import make_agent
 from cardc.agents.view import SeatView
-from cardc.play import Logger, replay_record, seen_cards, undo_refusal
+from cardc.play import Logger, replay_record, scores_are_public, seen_cards, undo_refusal
 from cardc.render_text import board_cells, value_text
 
 #: decisions the bots may take in a row before the server gives up on a game
@@ -153,11 +153,19 @@ class Table:
             cells = board_cells(obs, g, st)
             rows = max(g.grid_row_of.values())
             board = {"columns": g.grid_columns, "rows": list(range(1, rows + 1)), "cells": cells}
-        types = {scope: {k: c["type"] for k, c in g.counters[scope].items()}
+        # the counters the seat may see, less the rules' bookkeeping
+        shown = {scope: {k: c["type"] for k, c in g.counters[scope].items() if not c.get("bookkeeping")}
                  for scope in ("game", "player")}
-        game_counters = {k: value_text(v, types["game"].get(k), g) for k, v in obs["game"].items()}
-        counters = {k: [value_text(v, types["player"].get(k), g) for v in values]
-                    for k, values in obs["counters"].items()}
+        game_counters = {k: value_text(v, shown["game"][k], g) for k, v in obs["game"].items()
+                         if k in shown["game"]}
+        counters = {k: [value_text(v, shown["player"][k], g) for v in values]
+                    for k, values in obs["counters"].items() if k in shown["player"]}
+        scores = st.scores() if g.score and (st.is_terminal() or scores_are_public(g)) else None
+        seats = [{"name": st.player_name(p), "you": p == self.seat,
+                  "score": scores[p] if scores else None,
+                  "to_play": not st.is_terminal() and st.current_player() == p,
+                  "won": st.is_terminal() and p in st.winners}
+                 for p in range(self.players)]
         return {
             "obs": obs, "seat": self.seat, "name": st.player_name(self.seat),
             "game_counters": game_counters, "counters": counters,
@@ -167,7 +175,8 @@ class Table:
             "can_undo": bool(self.points) and not st.is_terminal(),
             "terminal": st.is_terminal(),
             "winners": [st.player_name(w) for w in st.winners],
-            "scores": st.scores() if st.is_terminal() and g.score else None,
+            "scores": scores if st.is_terminal() else None,
+            "seats": seats,
             "actions": len(self.actions),
         }
 
