@@ -279,3 +279,49 @@ def test_only_project_files_only_loopback_only_post(server):
     assert fetch(base + "/", headers={"Host": "evil.example"})[0] == 403
     assert fetch(base + "/play/x/undo")[0] == 405            # changes only through POST
     assert fetch(base + "/g/mini/play", method="PUT", data=b"")[0] == 405
+
+
+# ---------------------------------------------------------------- the table
+
+def console_errors(page) -> list[str]:
+    """Collects the page's console errors and uncaught exceptions from now on."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
+
+
+def test_the_hand_shows_card_pictures_and_a_larger_one_on_hover_and_tap(server, page):
+    errors = console_errors(page)
+    page.goto(server.url + "g/mini/play")
+    fill_new_game(page, [("#players", "2"), ('select[name="seat0"]', "human"),
+                         ('select[name="seat1"]', "random"), ('input[name="seed"]', "3")])
+    page.click("#start")
+    page.wait_for_selector("#decision")
+    hand = page.locator('.zone[data-zone="hand@0"]')
+    count = int(re.search(r"\((\d+)\)", hand.locator(".zname").inner_text()).group(1))
+    pictures = hand.locator("button.pic img")
+    assert count > 0 and pictures.count() == count
+    for i in range(count):
+        img = pictures.nth(i)
+        img.scroll_into_view_if_needed()
+        page.wait_for_function("img => img.complete && img.naturalWidth > 100", arg=img.element_handle())
+        assert img.get_attribute("alt")
+    # the rival's hand is not drawn, only counted
+    assert page.locator('.zone[data-zone="hand@1"] button.pic').count() == 0
+    assert "hidden" in page.locator('.zone[data-zone="hand@1"]').inner_text()
+    first = hand.locator("button.pic").first
+    preview = page.locator("#preview")
+    assert preview.is_hidden()
+    first.hover()
+    preview.wait_for(state="visible")
+    assert preview.locator("img").get_attribute("src") == first.get_attribute("data-big")
+    assert preview.locator("img").evaluate("img => img.getBoundingClientRect().width") > 200
+    page.mouse.move(5, 5)
+    preview.wait_for(state="hidden")
+    first.click()                           # a tap keeps it shown
+    page.mouse.move(5, 5)
+    assert preview.is_visible()
+    page.keyboard.press("Escape")
+    preview.wait_for(state="hidden")
+    assert errors == []

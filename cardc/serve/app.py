@@ -176,7 +176,8 @@ class Pages:
         name, table = self.table(request)
         view = self.bench.games[name]
         seen = await asyncio.to_thread(table.view)
-        return self.page("play.html", request, view, table=table, t=seen,
+        pics = {cid: f"/g/{name}/pic/{cid}.png?v={p.key}" for cid, p in view.pictures.items()}
+        return self.page("play.html", request, view, table=table, t=seen, pics=pics,
                          key=request.path_params["table"])
 
     async def play_act(self, request: Request):

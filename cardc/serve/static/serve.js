@@ -2,7 +2,8 @@
 //  * live reload: /events says when a build finished; the page fetches itself
 //    again and swaps in the new #status and #page, keeping the filter;
 //  * the gallery filter;
-//  * a simulation's progress bar.
+//  * a simulation's progress bar;
+//  * the table's card pictures, large on hover, focus or tap.
 "use strict";
 (function () {
   const body = document.body;
@@ -133,6 +134,34 @@
       seats();
     }
   }
+
+  // a card on the table: pointed at or focused, its picture shows large in
+  // #preview; a tap (a click) keeps it there until Escape or another tap
+  let pinned = null;
+  function preview(button) {
+    const box = document.getElementById("preview");
+    if (!box) return;
+    if (!button) { box.hidden = true; return; }
+    box.querySelector("img").src = button.dataset.big;
+    box.querySelector("img").alt = button.getAttribute("aria-label");
+    box.querySelector("a").href = button.dataset.page;
+    box.hidden = false;
+  }
+  const picOf = e => e.target.closest && e.target.closest("button.pic");
+  document.addEventListener("mouseover", e => { const b = picOf(e); if (b) preview(b); });
+  document.addEventListener("mouseout", e => { if (picOf(e) && !pinned) preview(null); });
+  document.addEventListener("focusin", e => { const b = picOf(e); if (b) preview(b); });
+  document.addEventListener("focusout", e => { if (picOf(e) && !pinned) preview(null); });
+  document.addEventListener("click", e => {
+    const b = picOf(e);
+    if (pinned) pinned.classList.remove("shown");
+    pinned = b && b !== pinned ? b : null;
+    if (pinned) pinned.classList.add("shown");
+    if (b || !e.target.closest("#preview")) preview(pinned);
+  });
+  document.addEventListener("keydown", e => {
+    if (e.key === "Escape" && pinned) { pinned.classList.remove("shown"); pinned = null; preview(null); }
+  });
 
   setUp();
   if (window.EventSource) {
