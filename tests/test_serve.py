@@ -321,3 +321,18 @@ def test_the_table_leaves_out_bookkeeping_counters_and_heads_with_every_seats_sc
             break
         table.act(rng.randrange(len(view["decision"]["actions"])))
     assert any(s["score"] for s in table.view()["seats"]), "someone banked something in 40 moves"
+
+
+def test_a_card_or_cell_takes_a_choice_only_when_one_action_names_it():
+    """A picture or a board cell is a button only for a card (or cell) that
+    exactly one option names; a player number that happens to equal a card
+    instance is not a card (its option does not read as the card's name)."""
+    from cardc.serve.board import card_choices, cell_choices
+    st = Game(build_folder(REPO / "content" / "ipo").bundle).new_state(2, seed=1)
+    g = st.game
+    tile = next(i for i in range(len(g.instances)) if g.card_field["cell"][i] == "C3")
+    other = next(i for i in range(len(g.instances)) if g.card_field["cell"][i] == "D4")
+    values = [tile, other, other, 1, "E5", None]
+    labels = ["C3", "D4", "D4", "P2", "E5", "Pass"]
+    assert card_choices(st, values, labels) == {tile: 0}
+    assert cell_choices(st, values, labels) == {"C3": 0, "E5": 4}

@@ -325,3 +325,62 @@ def test_the_hand_shows_card_pictures_and_a_larger_one_on_hover_and_tap(server, 
     page.keyboard.press("Escape")
     preview.wait_for(state="hidden")
     assert errors == []
+
+
+@pytest.fixture(scope="module")
+def ipo_server(tmp_path_factory):
+    from conftest import REPO
+    root = tmp_path_factory.mktemp("serve-ipo")
+    copy_game(REPO / "content" / "ipo", root / "ipo")
+    srv = Server(root / "ipo", cwd=root)
+    yield srv
+    srv.stop()
+
+
+def test_the_ipo_board_shows_land_options_and_companies_and_takes_a_click(ipo_server, page):
+    """The board is drawn from the grid and `display`: tiles shaded by
+    company, a legend with each company's name and size, placed land options
+    as markers; a tile or a space to choose is a button on its cell."""
+    errors = console_errors(page)
+    page.goto(ipo_server.url + "g/ipo/play")
+    fill_new_game(page, [("#players", "2"), ('select[name="seat0"]', "human"),
+                         ('select[name="seat1"]', "random"), ('input[name="seed"]', "5")])
+    page.click("#start")
+    clicked = []
+    for _ in range(300):
+        page.wait_for_selector("#decision, #game-over")
+        if page.locator("#game-over").count():
+            break
+        if page.locator("table.legend tr[data-group]").count() and page.locator("td.marked").count() \
+                and clicked:
+            break
+        cells = page.locator("button.cell-choice")
+        option = page.locator("button.action", has_text="Place a land option")
+        if cells.count():
+            cell = cells.first.locator("xpath=ancestor::td").get_attribute("data-cell")
+            cells.first.click()
+            clicked.append(cell)
+            page.locator("#log").filter(has_text=f"P1 places {cell}").or_(
+                page.locator("#log").filter(has_text=f"P1 places a land option on {cell}")).wait_for()
+        elif option.count():
+            option.click()
+        else:
+            page.locator("button.action").first.click()
+    else:
+        pytest.fail("no company and no land option in 300 moves")
+    assert clicked, "no cell was ever offered as a button"
+    # a company: its name in the legend, its size = its shaded cells on the board
+    row = page.locator("table.legend tr[data-group]").first
+    name = row.locator("th").inner_text().strip()
+    size = int(row.locator("td").first.inner_text())
+    shade = row.locator(".swatch").get_attribute("class").split()[-1]
+    assert page.locator(f"table.board td.{shade}").count() == size >= 2
+    titles = page.locator(f"table.board td.{shade}").evaluate_all("els => els.map(e => e.title)")
+    assert all(t.endswith(f"({name})") for t in titles)
+    assert page.locator("table.legend th[scope=col]").all_inner_texts()[1:] == ["tiles", "price", "public", "safe"]
+    # a land option: a marker on its cell, with its owner
+    marked = page.locator("td.marked").first
+    assert "Land Option, P" in marked.get_attribute("title")
+    # the board zone's tiles are drawn on the board, not listed again
+    assert page.locator('.zone[data-zone="board"]').count() == 0
+    assert errors == []

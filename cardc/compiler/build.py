@@ -307,9 +307,15 @@ class GameCompiler:
         display = self.game.get("display") or {}
         if "label" in display:
             self.code["display_label"] = self.expr(display, "label", "display label", {"this": T.CARD}, T.STR)
-        if "board" in display and display["board"] not in self.d.zones:
-            self.diags.error(_loc(display, "board"), f"unknown zone `{display['board']}`",
-                             did_you_mean(str(display["board"]), self.d.zones))
+        if "group" in display:
+            self.code["display_group"] = self.expr(display, "group", "display group", {"this": T.CARD}, T.CARD)
+        for title in display.get("legend") or {}:
+            self.code["display_legend:" + title] = self.expr(display["legend"], title, f"display legend `{title}`",
+                                                             {"this": T.CARD})
+        for key in ("board", "markers"):
+            if key in display and display[key] not in self.d.zones:
+                self.diags.error(_loc(display, key), f"unknown zone `{display[key]}`",
+                                 did_you_mean(str(display[key]), self.d.zones))
         score = self.game.get("score")
         if isinstance(score, dict):             # {expr: …, wins: lowest}
             self.code["score"] = self.expr(score, "expr", "score", {"p": T.PLAYER}, T.INT)

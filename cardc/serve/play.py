@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from cardc.agents import make_agent
 from cardc.agents.view import SeatView
 from cardc.play import Logger, replay_record, scores_are_public, seen_cards, undo_refusal
-from cardc.render_text import board_cells, value_text
+from cardc.render_text import value_text
+from cardc.serve.board import board_of, card_choices, cell_choices
 
 #: decisions the bots may take in a row before the server gives up on a game
 BOT_LIMIT = 100_000
@@ -148,11 +149,10 @@ class Table:
             mine = {"prompt": seat.prompt, "kind": st.pending.kind,
                     "actions": [seat.action_to_string(a) for a in seat.legal_actions()],
                     "unavailable": [list(x) for x in seat.why_not()]}
-        board = None
-        if g.grid_cells:
-            cells = board_cells(obs, g, st)
-            rows = max(g.grid_row_of.values())
-            board = {"columns": g.grid_columns, "rows": list(range(1, rows + 1)), "cells": cells}
+        # a choice of cells or cards: the board's cells and the cards' pictures take it too
+        values = st.pending.values if mine else []
+        labels = mine["actions"] if mine else []
+        board = board_of(st, obs, self.seat, cell_choices(st, values, labels))
         # the counters the seat may see, less the rules' bookkeeping
         shown = {scope: {k: c["type"] for k, c in g.counters[scope].items() if not c.get("bookkeeping")}
                  for scope in ("game", "player")}
@@ -172,6 +172,7 @@ class Table:
             "decision": mine, "waiting": None if mine or st.is_terminal()
             else st.player_name(st.current_player()),
             "log": list(self.logger.lines), "board": board, "note": self.note,
+            "card_actions": card_choices(st, values, labels),
             "can_undo": bool(self.points) and not st.is_terminal(),
             "terminal": st.is_terminal(),
             "winners": [st.player_name(w) for w in st.winners],
