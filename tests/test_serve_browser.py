@@ -384,3 +384,107 @@ def test_the_ipo_board_shows_land_options_and_companies_and_takes_a_click(ipo_se
     # the board zone's tiles are drawn on the board, not listed again
     assert page.locator('.zone[data-zone="board"]').count() == 0
     assert errors == []
+
+
+# ---------------------------------------------------------------- runs that last
+
+def play_moves(page, moves, rng):
+    for _ in range(moves):
+        page.wait_for_selector("#decision, #game-over")
+        if page.locator("#game-over").count():
+            return
+        buttons = page.locator("button.action")
+        buttons.nth(rng.randrange(buttons.count())).click()
+        page.wait_for_selector("#decision, #game-over")
+
+
+def test_a_game_survives_a_reload_and_a_server_restart(tmp_path, browser):
+    """The game is saved under generated/serve/ after every move: a reload
+    shows it as it was, and so does a new server on the same project, where
+    the game goes on and is listed on the runs page."""
+    copy_game(MINI, tmp_path / "mini")
+    first = Server(tmp_path / "mini", cwd=tmp_path)
+    page = browser.new_page()
+    try:
+        page.goto(first.url + "g/mini/play")
+        fill_new_game(page, [("#players", "2"), ('select[name="seat0"]', "human"),
+                             ('select[name="seat1"]', "random"), ('input[name="seed"]', "11")])
+        page.click("#start")
+        play_moves(page, 3, random.Random(1))
+        assert page.locator("#decision").count(), "the game goes on"
+        path = page.url.removeprefix(first.url.rstrip("/"))
+        log = page.locator("#log").inner_text()
+        page.reload()
+        assert page.locator("#log").inner_text() == log
+        assert (tmp_path / "generated" / "serve" / "games" / (path.rsplit("/", 1)[1] + ".json")).is_file()
+    finally:
+        first.stop()
+    second = Server(tmp_path / "mini", cwd=tmp_path)
+    try:
+        page.goto(second.url.rstrip("/") + path)
+        assert page.locator("#log").inner_text() == log
+        assert page.locator("#seed").inner_text() == "seed 11"
+        play_moves(page, 1, random.Random(2))
+        assert page.locator("#log").inner_text().startswith(log.rstrip("\n"))
+        assert page.locator("#log").inner_text() != log
+        page.goto(second.url + "runs")
+        row = page.locator(f'#saved-games tr[data-key="{path.rsplit("/", 1)[1]}"]')
+        assert row.locator("td").first.inner_text() == "mini"
+        assert row.locator("a").get_attribute("href") == path
+    finally:
+        page.close()
+        second.stop()
+
+
+def test_a_simulation_waits_its_turn_and_can_be_cancelled(server, page):
+    """One simulation runs at a time; the next says how many are ahead of it.
+    Cancel stops the running one, and the waiting one starts."""
+    errors = console_errors(page)
+    keys = []
+    for games in ("100000", "30"):
+        page.goto(server.url + "g/mini/simulate")
+        page.fill('input[name="games"]', games)
+        page.click("#simulate")
+        page.wait_for_url(re.compile(r"/sim/[\w-]+$"))
+        keys.append(page.url.rsplit("/", 1)[1])
+    page.locator("#sim-waiting").wait_for(state="visible")
+    assert page.locator("#sim-ahead").inner_text() == "1"
+    page.goto(server.url + "sim/" + keys[0])
+    page.wait_for_function("() => +document.getElementById('sim-progress').value > 0")
+    page.click("#sim-cancel")
+    page.locator("#sim-cancelled").wait_for()
+    done = int(re.search(r"after (\d+) games", page.locator("#sim-cancelled").inner_text()).group(1))
+    assert 0 < done < 100000
+    page.goto(server.url + "sim/" + keys[1])
+    page.locator("#sim-done").wait_for()
+    page.goto(server.url + "runs")
+    states = {k: page.locator(f'#saved-sims tr[data-key="{k}"] td').nth(4).inner_text() for k in keys}
+    assert states == {keys[0]: "cancelled", keys[1]: "done"}
+    assert errors == []
+
+
+def test_stopping_the_server_mid_simulation_says_so_and_a_restart_lists_it_interrupted(tmp_path, browser):
+    copy_game(MINI, tmp_path / "mini")
+    first = Server(tmp_path / "mini", cwd=tmp_path)
+    page = browser.new_page()
+    try:
+        page.goto(first.url + "g/mini/simulate")
+        page.fill('input[name="games"]', "100000")
+        page.click("#simulate")
+        page.wait_for_url(re.compile(r"/sim/[\w-]+$"))
+        key = page.url.rsplit("/", 1)[1]
+        page.wait_for_function("() => +document.getElementById('sim-progress').value > 0")
+        first.stop()
+        page.locator("#sim-lost").wait_for(state="visible")
+        page.locator("#server-gone").wait_for(state="visible")
+        second = Server(tmp_path / "mini", cwd=tmp_path)
+        try:
+            page.goto(second.url + "sim/" + key)
+            assert "Interrupted: the server stopped before it finished" in page.locator("#sim-interrupted").inner_text()
+            page.goto(second.url + "runs")
+            assert page.locator(f'#saved-sims tr[data-key="{key}"] td').nth(4).inner_text() == "interrupted"
+        finally:
+            second.stop()
+    finally:
+        page.close()
+        first.stop()

@@ -16,6 +16,8 @@ anything; starting a game, moving, undoing and simulating are POSTs.
                               GET /replay.json once the game is over
     /g/{game}/simulate        start a simulation (POST)  -> /sim/{id}
     /sim/{id}                 progress, then the report; /sim/{id}/report.html
+                              POST /sim/{id}/cancel
+    /runs                     every saved game and simulation (generated/serve/)
     /events                   server-sent events: the build version and what is being rebuilt
 """
 from __future__ import annotations
@@ -24,7 +26,6 @@ import asyncio
 import contextlib
 import json
 import secrets
-from collections import OrderedDict
 from pathlib import Path
 from urllib.parse import parse_qs
 
@@ -43,13 +44,13 @@ from cardc.agents import AGENTS, parse_agent
 from cardc.engine import EngineError, Game
 from cardc.serve.guard import Guard
 from cardc.serve.play import Table
-from cardc.serve.simulate import Simulation
+from cardc.serve.runs import Games, Store
+from cardc.serve.simulate import Simulation, SimulationQueue
 from cardc.serve.views import card_details, gallery_groups, rulebook_html
 from cardc.serve.workbench import Workbench
 
 HERE = Path(__file__).parent
 MAX_FORM = 64 * 1024
-KEEP = 50          # games and simulations kept in memory at most
 BOTS = [name for name in AGENTS if name != "human"]
 
 
@@ -61,17 +62,6 @@ def _templates() -> jinja2.Environment:
     return env
 
 
-class Recent(OrderedDict):
-    """A dict that forgets its oldest entries past `KEEP`."""
-
-    def add(self, value) -> str:
-        key = secrets.token_urlsafe(9)
-        self[key] = value
-        while len(self) > KEEP:
-            self.popitem(last=False)
-        return key
-
-
 class Pages:
     """The route handlers, over one Workbench."""
 
@@ -79,9 +69,12 @@ class Pages:
         self.bench = bench
         self.jobs = jobs
         self.env = _templates()
-        self.tables: Recent = Recent()
-        self.sims: Recent = Recent()
         self.games: dict[str, Game] = {}          # engine games by bundle hash
+        self.store = Store(bench.root)
+        self.tables = Games(self.store, self.engine)
+        self.queue = SimulationQueue()
+        self.sims: dict[str, Simulation] = {key: Simulation.saved(record, self.store.sim_html(key))
+                                            for key, record in self.store.sims().items()}
 
     # ------------------------------------------------------------ helpers
     def page(self, template: str, request: Request, view=None, status: int = 200, **context):
@@ -163,17 +156,23 @@ class Pages:
             table = await asyncio.to_thread(Table, self.engine(view.bundle), players, seed, agents)
         except (ValueError, EngineError) as exc:
             return self.page("play_new.html", request, view, error=str(exc), status=400, bots=BOTS)
-        key = self.tables.add((view.name, table))
+        key = secrets.token_urlsafe(12)
+        await asyncio.to_thread(self.tables.add, key, view.name, table)
         return RedirectResponse(f"/play/{key}", status_code=303)
 
-    def table(self, request: Request):
-        found = self.tables.get(request.path_params["table"])
+    async def table(self, request: Request):
+        """(game name, Table) of the URL's key: a saved game is resumed."""
+        current = {n: v.bundle for n, v in self.bench.games.items() if v.bundle}
+        try:
+            found = await asyncio.to_thread(self.tables.get, request.path_params["table"], current)
+        except (ValueError, EngineError) as exc:
+            raise HTTPException(409, f"this game cannot be resumed: {exc}") from None
         if found is None:
-            raise HTTPException(404, "no such game (the server forgets old games on restart)")
+            raise HTTPException(404, "no such game")
         return found
 
     async def play_view(self, request: Request):
-        name, table = self.table(request)
+        name, table = await self.table(request)
         view = self.bench.games[name]
         seen = await asyncio.to_thread(table.view)
         pics = {cid: f"/g/{name}/pic/{cid}.png?v={p.key}" for cid, p in view.pictures.items()}
@@ -181,7 +180,7 @@ class Pages:
                          key=request.path_params["table"])
 
     async def play_act(self, request: Request):
-        name, table = self.table(request)
+        name, table = await self.table(request)
         form = await self.form(request)
         key = request.path_params["table"]
         try:
@@ -189,15 +188,17 @@ class Pages:
             await asyncio.to_thread(table.act, int(form.get("action", "-1")), int(form.get("at", "-1")))
         except (ValueError, EngineError) as exc:       # an engine fault names card, effect and line
             table.note = str(exc)
+        await asyncio.to_thread(self.tables.save, key)
         return RedirectResponse(f"/play/{key}", status_code=303)
 
     async def play_undo(self, request: Request):
-        name, table = self.table(request)
+        name, table = await self.table(request)
         await asyncio.to_thread(table.undo)
+        await asyncio.to_thread(self.tables.save, request.path_params["table"])
         return RedirectResponse(f"/play/{request.path_params['table']}", status_code=303)
 
     async def play_replay(self, request: Request):
-        name, table = self.table(request)
+        name, table = await self.table(request)
         if not table.over:
             # mid-game the seed and the actions would deal every hidden card
             raise HTTPException(403, "the replay is served once the game is over")
@@ -225,9 +226,24 @@ class Pages:
         sim = Simulation(view.name, str(view.folder), games, form.get("players") or None,
                          form.get("agents") or "random", seed, sets,
                          holes=str(self.bench.root / "generated" / "holes" / view.name), jobs=self.jobs)
-        sim.start()
-        key = self.sims.add(sim)
+        key = secrets.token_urlsafe(12)
+        sim.on_end = lambda s: self.store.save_sim(key, s.record(), s.html)
+        self.sims[key] = sim
+        self.store.save_sim(key, sim.record())
+        self.queue.submit(sim)
         return RedirectResponse(f"/sim/{key}", status_code=303)
+
+    async def sim_cancel(self, request: Request):
+        sim = self.sim(request)
+        sim.cancel()
+        return RedirectResponse(f"/sim/{request.path_params['sim']}", status_code=303)
+
+    # ------------------------------------------------------------ saved runs
+    async def runs(self, request: Request):
+        """Every saved game and simulation, newest first."""
+        games = sorted(self.tables.saved.items(), key=lambda kv: -kv[1].get("started", 0))
+        sims = sorted(self.sims.items(), key=lambda kv: -kv[1].started)
+        return self.page("runs.html", request, None, saved_games=games, sims=sims, queue=self.queue)
 
     def sim(self, request: Request) -> Simulation:
         sim = self.sims.get(request.path_params["sim"])
@@ -237,13 +253,16 @@ class Pages:
 
     async def sim_view(self, request: Request):
         sim = self.sim(request)
+        if sim.game not in self.bench.games:
+            raise HTTPException(404, f"its game `{sim.game}` is not served now")
         return self.page("simulate.html", request, self.bench.games[sim.game], sim=sim,
-                         key=request.path_params["sim"])
+                         key=request.path_params["sim"], ahead=self.queue.ahead_of(sim))
 
     async def sim_progress(self, request: Request):
         sim = self.sim(request)
         p = sim.progress
         return JSONResponse({"done": p.done, "total": p.total or sim.games, "rate": p.rate,
+                             "state": sim.state, "ahead": self.queue.ahead_of(sim),
                              "finished": sim.finished, "error": sim.error})
 
     async def sim_report(self, request: Request):
@@ -315,6 +334,8 @@ def make_app(bench: Workbench, loopback_only: bool = True, jobs: int = 1,
         Route("/sim/{sim:str}", pages.sim_view, methods=["GET"]),
         Route("/sim/{sim:str}/progress", pages.sim_progress, methods=["GET"]),
         Route("/sim/{sim:str}/report.html", pages.sim_report, methods=["GET"]),
+        Route("/sim/{sim:str}/cancel", pages.sim_cancel, methods=["POST"]),
+        Route("/runs", pages.runs, methods=["GET"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
 

@@ -33,7 +33,8 @@ class UndoPoint:
 
 
 class Table:
-    def __init__(self, game, players: int, seed: int, agents: list[str]):
+    def __init__(self, game, players: int, seed: int, agents: list[str], actions=()):
+        """A new game, or with `actions` (a saved game's) the game they led to."""
         if agents.count("human") != 1:
             raise ValueError("choose exactly one seat for yourself")
         self.game, self.players, self.seed, self.agents = game, players, seed, list(agents)
@@ -47,6 +48,11 @@ class Table:
         self.note = ""
         # one request at a time: a double click must not apply two moves at once
         self.lock = threading.Lock()
+        for action in actions:
+            self.logger.flush()
+            if self.st.is_terminal() or not 0 <= action < len(self.st.pending.values):
+                raise ValueError("the saved actions do not fit this game")
+            self._take(action)
         self._advance()
 
     # ------------------------------------------------------------ moves

@@ -97,18 +97,26 @@
   function pollSimulation() {
     if (polling || !body.dataset.sim || body.dataset.simFinished === "yes") return;
     polling = true;
+    const lost = on => { const el = document.getElementById("sim-lost"); if (el) el.hidden = !on; };
     const tick = () => fetch(body.dataset.sim, { cache: "no-store" })
-      .then(r => r.json())
+      .then(r => { if (!r.ok) throw new Error(r.status); return r.json(); })
       .then(p => {
+        lost(false);
         const bar = document.getElementById("sim-progress");
         if (bar) { bar.max = p.total; bar.value = p.done; }
         const count = document.getElementById("sim-count");
         if (count) count.textContent = `${p.done} / ${p.total}`;
         const rate = document.getElementById("sim-rate");
         if (rate) rate.textContent = p.rate;
+        const waiting = document.getElementById("sim-waiting");
+        if (waiting) waiting.hidden = p.state !== "queued";
+        const ahead = document.getElementById("sim-ahead");
+        if (ahead) ahead.textContent = p.ahead;
         if (p.finished) { polling = false; refresh(); } else { setTimeout(tick, 250); }
       })
-      .catch(() => { polling = false; });
+      // the server stopped (or restarted and forgot nothing: the page is
+      // fetched again once it answers): say so, and keep asking
+      .catch(() => { lost(true); setTimeout(() => { polling = false; refresh(); }, 1000); });
     tick();
   }
 
@@ -166,6 +174,28 @@
   setUp();
   if (window.EventSource) {
     const events = new EventSource("/events");
+    // the server stopped: say so; the browser reconnects by itself, and the
+    // page is fetched again once the server is back
+    let gone = false;
+    events.addEventListener("error", () => {
+      gone = true;
+      let banner = document.getElementById("server-gone");
+      if (!banner) {
+        banner = document.createElement("div");
+        banner.id = "server-gone";
+        banner.setAttribute("role", "alert");
+        banner.textContent = "The server does not answer: start cardc serve again; this page follows it when it is back.";
+        document.body.appendChild(banner);
+      }
+      banner.hidden = false;
+    });
+    events.addEventListener("open", () => {
+      if (!gone) return;
+      gone = false;
+      const banner = document.getElementById("server-gone");
+      if (banner) banner.hidden = true;
+      refresh();
+    });
     events.addEventListener("build", e => {
       const news = JSON.parse(e.data);
       let badge = document.getElementById("rebuilding");
