@@ -3,8 +3,10 @@ undo, and a simulation that gives the terminal's numbers."""
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import random
+import re
 
 import pytest
 
@@ -264,7 +266,6 @@ FORM = {"content-type": "application/x-www-form-urlencoded"}
 def test_the_replay_is_refused_until_the_game_is_over_and_each_game_has_a_fresh_seed(game_copy):
     """A replay names the seed and every action, so mid-game it would deal
     every hidden hand: it is served only at the end, at the seat's own link."""
-    import re
 
     from cardc.serve.app import make_app
     folder = game_copy()
@@ -336,3 +337,73 @@ def test_a_card_or_cell_takes_a_choice_only_when_one_action_names_it():
     labels = ["C3", "D4", "D4", "P2", "E5", "Pass"]
     assert card_choices(st, values, labels) == {tile: 0}
     assert cell_choices(st, values, labels) == {"C3": 0, "E5": 4}
+
+
+def test_with_host_other_computers_get_in_by_a_seat_link_only(game_copy):
+    """--host: a seat's link answers another computer; the host's pages (seat
+    links, step back, the saved runs) answer only the server's own."""
+    import httpx
+
+    from cardc.serve.app import make_app
+    folder = game_copy()
+    bench = Workbench(folder.parent, [folder])
+    bench.build_all()
+    app = make_app(bench, loopback_only=False, watch=False)
+
+    async def requests():
+        local = httpx.ASGITransport(app=app, client=("127.0.0.1", 5000))
+        lan = httpx.ASGITransport(app=app, client=("192.168.1.20", 5000))
+        async with httpx.AsyncClient(transport=local, base_url="http://box:8000") as host, \
+                httpx.AsyncClient(transport=lan, base_url="http://box:8000") as guest:
+            started = await host.post("/g/mini/play", headers=FORM,
+                                      content=b"players=2&seat0=human&seat1=human&seed=3")
+            assert started.headers["location"].startswith("/host/")
+            page = await host.get(started.headers["location"])
+            links = re.findall(r'class="seat-link" href="http://box:8000(/play/[\w-]+)"', page.text)
+            assert len(links) == 2
+            assert (await guest.get(links[1])).status_code == 200
+            for path in (started.headers["location"], "/runs"):
+                refused = await guest.get(path)
+                assert refused.status_code == 403
+                assert "the host's pages answer only the computer the server runs on" in html.unescape(refused.text)
+            assert (await guest.post(started.headers["location"] + "/back")).status_code == 403
+    asyncio.run(requests())
+
+
+def test_each_person_reads_the_log_as_their_seat_and_undoes_only_their_own(game_copy, mini):
+    """Two people: a line naming a card one of them cannot see is redacted
+    for that one only; an undo past the other person's decision is refused;
+    the host's step back goes to the last decision a person took."""
+    folder = game_copy(edits={"rules.yaml": [("move c to discard", "move c to draw")]})
+    hidden = Game(build_folder(folder).bundle)
+    for seed in range(40):
+        table = Table(hidden, 2, seed, ["human", "human"])
+        rng = random.Random(seed)
+        for _ in range(200):
+            view = table.view(table.st.current_player())
+            if view["terminal"] or table.hidden_lines:
+                break
+            table.act(rng.randrange(len(view["decision"]["actions"])), seat=view["seat"])
+        if table.hidden_lines:
+            break
+    else:
+        pytest.fail("nobody discarded into the hidden pile")
+    (i, (text, blind)), = table.hidden_lines.items()
+    decider = int(table.logger.lines[i].split(" · ")[0].strip()[1:]) - 1
+    assert blind == {1 - decider} and text.endswith("→ a card you cannot see")
+    assert table.log(decider)[i] == table.logger.lines[i] != text
+    assert table.log(1 - decider)[i] == text
+    assert table.view(1 - decider)["log"][i] == text
+
+    table = Table(mini, 2, 4, ["human", "human"])
+    for _ in range(3):
+        view = table.view(table.st.current_player())
+        table.act(len(view["decision"]["actions"]) - 1, seat=view["seat"])
+    last = table.deciders[-1]
+    assert table.points[1 - last], "both people have decided"
+    table.undo(1 - last)
+    assert table.notes[1 - last] == "cannot undo: another person has decided since"
+    before = len(table.actions)
+    assert table.step_back() == "stepped back"
+    assert len(table.actions) == before - 1 and table.st.current_player() == last
+    assert table.log(0)[-1] == "  (the host stepped back)"

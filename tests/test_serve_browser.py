@@ -20,7 +20,7 @@ import urllib.request
 
 import pytest
 
-from browser.harness import Server, chromium_missing, launch
+from browser.harness import Server, chromium_missing, launch, launch_browser
 from conftest import MINI, copy_game
 
 WHY_NOT = chromium_missing()
@@ -47,14 +47,19 @@ def server(project):
 
 
 @pytest.fixture(scope="module")
-def browser():
+def playwright():
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
-        context, profile = launch(p)
-        context.set_default_timeout(WAIT_MS)
-        yield context
-        context.close()
-        shutil.rmtree(profile, ignore_errors=True)
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):
+    context, profile = launch(playwright)
+    context.set_default_timeout(WAIT_MS)
+    yield context
+    context.close()
+    shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture
@@ -416,7 +421,9 @@ def test_a_game_survives_a_reload_and_a_server_restart(tmp_path, browser):
         log = page.locator("#log").inner_text()
         page.reload()
         assert page.locator("#log").inner_text() == log
-        assert (tmp_path / "generated" / "serve" / "games" / (path.rsplit("/", 1)[1] + ".json")).is_file()
+        saved = [json.loads(f.read_text()) for f in (tmp_path / "generated" / "serve" / "games").glob("*.json")]
+        assert [list(r["seats"]) for r in saved] == [[path.rsplit("/", 1)[1]]]
+        assert saved[0]["actions"] and saved[0]["seed"] == 11
     finally:
         first.stop()
     second = Server(tmp_path / "mini", cwd=tmp_path)
@@ -428,9 +435,8 @@ def test_a_game_survives_a_reload_and_a_server_restart(tmp_path, browser):
         assert page.locator("#log").inner_text().startswith(log.rstrip("\n"))
         assert page.locator("#log").inner_text() != log
         page.goto(second.url + "runs")
-        row = page.locator(f'#saved-games tr[data-key="{path.rsplit("/", 1)[1]}"]')
-        assert row.locator("td").first.inner_text() == "mini"
-        assert row.locator("a").get_attribute("href") == path
+        row = page.locator("#saved-games tr[data-key]")
+        assert row.count() == 1 and row.locator("td").first.inner_text() == "mini"
     finally:
         page.close()
         second.stop()
@@ -488,3 +494,88 @@ def test_stopping_the_server_mid_simulation_says_so_and_a_restart_lists_it_inter
     finally:
         page.close()
         first.stop()
+
+
+# ---------------------------------------------------------------- people at one table
+
+@pytest.fixture(scope="module")
+def unicorn_server(tmp_path_factory):
+    from conftest import REPO
+    root = tmp_path_factory.mktemp("serve-unicorn")
+    copy_game(REPO / "content" / "unicorn", root / "unicorn")
+    srv = Server(root / "unicorn", cwd=root)
+    yield srv
+    srv.stop()
+
+
+def hand_pictures(page, seat):
+    return page.locator(f'.zone[data-zone="hand@{seat}"] button.pic').count()
+
+
+def test_two_people_and_a_bot_play_one_game_from_two_browsers(unicorn_server, playwright):
+    """The host opens a unicorn game for two people and a bot and gets a link
+    per person's seat; each browser sees its own hand and no other, the other
+    person's moves arrive without a reload, a reload finds the game again, and
+    the host's step back reaches both pages."""
+    chromium = launch_browser(playwright)
+    try:
+        host, alice, bob = (chromium.new_context(viewport={"width": 1280, "height": 900})
+                            for _ in range(3))
+        for ctx in (host, alice, bob):
+            ctx.set_default_timeout(WAIT_MS)
+        page = host.new_page()
+        page.goto(unicorn_server.url + "g/unicorn/play")
+        fill_new_game(page, [("#players", "3"), ('select[name="seat0"]', "human"),
+                             ('select[name="seat1"]', "human"), ('select[name="seat2"]', "random"),
+                             ('input[name="seed"]', "5")])
+        page.click("#start")
+        page.wait_for_url(re.compile(r"/host/[\w-]+$"))
+        links = page.locator("a.seat-link").evaluate_all("els => els.map(e => e.href)")
+        assert len(links) == 2 and links[0] != links[1]
+        assert page.locator('#seat-links tr[data-seat="2"] td').first.inner_text() == "random bot"
+        pages = [alice.new_page(), bob.new_page()]
+        errors = [console_errors(x) for x in pages]
+        for seat, (x, link) in enumerate(zip(pages, links)):
+            x.goto(link)
+            assert hand_pictures(x, seat) == 5, "a person sees their own hand"
+            assert hand_pictures(x, 1 - seat) == 0 and hand_pictures(x, 2) == 0
+            assert "5 hidden" in x.locator(f'.zone[data-zone="hand@{1 - seat}"]').inner_text()
+            x.evaluate("window.stillTheSamePage = true")
+        rng = random.Random(5)
+        moved = [0, 0]
+        for _ in range(80):
+            if min(moved) >= 3:
+                break
+            # whose decision it is, as the page that moved last shows it
+            turn = pages[0].locator(".seat-score.to-play .who").all_inner_texts() or \
+                pages[1].locator(".seat-score.to-play .who").all_inner_texts()
+            if not turn:
+                break                                   # the game is over
+            seat = 0 if turn[0].startswith("P1") else 1
+            x = pages[seat]
+            x.locator("#decision").wait_for()           # arrived live, or it moved itself
+            buttons = x.locator("#decision button.action")
+            buttons.nth(rng.randrange(buttons.count())).click()
+            x.wait_for_selector("#headline")
+            moved[seat] += 1
+            pages[1 - seat].evaluate("window.stillTheSamePage = true")
+        assert min(moved) >= 3, f"both people played ({moved})"
+        other = pages[1 - seat]
+        # the page that did not just move followed without a reload
+        other.wait_for_function("n => document.body.dataset.moves === n",
+                                arg=pages[seat].evaluate("document.body.dataset.moves"))
+        assert other.evaluate("window.stillTheSamePage") is True
+        # a reload (a lost connection, a closed tab) finds the same seat's view
+        log = pages[1].locator("#log").inner_text()
+        pages[1].reload()
+        assert pages[1].locator("#log").inner_text() == log
+        assert hand_pictures(pages[1], 1) > 0 and hand_pictures(pages[1], 0) == 0
+        # the host steps the game back; both pages follow
+        page.reload()
+        page.click("#step-back")
+        page.locator("#host-note").filter(has_text="stepped back").wait_for()
+        for x in pages:
+            x.locator("#log").filter(has_text="(the host stepped back)").wait_for()
+        assert errors == [[], []]
+    finally:
+        chromium.close()

@@ -12,8 +12,9 @@ anything; starting a game, moving, undoing and simulating are POSTs.
     /g/{game}/pic/{id}.png    a card's picture (print renderer -> pypdfium2)
     /g/{game}/rulebook        the rulebook as HTML from the same template
     /g/{game}/play            start a game against bots (POST)  -> /play/{id}
-    /play/{id}                your seat's view; POST /act, /undo;
-                              GET /replay.json once the game is over
+    /play/{seat}              a person's seat: its view; POST /act, /undo;
+                              GET /replay.json once the game is over; /events
+    /host/{game}              the host's page: a link per person's seat, POST /back
     /g/{game}/simulate        start a simulation (POST)  -> /sim/{id}
     /sim/{id}                 progress, then the report; /sim/{id}/report.html
                               POST /sim/{id}/cancel
@@ -65,13 +66,16 @@ def _templates() -> jinja2.Environment:
 class Pages:
     """The route handlers, over one Workbench."""
 
-    def __init__(self, bench: Workbench, jobs: int = 1) -> None:
+    def __init__(self, bench: Workbench, jobs: int = 1, shared: bool = False) -> None:
         self.bench = bench
+        self.shared = shared          # --host: other computers reach the server too
         self.jobs = jobs
         self.env = _templates()
         self.games: dict[str, Game] = {}          # engine games by bundle hash
         self.store = Store(bench.root)
         self.tables = Games(self.store, self.engine)
+        self.changed: dict[str, asyncio.Event] = {}   # by host key: set when the table moves
+        self.host_notes: dict[str, str] = {}
         self.queue = SimulationQueue()
         self.sims: dict[str, Simulation] = {key: Simulation.saved(record, self.store.sim_html(key))
                                             for key, record in self.store.sims().items()}
@@ -156,49 +160,82 @@ class Pages:
             table = await asyncio.to_thread(Table, self.engine(view.bundle), players, seed, agents)
         except (ValueError, EngineError) as exc:
             return self.page("play_new.html", request, view, error=str(exc), status=400, bots=BOTS)
-        key = secrets.token_urlsafe(12)
-        await asyncio.to_thread(self.tables.add, key, view.name, table)
-        return RedirectResponse(f"/play/{key}", status_code=303)
+        host = await asyncio.to_thread(self.tables.add, view.name, table)
+        seats = self.tables.seats_of(host)
+        if len(seats) == 1:                 # one person: straight to their seat
+            return RedirectResponse(f"/play/{seats[table.humans[0]]}", status_code=303)
+        return RedirectResponse(f"/host/{host}", status_code=303)
 
-    async def table(self, request: Request):
-        """(game name, Table) of the URL's key: a saved game is resumed."""
-        current = {n: v.bundle for n, v in self.bench.games.items() if v.bundle}
+    def current_bundles(self) -> dict[str, dict]:
+        return {n: v.bundle for n, v in self.bench.games.items() if v.bundle}
+
+    async def seat(self, request: Request):
+        """(host key, game name, Table, seat) of the URL's seat key: a saved
+        game is resumed."""
         try:
-            found = await asyncio.to_thread(self.tables.get, request.path_params["table"], current)
+            found = await asyncio.to_thread(self.tables.seat, request.path_params["table"],
+                                            self.current_bundles())
         except (ValueError, EngineError) as exc:
             raise HTTPException(409, f"this game cannot be resumed: {exc}") from None
         if found is None:
             raise HTTPException(404, "no such game")
         return found
 
+    def host_only(self, request: Request) -> None:
+        """The host's pages (seat links, step back, the saved runs) answer
+        only the computer the server runs on, even with --host: other
+        computers get in by a seat's link only."""
+        from cardc.serve.guard import is_loopback
+        if self.shared and not is_loopback((request.client or (None,))[0]):
+            raise HTTPException(403, "the host's pages answer only the computer the server runs on")
+
+    async def hosted(self, request: Request):
+        """(game name, Table) of the URL's host key."""
+        self.host_only(request)
+        try:
+            found = await asyncio.to_thread(self.tables.get, request.path_params["host"],
+                                            self.current_bundles())
+        except (ValueError, EngineError) as exc:
+            raise HTTPException(409, f"this game cannot be resumed: {exc}") from None
+        if found is None:
+            raise HTTPException(404, "no such game")
+        return found
+
+    def moved(self, host: str) -> None:
+        """A table changed: every page open on it fetches itself again."""
+        self.changed.setdefault(host, asyncio.Event()).set()
+        self.changed[host] = asyncio.Event()
+
     async def play_view(self, request: Request):
-        name, table = await self.table(request)
+        host, name, table, seat = await self.seat(request)
         view = self.bench.games[name]
-        seen = await asyncio.to_thread(table.view)
+        seen = await asyncio.to_thread(table.view, seat)
         pics = {cid: f"/g/{name}/pic/{cid}.png?v={p.key}" for cid, p in view.pictures.items()}
         return self.page("play.html", request, view, table=table, t=seen, pics=pics,
                          key=request.path_params["table"])
 
     async def play_act(self, request: Request):
-        name, table = await self.table(request)
+        host, name, table, seat = await self.seat(request)
         form = await self.form(request)
         key = request.path_params["table"]
         try:
             # a form sent twice (or from an old page) names a position that has passed
-            await asyncio.to_thread(table.act, int(form.get("action", "-1")), int(form.get("at", "-1")))
+            await asyncio.to_thread(table.act, int(form.get("action", "-1")), int(form.get("at", "-1")), seat)
         except (ValueError, EngineError) as exc:       # an engine fault names card, effect and line
-            table.note = str(exc)
-        await asyncio.to_thread(self.tables.save, key)
+            table.notes[seat] = str(exc)
+        await asyncio.to_thread(self.tables.save, host)
+        self.moved(host)
         return RedirectResponse(f"/play/{key}", status_code=303)
 
     async def play_undo(self, request: Request):
-        name, table = await self.table(request)
-        await asyncio.to_thread(table.undo)
-        await asyncio.to_thread(self.tables.save, request.path_params["table"])
+        host, name, table, seat = await self.seat(request)
+        await asyncio.to_thread(table.undo, seat)
+        await asyncio.to_thread(self.tables.save, host)
+        self.moved(host)
         return RedirectResponse(f"/play/{request.path_params['table']}", status_code=303)
 
     async def play_replay(self, request: Request):
-        name, table = await self.table(request)
+        host, name, table, seat = await self.seat(request)
         if not table.over:
             # mid-game the seed and the actions would deal every hidden card
             raise HTTPException(403, "the replay is served once the game is over")
@@ -207,6 +244,47 @@ class Pages:
         filename = f"{table.game.id}-seed{table.seed}.json"
         return Response(data, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+    async def table_events(self, request: Request):
+        """Server-sent events of one table: its move count, at every change."""
+        if "host" in request.path_params:
+            host = request.path_params["host"]
+            name, table = await self.hosted(request)
+        else:
+            host, name, table, seat = await self.seat(request)
+
+        async def stream():
+            while True:
+                event = self.changed.setdefault(host, asyncio.Event())
+                yield {"event": "moved", "data": json.dumps({"moves": len(table.actions)})}
+                await event.wait()
+        return EventSourceResponse(stream(), ping=10)
+
+    # ------------------------------------------------------------ the host
+    async def host_view(self, request: Request):
+        host = request.path_params["host"]
+        name, table = await self.hosted(request)
+        view = self.bench.games[name]
+        base = str(request.base_url).rstrip("/")
+        links = {seat: f"{base}/play/{key}" for seat, key in self.tables.seats_of(host).items()}
+        with table.lock:
+            st = table.st
+            seats = [{"name": st.player_name(p), "agent": table.agents[p], "link": links.get(p),
+                      "to_play": not st.is_terminal() and st.current_player() == p}
+                     for p in range(table.players)]
+            state = {"over": st.is_terminal(), "turn": st.turn, "moves": len(table.actions),
+                     "winners": [st.player_name(w) for w in st.winners],
+                     "can_step_back": any(d in table.humans for d in table.deciders)}
+        return self.page("host.html", request, view, table=table, seats=seats, s=state, host=host,
+                         note=self.host_notes.get(host, ""))
+
+    async def host_back(self, request: Request):
+        host = request.path_params["host"]
+        name, table = await self.hosted(request)
+        self.host_notes[host] = await asyncio.to_thread(table.step_back)
+        await asyncio.to_thread(self.tables.save, host)
+        self.moved(host)
+        return RedirectResponse(f"/host/{host}", status_code=303)
 
     # ------------------------------------------------------------ simulate
     async def sim_form(self, request: Request):
@@ -241,6 +319,7 @@ class Pages:
     # ------------------------------------------------------------ saved runs
     async def runs(self, request: Request):
         """Every saved game and simulation, newest first."""
+        self.host_only(request)
         games = sorted(self.tables.saved.items(), key=lambda kv: -kv[1].get("started", 0))
         sims = sorted(self.sims.items(), key=lambda kv: -kv[1].started)
         return self.page("runs.html", request, None, saved_games=games, sims=sims, queue=self.queue)
@@ -313,7 +392,7 @@ REPORT_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' dat
 
 def make_app(bench: Workbench, loopback_only: bool = True, jobs: int = 1,
              watch: bool = True) -> Starlette:
-    pages = Pages(bench, jobs)
+    pages = Pages(bench, jobs, shared=not loopback_only)
     name = r"{game:str}"
     routes = [
         Route("/", pages.gallery),
@@ -329,6 +408,10 @@ def make_app(bench: Workbench, loopback_only: bool = True, jobs: int = 1,
         Route("/play/{table:str}/act", pages.play_act, methods=["POST"]),
         Route("/play/{table:str}/undo", pages.play_undo, methods=["POST"]),
         Route("/play/{table:str}/replay.json", pages.play_replay, methods=["GET"]),
+        Route("/play/{table:str}/events", pages.table_events, methods=["GET"]),
+        Route("/host/{host:str}", pages.host_view, methods=["GET"]),
+        Route("/host/{host:str}/back", pages.host_back, methods=["POST"]),
+        Route("/host/{host:str}/events", pages.table_events, methods=["GET"]),
         Route(f"/g/{name}/simulate", pages.sim_form, methods=["GET"]),
         Route(f"/g/{name}/simulate", pages.sim_start, methods=["POST"]),
         Route("/sim/{sim:str}", pages.sim_view, methods=["GET"]),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import time
 from pathlib import Path
 
@@ -87,9 +88,13 @@ class Store:
 
 
 class Games:
-    """The games of the tables, by key: in memory while played, on disk
-    always; a game not in memory (after a restart, or forgotten to save
-    memory) is rebuilt from its saved record on first use."""
+    """The games of the tables: in memory while played, on disk always.
+
+    A game has a host key (the host's page: seat links, step back) and a
+    seat key for each person's seat (that seat's view, and nothing else);
+    keys are unguessable tokens, so a link is the seat's ticket.  A game not
+    in memory (after a restart, or forgotten to save memory) is rebuilt from
+    its saved record on first use."""
 
     MEMORY = 50
 
@@ -98,30 +103,50 @@ class Games:
         self.engine = engine                      # bundle -> Game (cached by hash)
         self.live: dict[str, tuple[str, object]] = {}
         self.saved = store.games()
+        self.seat_keys: dict[str, tuple[str, int]] = {
+            key: (host, int(seat)) for host, record in self.saved.items()
+            for key, seat in (record.get("seats") or {}).items() if KEY.match(key)}
 
-    def add(self, key: str, name: str, table) -> None:
+    def add(self, name: str, table) -> str:
+        """Keep a new game; its host key."""
+        host = secrets.token_urlsafe(12)
         self.store.save_bundle(table.game.bundle)
-        self.live[key] = (name, table)
-        self.saved[key] = {"started": time.time()}
-        self.save(key)
+        self.live[host] = (name, table)
+        seats = {secrets.token_urlsafe(12): seat for seat in table.humans}
+        self.seat_keys.update({key: (host, seat) for key, seat in seats.items()})
+        self.saved[host] = {"started": time.time(), "seats": seats}
+        self.save(host)
         while len(self.live) > self.MEMORY:
             self.live.pop(next(iter(self.live)))
+        return host
 
-    def save(self, key: str) -> None:
-        name, table = self.live[key]
+    def seats_of(self, host: str) -> dict[int, str]:
+        """{seat: its key} of a game's people."""
+        return {int(seat): key for key, seat in (self.saved[host].get("seats") or {}).items()}
+
+    def save(self, host: str) -> None:
+        name, table = self.live[host]
         with table.lock:
             record = {**table.replay(), "title": name, "over": table.over, "turn": table.st.turn,
                       "winners": [table.st.player_name(w) for w in table.st.winners] if table.over else []}
-        self.saved[key] = {**self.saved.get(key, {}), **record}
-        self.store.save_game(key, self.saved[key])
+        self.saved[host] = {**self.saved.get(host, {}), **record}
+        self.store.save_game(host, self.saved[host])
 
-    def get(self, key: str, current: dict[str, dict]):
+    def seat(self, key: str, current: dict[str, dict]):
+        """(host key, game name, Table, seat) of a seat key, or None."""
+        if key not in self.seat_keys:
+            return None
+        host, seat = self.seat_keys[key]
+        name, table = self.get(host, current)
+        return host, name, table, seat
+
+    def get(self, host: str, current: dict[str, dict]):
         """(game name, Table) or None; `current` holds each game's bundle now."""
         from cardc.serve.play import Table
-        if key in self.live:
-            return self.live[key]
-        record = self.saved.get(key)
-        if record is None:
+        if host in self.live:
+            return self.live[host]
+        record = self.saved.get(host)
+        if record is None or "actions" not in record:
             return None
         bundle = current.get(record.get("title"))
         if bundle is None or bundle["source_hash"] != record.get("bundle"):
@@ -130,5 +155,5 @@ class Games:
             raise ValueError("this game's rules were not saved: it cannot be resumed")
         table = Table(self.engine(bundle), record["players"], record["seed"], record["agents"],
                       actions=record["actions"])
-        self.live[key] = (record["title"], table)
-        return self.live[key]
+        self.live[host] = (record["title"], table)
+        return self.live[host]

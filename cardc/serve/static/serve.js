@@ -19,7 +19,7 @@
     const nextNav = doc.querySelector("nav.games");
     if (nav && nextNav) nav.replaceWith(nextNav);
     body.dataset.version = doc.body.dataset.version;
-    for (const k of ["sim", "simFinished"]) {
+    for (const k of ["sim", "simFinished", "moves"]) {
       if (doc.body.dataset[k] !== undefined) body.dataset[k] = doc.body.dataset[k];
     }
     setUp();
@@ -120,7 +120,20 @@
     tick();
   }
 
+  // a table's page: another person's move (or the host's step back) makes
+  // the page fetch itself again; after a lost connection the browser
+  // reconnects, and the first message says whether anything moved meanwhile
+  let tableEvents = null;
+  function followTable() {
+    if (tableEvents || !body.dataset.tableEvents || !window.EventSource) return;
+    tableEvents = new EventSource(body.dataset.tableEvents);
+    tableEvents.addEventListener("moved", e => {
+      if (String(JSON.parse(e.data).moves) !== body.dataset.moves) refresh();
+    });
+  }
+
   function setUp() {
+    followTable();
     const f = document.getElementById("filter");
     if (f && !f.dataset.bound) {
       f.dataset.bound = "1";
