@@ -579,3 +579,48 @@ def test_two_people_and_a_bot_play_one_game_from_two_browsers(unicorn_server, pl
         assert errors == [[], []]
     finally:
         chromium.close()
+
+
+# ---------------------------------------------------------------- the replay viewer
+
+def test_the_replay_viewer_steps_through_a_finished_game_from_a_seat_or_all(server, page):
+    errors = console_errors(page)
+    page.goto(server.url + "g/mini/play")
+    fill_new_game(page, [("#players", "2"), ('select[name="seat0"]', "human"),
+                         ('select[name="seat1"]', "random"), ('input[name="seed"]', "9")])
+    page.click("#start")
+    seat_url = page.url
+    refused = page.request.get(seat_url + "/replay?at=3")
+    assert refused.status == 403, "no viewer mid-game"
+    play_moves(page, 500, random.Random(9))
+    page.locator("#game-over").wait_for()
+    final_log = page.locator("#log").inner_text()
+    page.click("#watch-replay")
+    assert page.locator("#replay-at").inner_text().startswith("move 0 / ")
+    total = int(page.locator("#replay-at").inner_text().split("/ ")[1])
+    assert total > 2
+    assert page.locator("#decision").count() == 0 and page.locator("button.action").count() == 0
+    # one seat's view: its own hand and not the other's
+    assert page.locator('.zone[data-zone="hand@0"] button.pic').count() > 0
+    assert page.locator('.zone[data-zone="hand@1"] button.pic').count() == 0
+    page.keyboard.press("ArrowRight")
+    page.locator("#replay-at").filter(has_text=f"move 1 / {total}").wait_for()
+    page.click("#replay-next")
+    page.locator("#replay-at").filter(has_text=f"move 2 / {total}").wait_for()
+    page.click("#replay-prev")
+    page.locator("#replay-at").filter(has_text=f"move 1 / {total}").wait_for()
+    # every seat's view: both hands
+    page.click("#replay-all")
+    page.locator("#replay-at").filter(has_text=f"move 1 / {total}").wait_for()
+    assert page.locator('.zone[data-zone="hand@0"] button.pic').count() > 0
+    assert page.locator('.zone[data-zone="hand@1"] button.pic').count() > 0
+    # the end, from P1's seat, is the game as P1 read it; every seat's log
+    # names every card
+    page.click("#replay-last")
+    page.locator("#replay-at").filter(has_text=f"move {total} / {total}").wait_for()
+    every = page.locator("#log").inner_text()
+    page.locator("nav.replay .views a", has_text="P1").click()
+    page.locator("h1", has_text="as P1").wait_for()
+    assert page.locator("#log").inner_text() == final_log
+    assert "a card you cannot see" not in every
+    assert errors == []

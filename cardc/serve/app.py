@@ -13,7 +13,8 @@ anything; starting a game, moving, undoing and simulating are POSTs.
     /g/{game}/rulebook        the rulebook as HTML from the same template
     /g/{game}/play            start a game against bots (POST)  -> /play/{id}
     /play/{seat}              a person's seat: its view; POST /act, /undo;
-                              GET /replay.json once the game is over; /events
+                              GET /replay.json and /replay (the viewer) once the
+                              game is over; /events
     /host/{game}              the host's page: a link per person's seat, POST /back
     /g/{game}/simulate        start a simulation (POST)  -> /sim/{id}
     /sim/{id}                 progress, then the report; /sim/{id}/report.html
@@ -212,7 +213,7 @@ class Pages:
         seen = await asyncio.to_thread(table.view, seat)
         pics = {cid: f"/g/{name}/pic/{cid}.png?v={p.key}" for cid, p in view.pictures.items()}
         return self.page("play.html", request, view, table=table, t=seen, pics=pics,
-                         key=request.path_params["table"])
+                         key=request.path_params["table"], replay=None)
 
     async def play_act(self, request: Request):
         host, name, table, seat = await self.seat(request)
@@ -244,6 +245,29 @@ class Pages:
         filename = f"{table.game.id}-seed{table.seed}.json"
         return Response(data, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+    async def play_replayer(self, request: Request):
+        """The replay viewer: ?at=N (moves taken), ?seat=P1..Pn or all."""
+        from cardc.serve.replay import frame
+        host, name, table, seat = await self.seat(request)
+        if not table.over:
+            raise HTTPException(403, "the replay is served once the game is over")
+        query = request.query_params
+        try:
+            at = int(query.get("at", "0"))
+            who = query.get("seat", f"P{seat + 1}")
+            shown = None if who == "all" else int(who.removeprefix("P")) - 1
+            if shown is not None and not 0 <= shown < table.players:
+                raise ValueError
+        except ValueError:
+            raise HTTPException(400, "at: a number of moves; seat: P1, P2, ... or all") from None
+        with table.lock:
+            actions = list(table.actions)
+        shot = await asyncio.to_thread(frame, table.game, table.players, table.seed, actions, at, shown)
+        view = self.bench.games[name]
+        pics = {cid: f"/g/{name}/pic/{cid}.png?v={p.key}" for cid, p in view.pictures.items()}
+        return self.page("play.html", request, view, table=shot.table, t=shot.view, pics=pics,
+                         key=request.path_params["table"], replay=shot)
 
     async def table_events(self, request: Request):
         """Server-sent events of one table: its move count, at every change."""
@@ -409,6 +433,7 @@ def make_app(bench: Workbench, loopback_only: bool = True, jobs: int = 1,
         Route("/play/{table:str}/undo", pages.play_undo, methods=["POST"]),
         Route("/play/{table:str}/replay.json", pages.play_replay, methods=["GET"]),
         Route("/play/{table:str}/events", pages.table_events, methods=["GET"]),
+        Route("/play/{table:str}/replay", pages.play_replayer, methods=["GET"]),
         Route("/host/{host:str}", pages.host_view, methods=["GET"]),
         Route("/host/{host:str}/back", pages.host_back, methods=["POST"]),
         Route("/host/{host:str}/events", pages.table_events, methods=["GET"]),

@@ -144,7 +144,7 @@ class Table:
         self.deciders.append(d.player)
         st.apply(action)
         line = f"  {st.player_name(d.player)} · {prompt or d.kind} → "
-        blind = {s for s in self.humans if s != d.player and self._names_hidden_card(d, label, action, s)}
+        blind = {s for s in self.humans if s != d.player and self.names_hidden_card(d, label, action, s)}
         if blind:
             self.hidden_lines[len(self.logger.lines)] = (line + "a card you cannot see", blind)
         self.logger.lines.append(line + label)
@@ -160,7 +160,7 @@ class Table:
         if st.is_terminal():
             self.logger.end()
 
-    def _names_hidden_card(self, d, label, action, seat) -> bool:
+    def names_hidden_card(self, d, label, action, seat) -> bool:
         """Whether the chosen value holds a card `seat` cannot see whose
         name the label prints (a menu option's value carries its bindings):
         the log line a person reads does not name it."""
@@ -178,16 +178,17 @@ class Table:
                 for i, line in enumerate(self.logger.lines)]
 
     # ------------------------------------------------------------ what the page shows
-    def view(self, seat: int | None = None) -> dict:
-        """Everything the seat's page shows: its observation and the log."""
+    def view(self, seat: int | None = None, choosing: bool = True) -> dict:
+        """Everything the seat's page shows: its observation and the log;
+        `choosing` False: its decision too, but nothing on the page takes it."""
         with self.lock:
-            return self._view(self.seat if seat is None else seat)
+            return self._view(self.seat if seat is None else seat, choosing)
 
-    def _view(self, me: int) -> dict:
+    def _view(self, me: int, choosing: bool = True) -> dict:
         st, g = self.st, self.game
         obs = st.observation(me)
         mine = None
-        if not st.is_terminal() and st.current_player() == me:
+        if choosing and not st.is_terminal() and st.current_player() == me:
             # the seat's decision through the agents' own window on the game
             seat = SeatView(st, me)
             mine = {"prompt": seat.prompt, "kind": st.pending.kind,

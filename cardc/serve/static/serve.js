@@ -3,7 +3,8 @@
 //    again and swaps in the new #status and #page, keeping the filter;
 //  * the gallery filter;
 //  * a simulation's progress bar;
-//  * the table's card pictures, large on hover, focus or tap.
+//  * the table's card pictures, large on hover, focus or tap;
+//  * a table's live moves (server-sent events), the replay's arrow keys.
 "use strict";
 (function () {
   const body = document.body;
@@ -182,6 +183,11 @@
   });
   document.addEventListener("keydown", e => {
     if (e.key === "Escape" && pinned) { pinned.classList.remove("shown"); pinned = null; preview(null); }
+    // the replay viewer: the arrow keys step back and forth (not while typing)
+    const step = { ArrowLeft: "replay-prev", ArrowRight: "replay-next" }[e.key];
+    if (step && document.getElementById(step) && !e.target.closest("input, select, textarea")) {
+      location.href = document.getElementById(step).href;
+    }
   });
 
   setUp();
