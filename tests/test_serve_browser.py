@@ -624,3 +624,61 @@ def test_the_replay_viewer_steps_through_a_finished_game_from_a_seat_or_all(serv
     assert page.locator("#log").inner_text() == final_log
     assert "a card you cannot see" not in every
     assert errors == []
+
+
+# ---------------------------------------------------------------- access
+
+UNNAMED = """() => [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button, a[href]')]
+  .filter(el => el.offsetParent !== null || el.getClientRects().length)
+  .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
+                && !el.textContent.trim() && !el.querySelector('img[alt]:not([alt=""])'))
+  .map(el => el.outerHTML.slice(0, 120))"""
+
+
+def test_every_control_has_a_name_and_progress_is_announced(server, page):
+    """A screen reader can name every field, button and link of the pages,
+    and the gallery's count and a simulation's state are live regions."""
+    page.goto(server.url + "g/mini/play")
+    fill_new_game(page, [("#players", "2"), ('select[name="seat0"]', "human"),
+                         ('select[name="seat1"]', "random"), ('input[name="seed"]', "4")])
+    page.click("#start")
+    page.wait_for_selector("#decision")
+    table = page.url
+    for url in (server.url, server.url + "g/mini/play", server.url + "g/mini/simulate", table,
+                server.url + "runs"):
+        page.goto(url)
+        assert page.evaluate(UNNAMED) == [], url
+    page.goto(server.url)
+    assert page.get_by_label("Filter the cards by name, kind or text").count() == 1
+    assert page.get_by_label("Show one kind of card").count() == 1
+    page.fill("#filter", "rival")
+    assert page.get_by_role("status").filter(has_text="1 of").count() == 1
+    page.goto(server.url + "g/mini/simulate")
+    page.fill('input[name="games"]', "20")
+    page.click("#simulate")
+    page.locator("#sim-done").wait_for()
+    assert page.locator("#sim-state").get_attribute("role") == "status"
+
+
+def test_a_second_tab_on_the_same_seat_follows_the_first(server, browser):
+    """A table open in two tabs: a move in one shows in the other without a
+    reload (the other is never left stale)."""
+    first, second = browser.new_page(), browser.new_page()
+    try:
+        first.goto(server.url + "g/mini/play")
+        fill_new_game(first, [("#players", "2"), ('select[name="seat0"]', "human"),
+                              ('select[name="seat1"]', "random"), ('input[name="seed"]', "6")])
+        first.click("#start")
+        first.wait_for_selector("#decision")
+        second.goto(first.url)
+        second.evaluate("window.stillTheSamePage = true")
+        moves = first.evaluate("document.body.dataset.moves")
+        first.locator("button.action").first.click()
+        first.wait_for_function("n => document.body.dataset.moves !== n", arg=moves)
+        now = first.evaluate("document.body.dataset.moves")
+        second.wait_for_function("n => document.body.dataset.moves === n", arg=now)
+        assert second.evaluate("window.stillTheSamePage") is True
+        assert second.locator("#log").inner_text() == first.locator("#log").inner_text()
+    finally:
+        first.close()
+        second.close()

@@ -221,6 +221,7 @@
       if (!badge) {
         badge = document.createElement("div");
         badge.id = "rebuilding";
+        badge.setAttribute("role", "status");
         document.body.appendChild(badge);
       }
       badge.textContent = news.building.length ? `rebuilding ${news.building.join(", ")}…` : "";
