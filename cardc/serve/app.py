@@ -280,7 +280,9 @@ class Pages:
         async def stream():
             while True:
                 event = self.changed.setdefault(host, asyncio.Event())
-                yield {"event": "moved", "data": json.dumps({"moves": len(table.actions)})}
+                # the table in memory now (a game forgotten to save memory is read back anew)
+                found = await asyncio.to_thread(self.tables.get, host, self.current_bundles())
+                yield {"event": "moved", "data": json.dumps({"moves": len(found[1].actions)})}
                 await event.wait()
         return EventSourceResponse(stream(), ping=10)
 
