@@ -48,7 +48,7 @@ from cardc.serve.guard import Guard
 from cardc.serve.play import Table
 from cardc.serve.runs import Games, Store
 from cardc.serve.simulate import Simulation, SimulationQueue
-from cardc.serve.views import card_details, gallery_groups, rulebook_html
+from cardc.serve.views import card_details, gallery_groups, rulebook_html, table_pictures
 from cardc.serve.workbench import Workbench
 
 HERE = Path(__file__).parent
@@ -211,7 +211,7 @@ class Pages:
         host, name, table, seat = await self.seat(request)
         view = self.bench.games[name]
         seen = await asyncio.to_thread(table.view, seat)
-        pics = {cid: f"/g/{name}/pic/{cid}.png?v={p.key}" for cid, p in view.pictures.items()}
+        pics = table_pictures(view)
         return self.page("play.html", request, view, table=table, t=seen, pics=pics,
                          key=request.path_params["table"], replay=None)
 
@@ -265,7 +265,7 @@ class Pages:
             actions = list(table.actions)
         shot = await asyncio.to_thread(frame, table.game, table.players, table.seed, actions, at, shown)
         view = self.bench.games[name]
-        pics = {cid: f"/g/{name}/pic/{cid}.png?v={p.key}" for cid, p in view.pictures.items()}
+        pics = table_pictures(view)
         return self.page("play.html", request, view, table=shot.table, t=shot.view, pics=pics,
                          key=request.path_params["table"], replay=shot)
 
