@@ -407,3 +407,15 @@ def test_each_person_reads_the_log_as_their_seat_and_undoes_only_their_own(game_
     assert table.step_back() == "stepped back"
     assert len(table.actions) == before - 1 and table.st.current_player() == last
     assert table.log(0)[-1] == "  (the host stepped back)"
+
+
+def test_host_prints_a_warning_that_the_seat_links_are_the_tickets(game_copy):
+    from browser.harness import Server
+    folder = game_copy()
+    server = Server(folder, cwd=folder.parent, extra=["--host", "127.0.0.1"])
+    try:
+        printed = "".join(server.output)
+    finally:
+        server.stop()
+    assert "warning: --host 127.0.0.1: answering other computers too;" in printed
+    assert "a game's seat links are its only tickets: send each person their own seat's link only" in printed
