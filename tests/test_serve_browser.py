@@ -682,3 +682,33 @@ def test_a_second_tab_on_the_same_seat_follows_the_first(server, browser):
     finally:
         first.close()
         second.close()
+
+
+def test_four_tabs_on_one_table_all_follow_a_move(server, browser, cards_file):
+    """Each page holds one event stream, so a designer's several tabs stay
+    within the browser's six connections to the server and all follow a
+    move, and a rebuild."""
+    tabs = [browser.new_page() for _ in range(4)]
+    try:
+        first = tabs[0]
+        first.goto(server.url + "g/mini/play")
+        fill_new_game(first, [("#players", "2"), ('select[name="seat0"]', "human"),
+                              ('select[name="seat1"]', "random"), ('input[name="seed"]', "12")])
+        first.click("#start")
+        first.wait_for_selector("#decision")
+        for tab in tabs[1:]:
+            tab.goto(first.url)
+            tab.wait_for_selector("#decision")
+        moves = first.evaluate("document.body.dataset.moves")
+        first.locator("button.action").first.click()
+        first.wait_for_function("n => document.body.dataset.moves !== n", arg=moves)
+        now = first.evaluate("document.body.dataset.moves")
+        for tab in tabs[1:]:
+            tab.wait_for_function("n => document.body.dataset.moves === n", arg=now)
+        version = tabs[1].evaluate("document.body.dataset.version")
+        cards_file.write_text(cards_file.read_text().replace(
+            "text: Take a banked gem from a rival.", "text: Take a banked gem from a rival, quietly."))
+        tabs[1].wait_for_function("v => document.body.dataset.version !== v", arg=version)
+    finally:
+        for tab in tabs:
+            tab.close()

@@ -270,20 +270,32 @@ class Pages:
                          key=request.path_params["table"], replay=shot)
 
     async def table_events(self, request: Request):
-        """Server-sent events of one table: its move count, at every change."""
+        """Server-sent events of one table: its move count at every change,
+        and the builds as /events gives them (one stream a page: a browser
+        opens at most six connections to a server, and each open stream
+        holds one)."""
         if "host" in request.path_params:
             host = request.path_params["host"]
-            name, table = await self.hosted(request)
+            await self.hosted(request)
         else:
-            host, name, table, seat = await self.seat(request)
+            host = (await self.seat(request))[0]
+        bench = self.bench
 
         async def stream():
             while True:
-                event = self.changed.setdefault(host, asyncio.Event())
+                moved = self.changed.setdefault(host, asyncio.Event())
                 # the table in memory now (a game forgotten to save memory is read back anew)
                 found = await asyncio.to_thread(self.tables.get, host, self.current_bundles())
                 yield {"event": "moved", "data": json.dumps({"moves": len(found[1].actions)})}
-                await event.wait()
+                version, building = seen = bench.status
+                yield {"event": "build", "data": json.dumps({"version": str(version),
+                                                             "building": list(building)})}
+                waits = [asyncio.ensure_future(moved.wait()), asyncio.ensure_future(bench.wait_change(seen))]
+                try:
+                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for task in waits:
+                        task.cancel()
         return EventSourceResponse(stream(), ping=10)
 
     # ------------------------------------------------------------ the host

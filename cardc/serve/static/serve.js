@@ -121,20 +121,7 @@
     tick();
   }
 
-  // a table's page: another person's move (or the host's step back) makes
-  // the page fetch itself again; after a lost connection the browser
-  // reconnects, and the first message says whether anything moved meanwhile
-  let tableEvents = null;
-  function followTable() {
-    if (tableEvents || !body.dataset.tableEvents || !window.EventSource) return;
-    tableEvents = new EventSource(body.dataset.tableEvents);
-    tableEvents.addEventListener("moved", e => {
-      if (String(JSON.parse(e.data).moves) !== body.dataset.moves) refresh();
-    });
-  }
-
   function setUp() {
-    followTable();
     const f = document.getElementById("filter");
     if (f && !f.dataset.bound) {
       f.dataset.bound = "1";
@@ -192,7 +179,16 @@
 
   setUp();
   if (window.EventSource) {
-    const events = new EventSource("/events");
+    // one stream a page (a browser opens at most six connections to a
+    // server): a table's page follows its table's stream, which also
+    // carries the builds; every other page follows /events
+    const events = new EventSource(body.dataset.tableEvents || "/events");
+    // a table's page: another person's move (or the host's step back) makes
+    // the page fetch itself again; after a lost connection the browser
+    // reconnects, and the first message says whether anything moved meanwhile
+    events.addEventListener("moved", e => {
+      if (String(JSON.parse(e.data).moves) !== body.dataset.moves) refresh();
+    });
     // the server stopped: say so; the browser reconnects by itself, and the
     // page is fetched again once the server is back
     let gone = false;
