@@ -419,3 +419,25 @@ def test_host_prints_a_warning_that_the_seat_links_are_the_tickets(game_copy):
         server.stop()
     assert "warning: --host 127.0.0.1: answering other computers too;" in printed
     assert "a game's seat links are its only tickets: send each person their own seat's link only" in printed
+
+
+def test_a_saved_game_whose_game_is_gone_is_a_404_that_says_so(game_copy):
+    from cardc.serve.app import make_app
+    folder = game_copy()
+    bench = Workbench(folder.parent, [folder])
+    bench.build_all()
+
+    async def start():
+        async with asgi_client(make_app(bench, watch=False)) as client:
+            started = await client.post("/g/mini/play", headers=FORM, content=b"players=2&seat0=human&seed=1")
+            return started.headers["location"]
+    seat = asyncio.run(start())
+    moved = folder.rename(folder.parent / "renamed")
+    bench = Workbench(moved.parent, [moved])
+    bench.build_all()
+
+    async def again():
+        async with asgi_client(make_app(bench, watch=False)) as client:
+            return await client.get(seat)
+    page = asyncio.run(again())
+    assert page.status_code == 404 and "its game `mini` is not served now" in page.text

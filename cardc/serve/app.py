@@ -96,6 +96,14 @@ class Pages:
             raise HTTPException(404, f"no game `{name}` in this project")
         return view
 
+    def served(self, name: str):
+        """The GameView of a saved game or simulation's game: gone from the
+        project since, it is a 404 that says so."""
+        view = self.bench.games.get(name)
+        if view is None:
+            raise HTTPException(404, f"its game `{name}` is not served now")
+        return view
+
     def engine(self, bundle: dict) -> Game:
         game = self.games.get(bundle["source_hash"])
         if game is None:
@@ -209,7 +217,7 @@ class Pages:
 
     async def play_view(self, request: Request):
         host, name, table, seat = await self.seat(request)
-        view = self.bench.games[name]
+        view = self.served(name)
         seen = await asyncio.to_thread(table.view, seat)
         pics = table_pictures(view)
         return self.page("play.html", request, view, table=table, t=seen, pics=pics,
@@ -264,7 +272,7 @@ class Pages:
         with table.lock:
             actions = list(table.actions)
         shot = await asyncio.to_thread(frame, table.game, table.players, table.seed, actions, at, shown)
-        view = self.bench.games[name]
+        view = self.served(name)
         pics = table_pictures(view)
         return self.page("play.html", request, view, table=shot.table, t=shot.view, pics=pics,
                          key=request.path_params["table"], replay=shot)
@@ -302,7 +310,7 @@ class Pages:
     async def host_view(self, request: Request):
         host = request.path_params["host"]
         name, table = await self.hosted(request)
-        view = self.bench.games[name]
+        view = self.served(name)
         base = str(request.base_url).rstrip("/")
         links = {seat: f"{base}/play/{key}" for seat, key in self.tables.seats_of(host).items()}
         with table.lock:
@@ -370,9 +378,7 @@ class Pages:
 
     async def sim_view(self, request: Request):
         sim = self.sim(request)
-        if sim.game not in self.bench.games:
-            raise HTTPException(404, f"its game `{sim.game}` is not served now")
-        return self.page("simulate.html", request, self.bench.games[sim.game], sim=sim,
+        return self.page("simulate.html", request, self.served(sim.game), sim=sim,
                          key=request.path_params["sim"], ahead=self.queue.ahead_of(sim))
 
     async def sim_progress(self, request: Request):
