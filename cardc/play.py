@@ -80,10 +80,7 @@ def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) 
     agents = [make_agent(agent_names[min(i, len(agent_names) - 1)], seed * 1000 + i)
               for i in range(players)]
     logger = Logger(st, echo)
-    # the scores after each turn could give away a counter a person may not see
-    secret = any(c.get("visibility", "public") != "public"
-                 for scope in ("game", "player") for c in game.counters[scope].values())
-    logger.show_scores = not (secret and any(a.name == "human" for a in agents))
+    logger.show_scores = scores_are_public(game) or not any(a.name == "human" for a in agents)
     actions = []
     undo_points = {}
     while not st.is_terminal():
@@ -111,6 +108,13 @@ def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) 
         st.apply(choice)
     logger.end()
     return PlayedGame(st, actions, logger.lines)
+
+
+def scores_are_public(game: Game) -> bool:
+    """Whether a person may read every seat's score mid-game: not when a
+    game or player counter is secret (the score could give it away)."""
+    return not any(c.get("visibility", "public") != "public"
+                   for scope in ("game", "player") for c in game.counters[scope].values())
 
 
 def undo_refusal(saved, seen_then: set, st, seat) -> str | None:

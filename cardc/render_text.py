@@ -67,25 +67,29 @@ def value_text(v, typ=None, game=None):
     return str(v)
 
 
-def board_cells(obs: dict, game, state=None) -> dict:
-    """{cell: label} of each visible card that has a `cell` on the board,
-    labelled by the game's `display.label` expression (default `#`)."""
+def board_cards(obs: dict, game) -> dict:
+    """{cell: card view} of each visible card that has a `cell` on the board
+    (the `display.board` zone, else every shared zone)."""
     cells = {}
     cell_field = game.card_field.get("cell")
     if cell_field is None:
         return cells
     display = game.bundle.get("display") or {}
-    label = game.display_label if state is not None else None
     for key, zone in obs["zones"].items():
         if "@" in key or (display.get("board") and key != display["board"]):
             continue
         for c in zone["cards"]:
-            if c:
-                cell = cell_field[c["iid"]]
-                if cell:
-                    text = label(state, {"this": c["iid"]}) if label else "#"
-                    cells[cell] = str(text)[:3] or "#"
+            if c and cell_field[c["iid"]]:
+                cells[cell_field[c["iid"]]] = c
     return cells
+
+
+def board_cells(obs: dict, game, state=None) -> dict:
+    """{cell: label} of each visible card that has a `cell` on the board,
+    labelled by the game's `display.label` expression (default `#`)."""
+    label = game.display_label if state is not None else None
+    return {cell: (str(label(state, {"this": c["iid"]}))[:3] if label else "#") or "#"
+            for cell, c in board_cards(obs, game).items()}
 
 
 def board_text(obs: dict, game, state=None) -> str:

@@ -112,3 +112,22 @@ def test_any_effect_text_compiles_or_reports_a_located_error(game_copy, text):
             assert d.loc is not None and d.loc.line >= 1, d
     finally:
         shutil.rmtree(folder)
+
+
+def test_mistakes_in_the_boards_display_are_located(game_copy):
+    """`display.group`, `display.legend` and `display.markers` (what the
+    browser table draws on ipo's board) are checked like any expression."""
+    from conftest import REPO
+    folder = game_copy(REPO / "content" / "ipo", edits={"game.yaml": [
+        ("  markers: claims ", "  markers: claimz "),
+        ("  group: this.company ", "  group: this.ticker "),
+        ("    price: price_of(this)", "    price: price_off(this)"),
+    ]})
+    built = build_folder(folder)
+    assert built.bundle is None
+    got = [(d.loc.line, d.loc.col, d.message, d.hint) for d in built.diags.sorted() if d.severity == "error"]
+    assert got == [
+        (155, 12, "unknown zone `claimz`", "did you mean `claims`?"),
+        (156, 10, "this expression must be a card, but this is text", None),
+        (159, 12, "unknown function `price_off`", "did you mean `price_of`?"),
+    ]

@@ -86,6 +86,8 @@ CASES = {
         '`money` must be a whole number, true/false or a mapping (key: value), got text "ten"',
         None,
     ),
+    "game_bookkeeping_type.yaml": (
+        "13:37", '`bookkeeping` must be true/false, got text "sometimes"', None),
     "game_players_type.yaml": (
         "3:10",
         '`players` must be a mapping (key: value), got text "3-5"',

@@ -3,8 +3,10 @@ undo, and a simulation that gives the terminal's numbers."""
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import random
+import re
 
 import pytest
 
@@ -15,7 +17,7 @@ from cardc.project import build_folder  # noqa: E402
 from cardc.serve.guard import Guard, is_loopback  # noqa: E402
 from cardc.serve.play import Table  # noqa: E402
 from cardc.serve.workbench import Workbench, find_project  # noqa: E402
-from conftest import MINI, copy_game  # noqa: E402
+from conftest import MINI, REPO, copy_game  # noqa: E402
 
 
 def call(app, method="GET", client="127.0.0.1", host="127.0.0.1:8000", origin=None):
@@ -250,3 +252,192 @@ def test_without_a_target_the_working_directory_is_the_project(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     root, folders = find_project(None)
     assert root == tmp_path.resolve() and [f.name for f in folders] == ["mini"]
+
+
+def asgi_client(app):
+    import httpx
+    transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5000))
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000")
+
+
+FORM = {"content-type": "application/x-www-form-urlencoded"}
+
+
+def test_the_replay_is_refused_until_the_game_is_over_and_each_game_has_a_fresh_seed(game_copy):
+    """A replay names the seed and every action, so mid-game it would deal
+    every hidden hand: it is served only at the end, at the seat's own link."""
+
+    from cardc.serve.app import make_app
+    folder = game_copy()
+    bench = Workbench(folder.parent, [folder])
+    bench.build_all()
+    app = make_app(bench, watch=False)
+
+    async def requests():
+        async with asgi_client(app) as client:
+            seeds = []
+            for _ in range(2):
+                started = await client.post("/g/mini/play", headers=FORM,
+                                            content=b"players=2&seat0=human&seat1=random&seed=")
+                assert started.status_code == 303
+                key = started.headers["location"]
+                page = await client.get(key)
+                seeds.append(int(re.search(r'id="seed">seed (\d+)<', page.text).group(1)))
+            assert seeds[0] != seeds[1], "a blank seed is a fresh one"
+            refused = await client.get(key + "/replay.json")
+            assert refused.status_code == 403
+            assert "the replay is served once the game is over" in refused.text
+            assert (await client.get("/play/no-such-seat/replay.json")).status_code == 404
+            for _ in range(300):
+                if 'id="game-over"' in page.text:
+                    break
+                at = re.search(r'name="at" value="(\d+)"', page.text).group(1)
+                await client.post(key + "/act", headers=FORM, content=f"at={at}&action=0".encode())
+                page = await client.get(key)
+            assert 'id="game-over"' in page.text and "game over after turn" in page.text
+            replay = await client.get(key + "/replay.json")
+            assert replay.status_code == 200 and replay.json()["seed"] == seeds[1]
+            bad = await client.post("/g/mini/play", headers=FORM,
+                                    content=b"players=2&seat0=human&seat1=random&seed=x7")
+            assert bad.status_code == 400
+            assert "seed: a whole number, or empty for a fresh one (not `x7`)" in bad.text
+    asyncio.run(requests())
+
+
+def test_the_table_leaves_out_bookkeeping_counters_and_heads_with_every_seats_score():
+    """unicorn marks `plays` and the refusals remembered this turn as
+    bookkeeping: the seat's table shows the partner and each valuation."""
+    bundle = build_folder(REPO / "content" / "unicorn").bundle
+    player = bundle["counters"]["player"]
+    assert player["plays"]["bookkeeping"] is True and player["declined_alliance"]["bookkeeping"] is True
+    assert "bookkeeping" not in player["partner"]
+    table = Table(Game(bundle), 3, 11, ["human", "random", "greedy"])
+    rng = random.Random(11)
+    for _ in range(40):
+        view = table.view()
+        assert set(view["counters"]) == {"partner"}
+        assert [s["score"] for s in view["seats"]] == table.st.scores()
+        assert [s["to_play"] for s in view["seats"]] == [True, False, False]
+        if view["terminal"]:
+            break
+        table.act(rng.randrange(len(view["decision"]["actions"])))
+    assert any(s["score"] for s in table.view()["seats"]), "someone banked something in 40 moves"
+
+
+def test_a_card_or_cell_takes_a_choice_only_when_one_action_names_it():
+    """A picture or a board cell is a button only for a card (or cell) that
+    exactly one option names; a player number that happens to equal a card
+    instance is not a card (its option does not read as the card's name)."""
+    from cardc.serve.board import card_choices, cell_choices
+    st = Game(build_folder(REPO / "content" / "ipo").bundle).new_state(2, seed=1)
+    g = st.game
+    tile = next(i for i in range(len(g.instances)) if g.card_field["cell"][i] == "C3")
+    other = next(i for i in range(len(g.instances)) if g.card_field["cell"][i] == "D4")
+    values = [tile, other, other, 1, "E5", None]
+    labels = ["C3", "D4", "D4", "P2", "E5", "Pass"]
+    assert card_choices(st, values, labels) == {tile: 0}
+    assert cell_choices(st, values, labels) == {"C3": 0, "E5": 4}
+
+
+def test_with_host_other_computers_get_in_by_a_seat_link_only(game_copy):
+    """--host: a seat's link answers another computer; the host's pages (seat
+    links, step back, the saved runs) answer only the server's own."""
+    import httpx
+
+    from cardc.serve.app import make_app
+    folder = game_copy()
+    bench = Workbench(folder.parent, [folder])
+    bench.build_all()
+    app = make_app(bench, loopback_only=False, watch=False)
+
+    async def requests():
+        local = httpx.ASGITransport(app=app, client=("127.0.0.1", 5000))
+        lan = httpx.ASGITransport(app=app, client=("192.168.1.20", 5000))
+        async with httpx.AsyncClient(transport=local, base_url="http://box:8000") as host, \
+                httpx.AsyncClient(transport=lan, base_url="http://box:8000") as guest:
+            started = await host.post("/g/mini/play", headers=FORM,
+                                      content=b"players=2&seat0=human&seat1=human&seed=3")
+            assert started.headers["location"].startswith("/host/")
+            page = await host.get(started.headers["location"])
+            links = re.findall(r'class="seat-link" href="http://box:8000(/play/[\w-]+)"', page.text)
+            assert len(links) == 2
+            assert (await guest.get(links[1])).status_code == 200
+            for path in (started.headers["location"], "/runs"):
+                refused = await guest.get(path)
+                assert refused.status_code == 403
+                assert "the host's pages answer only the computer the server runs on" in html.unescape(refused.text)
+            assert (await guest.post(started.headers["location"] + "/back")).status_code == 403
+    asyncio.run(requests())
+
+
+def test_each_person_reads_the_log_as_their_seat_and_undoes_only_their_own(game_copy, mini):
+    """Two people: a line naming a card one of them cannot see is redacted
+    for that one only; an undo past the other person's decision is refused;
+    the host's step back goes to the last decision a person took."""
+    folder = game_copy(edits={"rules.yaml": [("move c to discard", "move c to draw")]})
+    hidden = Game(build_folder(folder).bundle)
+    for seed in range(40):
+        table = Table(hidden, 2, seed, ["human", "human"])
+        rng = random.Random(seed)
+        for _ in range(200):
+            view = table.view(table.st.current_player())
+            if view["terminal"] or table.hidden_lines:
+                break
+            table.act(rng.randrange(len(view["decision"]["actions"])), seat=view["seat"])
+        if table.hidden_lines:
+            break
+    else:
+        pytest.fail("nobody discarded into the hidden pile")
+    (i, (text, blind)), = table.hidden_lines.items()
+    decider = int(table.logger.lines[i].split(" · ")[0].strip()[1:]) - 1
+    assert blind == {1 - decider} and text.endswith("→ a card you cannot see")
+    assert table.log(decider)[i] == table.logger.lines[i] != text
+    assert table.log(1 - decider)[i] == text
+    assert table.view(1 - decider)["log"][i] == text
+
+    table = Table(mini, 2, 4, ["human", "human"])
+    for _ in range(3):
+        view = table.view(table.st.current_player())
+        table.act(len(view["decision"]["actions"]) - 1, seat=view["seat"])
+    last = table.deciders[-1]
+    assert table.points[1 - last], "both people have decided"
+    table.undo(1 - last)
+    assert table.notes[1 - last] == "cannot undo: another person has decided since"
+    before = len(table.actions)
+    assert table.step_back() == "stepped back"
+    assert len(table.actions) == before - 1 and table.st.current_player() == last
+    assert table.log(0)[-1] == "  (the host stepped back)"
+
+
+def test_host_prints_a_warning_that_the_seat_links_are_the_tickets(game_copy):
+    from browser.harness import Server
+    folder = game_copy()
+    server = Server(folder, cwd=folder.parent, extra=["--host", "127.0.0.1"])
+    try:
+        printed = "".join(server.output)
+    finally:
+        server.stop()
+    assert "warning: --host 127.0.0.1: answering other computers too;" in printed
+    assert "a game's seat links are its only tickets: send each person their own seat's link only" in printed
+
+
+def test_a_saved_game_whose_game_is_gone_is_a_404_that_says_so(game_copy):
+    from cardc.serve.app import make_app
+    folder = game_copy()
+    bench = Workbench(folder.parent, [folder])
+    bench.build_all()
+
+    async def start():
+        async with asgi_client(make_app(bench, watch=False)) as client:
+            started = await client.post("/g/mini/play", headers=FORM, content=b"players=2&seat0=human&seed=1")
+            return started.headers["location"]
+    seat = asyncio.run(start())
+    moved = folder.rename(folder.parent / "renamed")
+    bench = Workbench(moved.parent, [moved])
+    bench.build_all()
+
+    async def again():
+        async with asgi_client(make_app(bench, watch=False)) as client:
+            return await client.get(seat)
+    page = asyncio.run(again())
+    assert page.status_code == 404 and "its game `mini` is not served now" in page.text

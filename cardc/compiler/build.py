@@ -118,7 +118,8 @@ class GameCompiler:
                     t = self.type_of(spec, "type") if "type" in spec else T.INT
                     start = spec.get("start", {T.INT: 0, T.BOOL: False, T.STR: ""}.get(t))
                     target[name] = Counter(name, t, start, bool(spec.get("per_player", False)),
-                                           str(spec.get("visibility", "public")))
+                                           str(spec.get("visibility", "public")),
+                                           bool(spec.get("bookkeeping", False)))
                     if scope == "game" and target[name].visibility == "owner":
                         self.diags.error(_loc(spec, "visibility"), f"game counter `{name}` has no owner: "
                                          "make it `public` or `hidden`, or a player counter")
@@ -306,9 +307,15 @@ class GameCompiler:
         display = self.game.get("display") or {}
         if "label" in display:
             self.code["display_label"] = self.expr(display, "label", "display label", {"this": T.CARD}, T.STR)
-        if "board" in display and display["board"] not in self.d.zones:
-            self.diags.error(_loc(display, "board"), f"unknown zone `{display['board']}`",
-                             did_you_mean(str(display["board"]), self.d.zones))
+        if "group" in display:
+            self.code["display_group"] = self.expr(display, "group", "display group", {"this": T.CARD}, T.CARD)
+        for title in display.get("legend") or {}:
+            self.code["display_legend:" + title] = self.expr(display["legend"], title, f"display legend `{title}`",
+                                                             {"this": T.CARD})
+        for key in ("board", "markers"):
+            if key in display and display[key] not in self.d.zones:
+                self.diags.error(_loc(display, key), f"unknown zone `{display[key]}`",
+                                 did_you_mean(str(display[key]), self.d.zones))
         score = self.game.get("score")
         if isinstance(score, dict):             # {expr: …, wins: lowest}
             self.code["score"] = self.expr(score, "expr", "score", {"p": T.PLAYER}, T.INT)
@@ -645,7 +652,8 @@ def compile_game(source, diags, checks=()) -> dict | None:
                    "overflow": z.overflow, "keeps_attachments": z.keeps_attachments}
                   for z in d.zones.values()],
         "counters": {scope: {c.name: {"type": c.type, "start": c.start, "per_player": c.per_player,
-                                      **({"visibility": c.visibility} if c.visibility != "public" else {})}
+                                      **({"visibility": c.visibility} if c.visibility != "public" else {}),
+                                      **({"bookkeeping": True} if c.bookkeeping else {})}
                              for c in target.values()}
                      for scope, target in (("game", d.game_counters), ("player", d.player_counters),
                                            ("card", d.card_counters))},

@@ -25,6 +25,7 @@ class Counter:
     start: object = None
     per_player: bool = False
     visibility: str = "public"      # public | owner | hidden: who sees it in an observation
+    bookkeeping: bool = False       # rules machinery: the tables a person reads leave it out
 
 
 @dataclass
@@ -116,7 +117,7 @@ def decls_from_bundle(bundle: dict) -> Decls:
                           ("card", d.card_counters)):
         for name, c in bundle["counters"][scope].items():
             target[name] = Counter(name, c["type"], c["start"], c["per_player"],
-                                   c.get("visibility", "public"))
+                                   c.get("visibility", "public"), c.get("bookkeeping", False))
     d.events = dict(bundle["events"])
     d.windows = dict(bundle["windows"])
     d.modifiers = dict(bundle["modifiers"])

@@ -403,6 +403,10 @@ class Game:
                             if k.startswith("proc:") and v is not None}
         build = px.build
         self.display_label = build(code.get("display_label")) if code.get("display_label") else None
+        # the browser table's board: a board card's group, and what the legend lists of a group
+        self.display_group = build(code.get("display_group")) if code.get("display_group") else None
+        self.display_legend = {k.partition(":")[2]: build(v) for k, v in code.items()
+                               if k.startswith("display_legend:") and v}
         self.score = build(code.get("score")) if code.get("score") else None
         self.eval = build(code.get("eval")) if code.get("eval") else self.score
         self.constraints = [(build(c["expect"]), c["message"], c["loc"])

@@ -8,8 +8,11 @@ follows every save of a content file.  Module map:
   workbench  the project's games, builds, the file watcher, the build version
   pictures   card pictures from the print renderer (PNG via pypdfium2), cached
   views      what the card and rulebook pages show (source listings, mentions)
-  play       one person's seat against bots: observation only, undo, replay
-  simulate   a background `cardc simulate` with progress
+  play       people's seats against bots: each seat's observation only, undo, step back
+  board      the board a seat sees, from the grid and the content's `display`
+  runs       games and simulations saved under generated/serve/, read back after a restart
+  replay     the replay viewer: a finished game after N moves, from a seat or all
+  simulate   background `cardc simulate` runs, one at a time, with progress and cancel
   guard      loopback only, same-origin POSTs, the Content-Security-Policy
   app        the Starlette routes and pages (templates/, static/)
 """

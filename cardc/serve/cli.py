@@ -56,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     if args.host:
-        print(f"warning: --host {host}: answering other computers too", file=sys.stderr)
+        print(f"warning: --host {host}: answering other computers too; anyone who can reach "
+              f"{url} can read the cards, and a game's seat links are its only tickets: "
+              "send each person their own seat's link only", file=sys.stderr)
     print(f"serving {root} at {url}  (Ctrl-C stops)", flush=True)
     app = make_app(bench, loopback_only=args.host is None, jobs=max(1, args.jobs))
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2, lifespan="on")

@@ -76,6 +76,28 @@ def gallery_groups(view) -> list[Group]:
     return [groups[k] for k in sorted(groups, key=lambda k: (deck_rank[k[0]], order.get(k[1], 99), k[1]))]
 
 
+@dataclass(frozen=True)
+class Thumb:
+    """A card's picture on the table: its URL, and its proportions so the
+    page keeps the card's place while the picture loads."""
+    url: str
+    width: int
+    height: int
+
+
+def table_pictures(view) -> dict[str, Thumb]:
+    """Every card's picture by card id, for the table's pages."""
+    if view.bundle is None:
+        return {}
+    kinds = {c["id"]: c["kind"] for c in view.bundle["cards"]}
+    out = {}
+    for cid, picture in view.pictures.items():
+        deck = view.layout.deck_of(kinds.get(cid, ""))
+        out[cid] = Thumb(f"/g/{view.name}/pic/{cid}.png?v={picture.key}",
+                         round(deck.width * 10), round(deck.height * 10))
+    return out
+
+
 # ---------------------------------------------------------------- one card
 
 @dataclass

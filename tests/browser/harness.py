@@ -92,3 +92,8 @@ def launch(playwright):
     return playwright.chromium.launch_persistent_context(
         profile, executable_path=CHROMIUM, headless=True, args=FLAGS,
         accept_downloads=True, viewport={"width": 1280, "height": 900}), profile
+
+
+def launch_browser(playwright):
+    """A headless Chromium for several contexts at once (people at one table)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)

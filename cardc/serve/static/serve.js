@@ -2,7 +2,9 @@
 //  * live reload: /events says when a build finished; the page fetches itself
 //    again and swaps in the new #status and #page, keeping the filter;
 //  * the gallery filter;
-//  * a simulation's progress bar.
+//  * a simulation's progress bar;
+//  * the table's card pictures, large on hover, focus or tap;
+//  * a table's live moves (server-sent events), the replay's arrow keys.
 "use strict";
 (function () {
   const body = document.body;
@@ -18,7 +20,7 @@
     const nextNav = doc.querySelector("nav.games");
     if (nav && nextNav) nav.replaceWith(nextNav);
     body.dataset.version = doc.body.dataset.version;
-    for (const k of ["sim", "simFinished"]) {
+    for (const k of ["sim", "simFinished", "moves"]) {
       if (doc.body.dataset[k] !== undefined) body.dataset[k] = doc.body.dataset[k];
     }
     setUp();
@@ -96,18 +98,26 @@
   function pollSimulation() {
     if (polling || !body.dataset.sim || body.dataset.simFinished === "yes") return;
     polling = true;
+    const lost = on => { const el = document.getElementById("sim-lost"); if (el) el.hidden = !on; };
     const tick = () => fetch(body.dataset.sim, { cache: "no-store" })
-      .then(r => r.json())
+      .then(r => { if (!r.ok) throw new Error(r.status); return r.json(); })
       .then(p => {
+        lost(false);
         const bar = document.getElementById("sim-progress");
         if (bar) { bar.max = p.total; bar.value = p.done; }
         const count = document.getElementById("sim-count");
         if (count) count.textContent = `${p.done} / ${p.total}`;
         const rate = document.getElementById("sim-rate");
         if (rate) rate.textContent = p.rate;
+        const waiting = document.getElementById("sim-waiting");
+        if (waiting) waiting.hidden = p.state !== "queued";
+        const ahead = document.getElementById("sim-ahead");
+        if (ahead) ahead.textContent = p.ahead;
         if (p.finished) { polling = false; refresh(); } else { setTimeout(tick, 250); }
       })
-      .catch(() => { polling = false; });
+      // the server stopped (or restarted and forgot nothing: the page is
+      // fetched again once it answers): say so, and keep asking
+      .catch(() => { lost(true); setTimeout(() => { polling = false; refresh(); }, 1000); });
     tick();
   }
 
@@ -134,15 +144,80 @@
     }
   }
 
+  // a card on the table: pointed at or focused, its picture shows large in
+  // #preview; a tap (a click) keeps it there until Escape or another tap
+  let pinned = null;
+  function preview(button) {
+    const box = document.getElementById("preview");
+    if (!box) return;
+    if (!button) { box.hidden = true; return; }
+    box.querySelector("img").src = button.dataset.big;
+    box.querySelector("img").alt = button.getAttribute("aria-label");
+    box.querySelector("a").href = button.dataset.page;
+    box.hidden = false;
+  }
+  const picOf = e => e.target.closest && e.target.closest("button.pic");
+  document.addEventListener("mouseover", e => { const b = picOf(e); if (b) preview(b); });
+  document.addEventListener("mouseout", e => { if (picOf(e) && !pinned) preview(null); });
+  document.addEventListener("focusin", e => { const b = picOf(e); if (b) preview(b); });
+  document.addEventListener("focusout", e => { if (picOf(e) && !pinned) preview(null); });
+  document.addEventListener("click", e => {
+    const b = picOf(e);
+    if (pinned) pinned.classList.remove("shown");
+    pinned = b && b !== pinned ? b : null;
+    if (pinned) pinned.classList.add("shown");
+    if (b || !e.target.closest("#preview")) preview(pinned);
+  });
+  document.addEventListener("keydown", e => {
+    if (e.key === "Escape" && pinned) { pinned.classList.remove("shown"); pinned = null; preview(null); }
+    // the replay viewer: the arrow keys step back and forth (not while typing)
+    const step = { ArrowLeft: "replay-prev", ArrowRight: "replay-next" }[e.key];
+    if (step && document.getElementById(step) && !e.target.closest("input, select, textarea")) {
+      location.href = document.getElementById(step).href;
+    }
+  });
+
   setUp();
   if (window.EventSource) {
-    const events = new EventSource("/events");
+    // one stream a page (a browser opens at most six connections to a
+    // server): a table's page follows its table's stream, which also
+    // carries the builds; every other page follows /events
+    const events = new EventSource(body.dataset.tableEvents || "/events");
+    // a table's page: another person's move (or the host's step back) makes
+    // the page fetch itself again; after a lost connection the browser
+    // reconnects, and the first message says whether anything moved meanwhile
+    events.addEventListener("moved", e => {
+      if (String(JSON.parse(e.data).moves) !== body.dataset.moves) refresh();
+    });
+    // the server stopped: say so; the browser reconnects by itself, and the
+    // page is fetched again once the server is back
+    let gone = false;
+    events.addEventListener("error", () => {
+      gone = true;
+      let banner = document.getElementById("server-gone");
+      if (!banner) {
+        banner = document.createElement("div");
+        banner.id = "server-gone";
+        banner.setAttribute("role", "alert");
+        banner.textContent = "The server does not answer: start cardc serve again; this page follows it when it is back.";
+        document.body.appendChild(banner);
+      }
+      banner.hidden = false;
+    });
+    events.addEventListener("open", () => {
+      if (!gone) return;
+      gone = false;
+      const banner = document.getElementById("server-gone");
+      if (banner) banner.hidden = true;
+      refresh();
+    });
     events.addEventListener("build", e => {
       const news = JSON.parse(e.data);
       let badge = document.getElementById("rebuilding");
       if (!badge) {
         badge = document.createElement("div");
         badge.id = "rebuilding";
+        badge.setAttribute("role", "status");
         document.body.appendChild(badge);
       }
       badge.textContent = news.building.length ? `rebuilding ${news.building.join(", ")}…` : "";
