@@ -15,6 +15,8 @@ The step API follows OpenSpiel: `current_player()`, `legal_actions()`,
 """
 from __future__ import annotations
 
+from typing import Any
+
 import cardc.engine.rng as rng
 from cardc.engine.asking import Asking, Decision, action_keys, bind_option
 from cardc.engine.errors import CorruptState, IllegalAction
@@ -39,6 +41,58 @@ class State(Interpreter, Asking, Table, Writes):
                  "first_player", "stage", "phase", "ending", "terminal", "winners", "capped",
                  "decisions", "log", "history", "track", "lookahead", "version", "pv", "cache",
                  "cown", "filled", "slot_stale", "slot_empty", "slot_plan", "cellw", "zindex", "zi_own", "mods", "hold_at", "me_ref")
+
+    # what each slot holds (for readers and the type checker; the slots above make them)
+    game: Any                       # the Game (engine/game.py)
+    n: int                          # players
+    budget: int                     # steps left before the next decision
+    slot_active: list               # per zone slot: whether its cards are in force
+    slot_limit: list
+    slot_keyed: list
+    slot_stale: list
+    slot_empty: list
+    slot_plan: list
+    zones: list[list[int]]          # per zone slot: its cards, top first
+    zowned: set[int] | None         # the zone lists this state may change in place (None: all)
+    loc: list[int]                  # per card: its zone slot (ATTACHED, OUT below 0)
+    host: dict[int, int]            # attached card -> its host
+    under: dict[int, list[int]]     # host -> its attached cards
+    revealed: dict[int, list]       # card -> the seats it was revealed to
+    g: dict[str, Any]               # game counters
+    pc: dict[str, list]             # player counters: name -> a value per seat
+    cc: dict[str, list]             # card counters: name -> a value per card (or card and seat)
+    cc_own: set[str]                # the card counters this state may change in place
+    rng: int                        # the random generator's whole state (rng.py)
+    seed: int | None
+    stack: list[Frame]              # the continuation: the blocks running, innermost last
+    pending: Decision | None        # the question being asked
+    events: list[dict]              # reaction windows' events
+    turn: int
+    round: int
+    turn_player: int
+    first_player: int
+    stage: str
+    phase: str | None
+    ending: Any
+    terminal: bool
+    winners: list[int]
+    capped: bool
+    decisions: int
+    log: list[str] | None
+    history: list[int]              # the positions of the actions taken: a replay
+    track: dict | None
+    lookahead: bool
+    version: int
+    pv: dict[str, int]
+    cache: list                     # per cached function: its values
+    cown: set[int] | None           # the caches this state may change in place (None: all)
+    filled: int                     # the caches that may hold entries, a mask
+    cellw: dict
+    zindex: dict
+    zi_own: set | None
+    mods: Any
+    hold_at: str | None
+    me_ref: Any
 
     # ------------------------------------------------------------ creation
     def __init__(self, game, n):
