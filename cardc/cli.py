@@ -269,7 +269,7 @@ EXAMPLES = {
                 "cardc scenario unicorn         # one game's, in scenarios/unicorn/\n"
                 "cardc scenario tests/scenarios/unicorn/ -v",
     "bench": "cardc bench unicorn --players 4 --games-per 100",
-    "print": "cardc print unicorn --paper letter --bleed 3",
+    "print": "cardc print unicorn --paper letter --bleed 3 --fit bleed",
     "export": "cardc export unicorn            # generated/unicorn/tts/ and web/",
     "rulebook": "cardc rulebook unicorn --format pdf",
     "simulate": "cardc simulate unicorn --games 500 --players 3,4 --agents random,greedy --seed 1",

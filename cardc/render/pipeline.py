@@ -35,10 +35,9 @@ from .errors import RenderError
 from .fonts import Fonts, load_fonts
 from .guide import guide_pages
 from .layout import Deck, Layout, load_layout
-from .sheets import PAPERS, Placement, calibration_pages, fit_grid, impose, proof_pages
+from .sheets import FITS, PAPERS, Placement, calibration_pages, fit_grid, impose, proof_pages
 
 BACKS = ("long-edge", "short-edge", "separate", "none")
-FITS = ("cards", "bleed")
 MAX_OFFSET = 20.0  # mm: a back shifted further than this is a printer fault, not an offset
 MAX_BLEED = 3.175  # 1/8 in
 DEFAULT_COLOUR = "#607d8b"
@@ -55,7 +54,7 @@ class PrintOptions:
     cards: tuple[str, ...] = ()  # only these card ids (an errata sheet)
     proof: bool = False  # one face per card definition, for reviewing text
     low_ink: bool = False  # white cards with a coloured header band
-    fit: str = "cards"  # when the bleed costs cards a page: keep the cards (smaller bleed) or the bleed
+    fit: str | None = None  # when the bleed costs cards a sheet: keep "cards" (smaller bleed), "bleed", or refuse
 
     def check(self) -> None:
         if self.paper not in PAPERS:
@@ -64,7 +63,7 @@ class PrintOptions:
             raise RenderError(f"--backs must be one of {', '.join(BACKS)}, not {self.backs!r}")
         if not 0 <= self.bleed <= MAX_BLEED + 1e-9:
             raise RenderError(f"--bleed must be between 0 and 3.175 mm (1/8 in), not {self.bleed:g}")
-        if self.fit not in FITS:
+        if self.fit is not None and self.fit not in FITS:
             raise RenderError(f"--fit must be one of {', '.join(FITS)}, not {self.fit!r}")
         if not all(math.isfinite(v) and abs(v) <= MAX_OFFSET for v in self.offset):
             raise RenderError(f"--offset must be X,Y with each between -{MAX_OFFSET:g} and {MAX_OFFSET:g} mm "
