@@ -421,18 +421,65 @@ def test_no_text_anywhere_is_smaller_than_6_pt(game):
     assert seen > 100
 
 
-def test_footer_has_version_stamp_and_card_number():
+def test_footer_has_version_build_stamp_and_card_number():
+    # issue 42: every build printed the same "v0.3"; the build id follows the content
     bundle = bundles.unicorn()
+    bundle["source_hash"] = "1f2e3d" + "0" * 58
     rendered = render_game(bundle, PrintOptions())
     reader = pdf(rendered.files["cards.pdf"])
     runs = [t for page in reader.pages for t, x, y in text_runs(page)]
     total = sum(1 for p in rendered.placements["cards.pdf"] if p.side == "front" and p.card_id in
                 {c["id"] for c in bundle["cards"] if c["kind"] not in ("startup", "reference")})
-    assert f"Unicorn v0.3 · 1/{total}" in runs and f"Unicorn v0.3 · {total}/{total}" in runs
+    assert f"Unicorn v0.3 #1f2e3d · 1/{total}" in runs and f"Unicorn v0.3 #1f2e3d · {total}/{total}" in runs
     # an errata sheet keeps the numbers of the full set
     errata = render_game(bundle, PrintOptions(cards=("cto",)))
-    numbers = [t for page in pdf(errata.files["errata.pdf"]).pages for t, x, y in text_runs(page) if "v0.3 ·" in t]
+    numbers = [t for page in pdf(errata.files["errata.pdf"]).pages for t, x, y in text_runs(page) if "v0.3" in t]
     assert numbers and set(numbers) <= set(runs)
+    # changed content, another build id; --stamp names the build instead
+    bundle["source_hash"] = "abcdef" + "0" * 58
+    runs = [t for page in pdf(render_game(bundle, PrintOptions()).files["cards.pdf"]).pages[:1]
+            for t, x, y in text_runs(page)]
+    assert "Unicorn v0.3 #abcdef · 1/" + str(total) in runs
+    dated = render_game(bundle, PrintOptions(stamp="2026-12-05"))
+    runs = [t for page in pdf(dated.files["cards.pdf"]).pages[:1] for t, x, y in text_runs(page)]
+    assert f"Unicorn v0.3 2026-12-05 · 1/{total}" in runs
+
+
+@pytest.mark.parametrize("stamp", ["", "x" * 25, "two\nlines"])
+def test_a_stamp_that_cannot_print_on_one_footer_line_is_an_error(stamp):
+    with pytest.raises(RenderError, match=r"^--stamp must be 1 to 24 printable characters \(a date, a build name\), "
+                                          r"not "):
+        render_game(bundles.unicorn(), PrintOptions(stamp=stamp))
+
+
+def ink_share(data: bytes, index: int, rects) -> float:
+    """The share of the given card areas of a page (mm rects) that is not
+    paper white, rendered with pdfium at 50 dpi: what a printer spends toner on."""
+    import pypdfium2 as pdfium
+
+    image = pdfium.PdfDocument(data)[index].render(scale=50 / 72).to_pil().convert("L")
+    px = 50 / 25.4
+    inked = total = 0
+    for r in rects:
+        box = (round(r.x * px), round(image.height - r.top * px), round(r.right * px), round(image.height - r.y * px))
+        counts = image.crop(box).histogram()  # pixels by grey level
+        inked += sum(counts[:235])
+        total += sum(counts)
+    return inked / total
+
+
+def test_low_ink_prints_white_cards_and_plain_backs():
+    # issue 42: --low-ink still printed full colour bands and hatched backs
+    full = render_game(bundles.unicorn(), PrintOptions())
+    low = render_game(bundles.unicorn(), PrintOptions(low_ink=True))
+    for rendered, front_most, back_most in ((full, 1.0, 1.0), (low, 0.12, 0.12)):
+        placements = rendered.placements["cards.pdf"]
+        fronts = [p.rect for p in placements if p.page == 0]
+        backs = [p.rect for p in placements if p.page == 1]
+        front, back = ink_share(rendered.files["cards.pdf"], 0, fronts), ink_share(rendered.files["cards.pdf"], 1, backs)
+        assert front <= front_most and back <= back_most, (front, back)
+        if rendered is full:
+            assert front > 0.3 and back > 0.9, (front, back)
 
 
 def test_fonts_are_embedded_truetype_subsets(unicorn_default):

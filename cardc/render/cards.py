@@ -62,7 +62,7 @@ class Prepared:
     face: Face
     boxes: Mapping[str, Box]
     fitted: Mapping[str, Fitted]
-    low_ink: bool = False  # white card, coloured header band
+    low_ink: bool = False  # white card, the colour only in the title and a thin rule
 
 
 _JINJA = sandbox.environment()
@@ -253,17 +253,19 @@ def draw_front(canvas: Canvas, card: Prepared, fonts: Fonts, x: float, y: float,
         return
     ink_on_colour = deck.title_ink
     if card.low_ink:
-        # White card; the colour only in a header band that runs into the bleed.
+        # To save toner: a white card, the colour only in the title's ink and
+        # a thin rule under the header, kept 4 mm inside the trim.
         _background(canvas, x, y, deck, bleed, "#ffffff")
+        ink_on_colour = readable(face.colour, "#ffffff")
         band = card.boxes["panel"].y - 1.0 if "panel" in card.boxes else deck.height * 0.24
-        canvas.setFillColor(HexColor(face.colour))
-        canvas.rect(x - bleed.left * mm, y + (deck.height - band) * mm, (deck.width + bleed.left + bleed.right) * mm,
-                    (band + bleed.top) * mm, stroke=0, fill=1)
+        canvas.setStrokeColor(HexColor(ink_on_colour))
+        canvas.setLineWidth(1.2)
+        canvas.line(x + 4 * mm, y + (deck.height - band) * mm, x + (deck.width - 4) * mm, y + (deck.height - band) * mm)
     else:
         _background(canvas, x, y, deck, bleed, face.colour)
     if "panel" in card.boxes:
         px, py, pw, ph = _rect(x, y, deck, card.boxes["panel"])
-        canvas.setFillColor(HexColor(PANEL))
+        canvas.setFillColor(HexColor("#ffffff" if card.low_ink else PANEL))
         if card.low_ink:
             canvas.setStrokeColor(HexColor(tint(face.colour, 0.5)))
             canvas.setLineWidth(0.5)
@@ -379,9 +381,8 @@ def draw_back(canvas: Canvas, back: PreparedBack, fonts: Fonts, x: float, y: flo
     """Paint the deck's back with its trim's bottom-left corner at (x, y) points."""
     deck = back.deck
     colour = deck.back.colour
-    if back.low_ink:
+    if back.low_ink:  # white, no lattice: the outlined panel and its title are the whole back
         _background(canvas, x, y, deck, bleed, "#ffffff")
-        _lattice(canvas, x, y, deck, bleed, tint(colour, 0.75))
         panel_fill, ink = "#ffffff", readable(colour, "#ffffff")
     else:
         _background(canvas, x, y, deck, bleed, colour)

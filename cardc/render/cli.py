@@ -77,18 +77,21 @@ def add_print_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print only these cards (an errata sheet, errata.pdf)")
     parser.add_argument("--proof", action="store_true", help="a contact sheet of every card (proof.pdf)")
     parser.add_argument("--low-ink", action="store_true",
-                        help="white cards with a coloured header band (and plain backs), to save toner")
+                        help="white cards with coloured titles and a thin rule, and plain white backs, to save toner")
     parser.add_argument("--fit", choices=FITS, default=None,
                         help="when the bleed costs cards a sheet: keep the bleed with fewer cards a sheet (bleed) "
                              "or keep the cards a sheet with a smaller bleed (cards); without it, such a bleed "
                              "is an error that says what each gives")
+    parser.add_argument("--stamp", metavar="TEXT",
+                        help="the build printed in every footer after the version, e.g. a date "
+                             "(default: # and the first 6 digits of the content hash)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
 
 
 def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
     options = PrintOptions(paper=args.paper, bleed=args.bleed, backs=args.backs, offset=args.offset,
                            cards=args.cards, proof=args.proof, fit=getattr(args, "fit", None),
-                           low_ink=getattr(args, "low_ink", False))
+                           low_ink=getattr(args, "low_ink", False), stamp=getattr(args, "stamp", None))
     try:
         rendered = render_game(bundle, options)
         out = _out_dir(args, bundle)

@@ -148,7 +148,8 @@ class Tracker:
 @dataclass(frozen=True)
 class Layout:
     title: str
-    stamp: str  # "v0.3", or "#" + the content hash when the layout names no version
+    version: str  # "v0.3" from layout.yaml's `version:`, or "" when it names none
+    build: str  # "#" + the first 6 hex digits of the bundle's source hash, or `cardc print --stamp`
     decks: tuple[Deck, ...]
     icons: Mapping[str, Icon]
     board: Board
@@ -158,6 +159,13 @@ class Layout:
     tokens: tuple[TokenSheet, ...] = ()
     also_need: tuple[str, ...] = ()  # what players need that is not printed
     extra_decks: Mapping[str, Deck] = field(default_factory=dict)  # "aids", and one per token sheet
+
+    @property
+    def stamp(self) -> str:
+        """What every footer prints to tell printings apart: the designer's
+        version and the build ("v0.3 #1f2e3d"). The build follows the
+        content, not the clock, so the same bundle prints the same bytes."""
+        return " ".join(part for part in (self.version, self.build) if part)
 
     def deck_of(self, kind: str) -> Deck:
         """The deck a kind prints in; the last deck is the catch-all."""
@@ -277,10 +285,10 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
                                                   "size": {"width": t.width, "height": t.height},
                                                   "styles": {"name": {"size": 12, "min": 6, "lines": 2}}}), title)
     version = str(game.get("version") or "").strip()
-    stamp = f"v{version.removeprefix('v')}" if version else "#" + str(bundle.get("source_hash") or "")[:6]
     return Layout(
         title=title,
-        stamp=stamp,
+        version=f"v{version.removeprefix('v')}" if version else "",
+        build="#" + str(bundle.get("source_hash") or "")[:6],
         decks=tuple(decks),
         icons={name: Icon(**{**icon, "words": tuple(icon.get("words") or ())}) for name, icon in icons.items()},
         colours=dict(game.get("colours") or {}),

@@ -40,6 +40,7 @@ from .sheets import FITS, PAPERS, Placement, calibration_pages, fit_grid, impose
 BACKS = ("long-edge", "short-edge", "separate", "none")
 MAX_OFFSET = 20.0  # mm: a back shifted further than this is a printer fault, not an offset
 MAX_BLEED = 3.175  # 1/8 in
+MAX_STAMP = 24  # characters of --stamp: it shares the footer line with the game's name and the card number
 DEFAULT_COLOUR = "#607d8b"
 
 DeckGroup = tuple[Deck, list[Prepared]]
@@ -53,8 +54,9 @@ class PrintOptions:
     offset: tuple[float, float] = (0.0, 0.0)  # mm added to everything on back pages
     cards: tuple[str, ...] = ()  # only these card ids (an errata sheet)
     proof: bool = False  # one face per card definition, for reviewing text
-    low_ink: bool = False  # white cards with a coloured header band
+    low_ink: bool = False  # white cards and backs: the colour only in titles and thin rules
     fit: str | None = None  # when the bleed costs cards a sheet: keep "cards" (smaller bleed), "bleed", or refuse
+    stamp: str | None = None  # the build in every footer instead of the content hash (a date, "proof 2")
 
     def check(self) -> None:
         if self.paper not in PAPERS:
@@ -63,6 +65,9 @@ class PrintOptions:
             raise RenderError(f"--backs must be one of {', '.join(BACKS)}, not {self.backs!r}")
         if not 0 <= self.bleed <= MAX_BLEED + 1e-9:
             raise RenderError(f"--bleed must be between 0 and 3.175 mm (1/8 in), not {self.bleed:g}")
+        if self.stamp is not None and not (0 < len(self.stamp) <= MAX_STAMP and self.stamp.isprintable()):
+            raise RenderError(f"--stamp must be 1 to {MAX_STAMP} printable characters (a date, a build "
+                              f"name), not {self.stamp!r}")
         if self.fit is not None and self.fit not in FITS:
             raise RenderError(f"--fit must be one of {', '.join(FITS)}, not {self.fit!r}")
         if not all(math.isfinite(v) and abs(v) <= MAX_OFFSET for v in self.offset):
@@ -343,6 +348,8 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
     options.check()
     fonts = load_fonts()
     layout = load_layout(bundle)
+    if options.stamp:
+        layout = dataclasses.replace(layout, build=options.stamp)
     params = bundle.get("params") or {}
     rendered = Rendered()
     faces = build_faces(bundle, layout, rendered.notes)
