@@ -22,6 +22,7 @@ from cardc.diagnostics import did_you_mean
 from cardc.paths import GRAMMAR, PRINT
 
 from .errors import RenderError
+from .sizes import resolve_size
 
 BOX_NAMES = ("name", "corner", "type", "panel", "text", "flavour", "footer")
 TEXT_BOXES = ("name", "corner", "type", "text", "flavour", "footer")
@@ -203,7 +204,7 @@ def _frame_levels(*levels: Mapping[str, Any]) -> dict[str, Any]:
     size = None
     boxes: dict[str, tuple[dict, dict]] = {}  # name -> (box, size it was drawn for)
     for level in levels:
-        size = level.get("size", size)
+        size = resolve_size(level["size"]) if "size" in level else size
         for name, box in (level.get("boxes") or {}).items():
             boxes[name] = (box, size)
         for name, style in (level.get("styles") or {}).items():

@@ -13,6 +13,8 @@ from typing import Any, Mapping
 
 from cardc.diagnostics import Diagnostics, did_you_mean
 
+from .sizes import SIZES, resolve_size
+
 ROWS_PLAYERS = "players"
 
 
@@ -32,7 +34,7 @@ def check_layout(layout: Mapping[str, Any] | None, kinds: Mapping[str, Any], par
     if not layout:
         return
     placed: dict[str, str] = {}
-    default_size = (layout.get("card") or {}).get("size") or {"width": 63, "height": 88}
+    default_size = _size((layout.get("card") or {}).get("size")) or {"width": 63, "height": 88}
     for index, deck in enumerate(layout.get("decks") or []):
         if not isinstance(deck, Mapping):
             continue
@@ -49,7 +51,7 @@ def check_layout(layout: Mapping[str, Any] | None, kinds: Mapping[str, Any], par
                             "a kind prints in one deck: remove it from one of them")
             else:
                 placed[kind] = deck_id
-        _check_boxes(deck, deck.get("size") or default_size, f"layout deck `{deck_id}`", diags)
+        _check_boxes(deck, _size(deck.get("size")) or default_size, f"layout deck `{deck_id}`", diags)
     _check_boxes(layout.get("card") or {}, default_size, "layout `card`", diags)
     for index, tracker in enumerate(layout.get("trackers") or []):
         if not isinstance(tracker, Mapping):
@@ -69,6 +71,13 @@ def check_layout(layout: Mapping[str, Any] | None, kinds: Mapping[str, Any], par
         if isinstance(token, Mapping) and isinstance(token.get("kind"), str) and token["kind"] not in kinds:
             diags.error(_loc(token, "kind"), f"token sheet `{token.get('id')}`: kind `{token['kind']}` is not a "
                                              f"kind of the game", did_you_mean(token["kind"], kinds))
+
+
+def _size(size: Any) -> Mapping[str, Any] | None:
+    """A deck's size as {width, height}: a name resolved, a mapping as is."""
+    if isinstance(size, str):
+        return resolve_size(size) if size in SIZES else None
+    return size if isinstance(size, Mapping) else None
 
 
 def _check_boxes(frame: Mapping[str, Any], size: Mapping[str, Any], what: str, diags: Diagnostics) -> None:
