@@ -83,11 +83,19 @@ def test_a_named_size_gives_the_deck_its_trim_read_back_from_the_pdf(atelier, na
 
 
 def test_tarot_cards_print_two_by_two_on_a4_and_the_poker_deck_three_by_three(atelier):
-    rendered = render_game(atelier, PrintOptions())
-    fronts = [p for p in rendered.placements["cards.pdf"] if p.side == "front"]
-    tarot = [p.rect for p in fronts if p.card_id.startswith("the_")]
-    assert {(r.w, r.h) for r in tarot} == {(70.0, 120.0)}
-    assert [p.card_id for p in fronts] == ["the_kiln", "the_loom", "chisel", "chisel"]
+    bundle = copy.deepcopy(atelier)
+    bundle["instances"] = [{"card": "the_kiln"}] * 5 + [{"card": "chisel"}] * 10
+    rendered = render_game(bundle, PrintOptions(backs="none"))
+    fronts = rendered.placements["cards.pdf"]
+    sheets: dict[int, list] = {}
+    for placement in fronts:
+        sheets.setdefault(placement.page, []).append(placement)
+    shapes = []
+    for page, placements in sorted(sheets.items()):
+        cols = len({round(p.rect.x, 3) for p in placements})
+        rows = len({round(p.rect.y, 3) for p in placements})
+        shapes.append((placements[0].card_id, len(placements), cols, rows))
+    assert shapes == [("the_kiln", 4, 2, 2), ("the_kiln", 1, 1, 1), ("chisel", 9, 3, 3), ("chisel", 1, 1, 1)]
 
 
 def test_a_custom_size_is_any_width_and_height(atelier):
@@ -108,3 +116,73 @@ def test_a_misspelt_size_name_is_an_error_at_its_place_with_a_suggestion(tmp_pat
     assert str(error.loc.file).endswith("content/atelier/layout.yaml") and (error.loc.line, error.loc.col) == (11, 11)
     assert error.message == '`size` must be one of poker, bridge, tarot, mini, square, got text "taro"'
     assert error.hint == "did you mean `tarot`?"
+
+
+# ---------------------------------------------------------------- cards from a spreadsheet
+
+
+def card_data(bundle: dict) -> list[tuple]:
+    """What a sheet carries of each card, in bundle order."""
+    return [(c["id"], c["name"], c["kind"], c["count"], c["per_player"], c["starts_in"], c["fields"],
+             c["text"], c["flavour"], c["note"]) for c in bundle["cards"]]
+
+
+def test_cards_from_a_csv_file_are_cards_like_yaml_ones(atelier):
+    by_id = {c["id"]: c for c in atelier["cards"]}
+    hammer, brush = by_id["hammer"], by_id["brush"]
+    assert (hammer["count"], hammer["fields"], hammer["text"]) == (2, {"value": 2}, "Strike twice, measure once.")
+    assert brush["text"] == 'Paint with "care".\nThen wait.' and brush["flavour"] == "Sable hair."
+    assert hammer["source"].endswith("atelier/cards/tools.csv:2") and brush["source"].endswith("tools.csv:3")
+    rendered = render_game(atelier, PrintOptions())
+    assert sum(1 for p in rendered.placements["cards.pdf"] if p.card_id == "hammer" and p.side == "front") == 2
+
+
+HEADER = "id,name,kind,count,value,starts_in,text\n"
+
+
+@pytest.mark.parametrize("sheet,line,col,message,hint", [
+    (HEADER + "hammer,Hammer,tool,five,2,deck,Strike.\n", 2, 20,
+     '`count` must be a whole number, got text "five"', None),
+    ("id,name,kind,count,vaule,starts_in,text\nhammer,Hammer,tool,1,2,deck,Strike.\n", 1, 20,
+     "unknown key `vaule` in a card", "did you mean `value`?"),
+    (HEADER + "hammer,Hammer,tool,1,2,deck,Strike.,extra\n", 2, 37,
+     "this row has 8 cells but the header names 7 columns",
+     "give every extra cell a column name in the first row, or remove it"),
+    (HEADER + 'hammer,Hammer,tool,1,2,deck,"Two\nlines",\n', 3, 8,
+     "this row has 8 cells but the header names 7 columns",
+     "give every extra cell a column name in the first row, or remove it"),
+    ("id,name,kind,,value\nhammer,Hammer,tool,3,2\n", 2, 20, "a cell under a column with no name in the first row",
+     "name the column (id, name, kind, count, text, ...) or empty the cell"),
+    ("\n", 1, 1, "no header row: the first row names the columns (id, name, kind, ...)",
+     "add a first row such as `id,name,kind,count,text`"),
+    (HEADER + "hammer,Hammer,tol,1,2,deck,Strike.\n", 2, 15, None, None),
+])
+def test_a_mistake_in_a_csv_card_file_is_reported_at_its_row_and_column(tmp_path, sheet, line, col, message, hint):
+    folder = copy_game(tmp_path)
+    (folder / "cards" / "tools.csv").write_text(sheet)
+    built = build_folder(folder)
+    assert built.bundle is None
+    errors = [e for e in built.diags.errors if str(e.loc.file).endswith("tools.csv")]
+    assert len(errors) == 1, [str(e.header()) for e in built.diags.errors]
+    [error] = errors
+    assert (error.loc.line, error.loc.col) == (line, col)
+    if message is not None:
+        assert (error.message, error.hint) == (message, hint)
+    else:  # the compiler's own check of a kind, at the cell
+        assert "`tol`" in error.message and error.hint == "did you mean `tool`?"
+
+
+def test_cards_format_csv_round_trips_through_a_card_file(atelier, tmp_path, capsys):
+    from cardc.cli import main
+
+    assert main(["cards", str(ATELIER), "--format", "csv"]) == 0
+    sheet = capsys.readouterr().out
+    folder = copy_game(tmp_path)
+    for old in (folder / "cards").iterdir():
+        old.unlink()
+    (folder / "cards" / "all.csv").write_text(sheet)
+    built = build_folder(folder)
+    assert built.bundle is not None, [d.header() for d in built.diags]
+    assert card_data(built.bundle) == card_data(atelier)
+    assert main(["cards", str(folder), "--format", "csv"]) == 0
+    assert capsys.readouterr().out == sheet

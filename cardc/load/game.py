@@ -1,6 +1,6 @@
 """Loading a game's folder: every source file, checked, in one pass.
 
-`load_game` reads `content/<game>/` (game.yaml, rules.yaml, cards/**/*.yaml,
+`load_game` reads `content/<game>/` (game.yaml, rules.yaml, cards/**/*.yaml and *.csv,
 layout.yaml, rulebook.md.j2), checks each file against its schema and reports
 every problem of every file in one run. It returns a `GameSource` only when
 nothing was wrong, so later stages can trust its shape and never re-check it.
@@ -20,6 +20,7 @@ from pathlib import Path
 from cardc.diagnostics import CardcError, Diagnostics, Loc, did_you_mean, display_path
 from cardc.load.schema import load_schema, validate
 from cardc.load.yamlsrc import LocDict, decode_text, folded_surprises, parse_yaml
+from cardc.load.sheet import read_card_sheet
 from cardc.paths import GRAMMAR, Project, project_of
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema="
@@ -73,8 +74,12 @@ def load_game(folder: Path, diags: Diagnostics, project: Project | None = None) 
     rules = reader.yaml_file("rules.yaml", "rules")
     card_files = []
     invalid_cards = []
+    field_types = dict((game or {}).get("card_fields") or {})
     for rel in reader.card_paths():
-        data = reader.yaml_file(rel, "cards", keep_invalid=invalid_cards)
+        if rel.endswith(".csv"):
+            data = reader.sheet_file(rel, field_types, keep_invalid=invalid_cards)
+        else:
+            data = reader.yaml_file(rel, "cards", keep_invalid=invalid_cards)
         if data is not None:
             card_files.append((root / rel, data))
     layout_schema = "layout" if (GRAMMAR / "layout.schema.json").is_file() else None
@@ -189,6 +194,26 @@ class _FolderReader:
             return None
         return value
 
+    def sheet_file(self, rel: str, field_types: dict, keep_invalid: list | None = None) -> LocDict | None:
+        """Read and schema-check a CSV card file (cardc/load/sheet.py): the
+        same checks as a YAML card file, at file:row:column."""
+        data = self.read(rel)
+        if data is None:
+            return None
+        file = self.display(rel)
+        try:
+            value = read_card_sheet(decode_text(data, file), file, field_types, self.diags)
+        except CardcError as exc:
+            self.diags.extend(exc.diagnostics)
+            return None
+        if value is None:
+            return None
+        if not validate(value, "cards", self.diags, file):
+            if keep_invalid is not None:
+                keep_invalid.append(value)
+            return None
+        return value
+
     def check_schema_comment(self, rel: str, text: str, schema: str) -> None:
         """Editors check a file as it is typed only if its first line names
         its schema; warn when it does not, names another one, or names a
@@ -221,7 +246,7 @@ class _FolderReader:
             )
 
     def card_paths(self) -> list[str]:
-        """Relative paths of cards/**/*.yaml in sorted order. Symlinked
+        """Relative paths of cards/**/*.yaml and *.csv in sorted order. Symlinked
         folders are not followed; links leading outside are refused."""
         cards = self.root / "cards"
         if not cards.exists() and not cards.is_symlink():
@@ -245,7 +270,7 @@ class _FolderReader:
             dirnames[:] = sorted(d for d in dirnames if not (Path(dirpath) / d).is_symlink())
             for name in filenames:
                 rel = (here / name).as_posix()
-                if name.endswith(".yaml"):
+                if name.endswith((".yaml", ".csv")):
                     found.append(rel)
                 elif name.endswith(".yml"):
                     self.diags.warning(
