@@ -186,3 +186,129 @@ def test_cards_format_csv_round_trips_through_a_card_file(atelier, tmp_path, cap
     assert card_data(built.bundle) == card_data(atelier)
     assert main(["cards", str(folder), "--format", "csv"]) == 0
     assert capsys.readouterr().out == sheet
+
+
+# ---------------------------------------------------------------- card art
+
+
+def pixel(data: bytes, page: int, x_mm: float, y_mm: float) -> tuple[int, int, int]:
+    """The colour printed at (x, y) mm from the page's bottom-left, rendered
+    with pdfium at 100 dpi."""
+    import pypdfium2 as pdfium
+
+    image = pdfium.PdfDocument(data)[page].render(scale=100 / 72).to_pil().convert("RGB")
+    px = 100 / 25.4
+    return image.getpixel((round(x_mm * px), round(image.height - y_mm * px)))
+
+
+def near(colour: tuple[int, int, int], hex_colour: str, tolerance: int = 12) -> bool:
+    want = tuple(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return all(abs(a - b) <= tolerance for a, b in zip(colour, want))
+
+
+def art_centre(placement, deck_box) -> tuple[float, float]:
+    """The centre of a card's art box on the page, in mm (boxes are from the card's top-left)."""
+    x, y, w, h = deck_box
+    return placement.rect.x + x + w / 2, placement.rect.top - y - h / 2
+
+
+@pytest.fixture(scope="module")
+def atelier_print(atelier):
+    return render_game(atelier, PrintOptions(), art_root=ATELIER)
+
+
+def test_png_and_svg_art_fill_the_art_box_and_a_missing_file_prints_a_placeholder(atelier_print):
+    data = atelier_print.files["cards.pdf"]
+    fronts = {p.card_id: p for p in atelier_print.placements["cards.pdf"] if p.side == "front"}
+    oracle_art, tool_art = (5, 28, 60, 42), (5, 21, 53, 30)
+    kiln = art_centre(fronts["the_kiln"], oracle_art)
+    assert near(pixel(data, fronts["the_kiln"].page, *kiln), "#6b2d0f")  # the PNG's dark oval
+    loom = fronts["the_loom"]
+    assert near(pixel(data, loom.page, loom.rect.x + 5 + 0.5, loom.rect.top - 28 - 0.5), "#e8dcc8")  # SVG ground
+    x, y = art_centre(loom, oracle_art)
+    assert near(pixel(data, loom.page, x, y), "#c0392b")  # the SVG's red weft across its middle, as vectors
+    chisel = fronts["chisel"]
+    x, y = art_centre(chisel, tool_art)
+    assert near(pixel(data, chisel.page, x - 20, y + 1), "#e4e1da")  # the placeholder's pale box
+    text = PdfReader(io.BytesIO(data)).pages[chisel.page].extract_text()
+    assert "art: art/chisel.png" in text
+    hammer = fronts["hammer"]  # no image: the deck's colour shows through its empty art box
+    x, y = art_centre(hammer, tool_art)
+    assert near(pixel(data, hammer.page, x, y), "#2f6f5c")
+
+
+def test_a_deck_back_image_and_one_cards_own_back_are_printed_behind_their_cards(atelier_print):
+    data = atelier_print.files["cards.pdf"]
+    backs = {p.card_id: p for p in atelier_print.placements["cards.pdf"] if p.side == "back"}
+    kiln, brush, hammer = backs["the_kiln"], backs["brush"], backs["hammer"]
+    assert near(pixel(data, kiln.page, kiln.rect.x + 35, kiln.rect.y + 60), "#d4af37")  # the oracle SVG's gold eye
+    assert near(pixel(data, brush.page, brush.rect.x + 31.5, brush.rect.y + 44), "#3d5a80")  # the brush's own PNG
+    assert near(pixel(data, hammer.page, hammer.rect.x + 31.5, hammer.rect.y + 44), "#2a2a2a", 30)  # deck design
+
+
+def test_printing_with_art_is_deterministic(atelier):
+    once = render_game(atelier, PrintOptions(), art_root=ATELIER).files
+    again = render_game(atelier, PrintOptions(), art_root=ATELIER).files
+    assert once == again
+
+
+def card_file_warnings(folder: Path) -> list[tuple[str, int, int, str, str | None]]:
+    built = build_folder(folder)
+    return [(Path(d.loc.file).name, d.loc.line, d.loc.col, d.message, d.hint) for d in built.diags.warnings
+            if "/cards/" in d.loc.file and "schema" not in d.message]
+
+
+def test_check_warns_of_a_missing_image_and_of_an_image_its_deck_has_no_box_for(tmp_path):
+    folder = copy_game(tmp_path)
+    layout = folder / "layout.yaml"
+    layout.write_text(layout.read_text().replace("      art:     {x: 5,   y: 21,  w: 53,   h: 30}\n", ""))
+    [missing, no_box] = card_file_warnings(folder)
+    assert missing[:4] == ("tools.yaml", 8, 12, "image `art/chisel.png` is not in the game folder: a placeholder is "
+                                                "printed in its place")
+    assert missing[4].startswith("add the file, or fix the path (relative to ")
+    assert missing[4].endswith("content/atelier/)")
+    assert no_box == ("tools.yaml", 8, 12, "card `chisel` has an image but deck `tools` has no `art` box in "
+                                           "layout.yaml: the image is not printed",
+                      "add `art: {x: ..., y: ..., w: ..., h: ...}` under the deck's `boxes` (or `card:`)")
+
+
+@pytest.mark.parametrize("path", ["../outside.png", "/etc/passwd.png", "art/../../x.png", "art/kiln.gif"])
+def test_an_image_path_outside_the_game_folder_or_not_an_image_is_refused(tmp_path, path):
+    folder = copy_game(tmp_path)
+    cards = folder / "cards" / "omens.yaml"
+    cards.write_text(cards.read_text().replace("image: art/kiln.png", f"image: {path}"))
+    built = build_folder(folder)
+    assert built.bundle is None
+    [error] = built.diags.errors
+    assert (Path(error.loc.file).name, error.loc.line, error.loc.col) == ("omens.yaml", 7, 12)
+    assert error.message == ("`image` must be a .png, .jpg or .svg file inside the game folder, as a relative path "
+                             f"such as art/kiln.png, got text {path!r}".replace("'", '"'))
+
+
+def test_an_image_linked_from_outside_the_game_folder_is_refused(tmp_path):
+    folder = copy_game(tmp_path)
+    secret = tmp_path / "secret.png"
+    secret.write_bytes((ATELIER / "art" / "kiln.png").read_bytes())
+    (folder / "art" / "kiln.png").unlink()
+    (folder / "art" / "kiln.png").symlink_to(secret)
+    built = build_folder(folder)
+    assert built.bundle is None
+    assert [e.message for e in built.diags.errors] == ["`art/kiln.png` links to a file outside the game folder"]
+    # and the printer never reads it either, whatever the bundle says
+    from cardc.render.art import ArtFolder
+    assert ArtFolder(folder).load("art/kiln.png") is None
+
+
+def test_new_art_gives_a_new_build_id(tmp_path):
+    folder = copy_game(tmp_path)
+    before = build_folder(folder).bundle["source_hash"]
+    (folder / "art" / "kiln.png").write_bytes((ATELIER / "art" / "brush-back.png").read_bytes())
+    assert build_folder(folder).bundle["source_hash"] != before
+
+
+def test_an_image_file_that_is_not_an_image_is_an_error_naming_it(atelier, tmp_path, capsys):
+    folder = copy_game(tmp_path)
+    (folder / "art" / "kiln.png").write_bytes(b"not a png at all")
+    from cardc.render import RenderError
+    with pytest.raises(RenderError, match=r"^image art/kiln.png: cannot be read as PNG \("):
+        render_game(atelier, PrintOptions(), art_root=folder)

@@ -23,7 +23,7 @@ from cardc.limits import MAX_CARDS
 BUNDLE_FORMAT = 1
 _CARD_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 CARD_KEYS = {"id", "name", "kind", "count", "per_player", "starts_in", "text", "flavour",
-             "note", "requires", "effect", "reaction", "hooks", "modifiers"}
+             "note", "requires", "effect", "reaction", "hooks", "modifiers", "image", "back_image"}
 
 
 def _loc(container, key, fallback_file="?"):
@@ -529,6 +529,9 @@ class GameCompiler:
                 "text_template": text_template, "flavour": self.field(raw, defaults, "flavour"),
                 "note": self.field(raw, defaults, "note"), "fields": fields,
                 "source": str(_loc(raw, "id")).rsplit(":", 1)[0]}
+        for key in ("image", "back_image"):  # relative to the game folder; set only when given (same bundles)
+            if self.field(raw, defaults, key):
+                card[key] = str(self.field(raw, defaults, key))
         if "requires" in holder("requires"):
             card["requires"] = self.expr(holder("requires"), "requires", f"{label} requires", names, T.BOOL)
         if "effect" in holder("effect"):
@@ -673,8 +676,9 @@ def compile_game(source, diags) -> dict | None:
         bundle["enums"] = d.enums
         bundle["zone_families"] = {f.id: f.enum for f in d.families.values()}
     bundle = _plain(bundle)
-    from cardc.render.layout_check import check_layout  # names in layout.yaml the schema cannot check
+    from cardc.render.layout_check import check_art_boxes, check_layout  # what the schema cannot check
     check_layout(source.layout, d.kinds, d.params, diags)
+    check_art_boxes(source.layout, source.card_files, diags)
     from cardc.compiler.constraints import check_constraints
     check_constraints(bundle, diags)
     if diags.has_errors:

@@ -84,6 +84,8 @@ def load_game(folder: Path, diags: Diagnostics, project: Project | None = None) 
             card_files.append((root / rel, data))
     layout_schema = "layout" if (GRAMMAR / "layout.schema.json").is_file() else None
     layout = reader.yaml_file("layout.yaml", layout_schema)
+    for holder, key in _image_refs(card_files, layout):
+        reader.image_file(str(holder[key]), holder.value_loc(key))
     rulebook = reader.text_file("rulebook.md.j2")
 
     if game is not None:
@@ -194,6 +196,19 @@ class _FolderReader:
             return None
         return value
 
+    def image_file(self, rel: str, loc: Loc | None) -> None:
+        """Read an image a card or layout names, so it is part of the source
+        hash (new art, a new build id) and confined to the game folder. A
+        missing one is a warning: the card prints a placeholder until it is drawn."""
+        path = self.root / rel
+        if path in self.contents:
+            return
+        if not path.is_file() and not path.is_symlink():
+            self.diags.warning(loc, f"image `{rel}` is not in the game folder: a placeholder is printed "
+                                    f"in its place", f"add the file, or fix the path (relative to {self.display('')}/)")
+            return
+        self.read(rel)
+
     def sheet_file(self, rel: str, field_types: dict, keep_invalid: list | None = None) -> LocDict | None:
         """Read and schema-check a CSV card file (cardc/load/sheet.py): the
         same checks as a YAML card file, at file:row:column."""
@@ -278,6 +293,17 @@ class _FolderReader:
                         "not read: card files must end in .yaml",
                     )
         return sorted(found)
+
+
+def _image_refs(card_files: list, layout: LocDict | None) -> list[tuple[LocDict, str]]:
+    """(mapping, key) of every image path the cards and the layout name."""
+    holders: list[LocDict] = []
+    for _, data in card_files:
+        holders += [data.get("defaults") or LocDict()] + list(data.get("cards") or [])
+    if isinstance(layout, LocDict):
+        frames = [layout.get("card") or LocDict()] + list(layout.get("decks") or [])
+        holders += [frame.get("back") for frame in frames if isinstance(frame.get("back"), LocDict)]
+    return [(h, key) for h in holders if isinstance(h, LocDict) for key in ("image", "back_image") if key in h]
 
 
 def _check_card_keys(data: LocDict, card_fields: dict, diags: Diagnostics) -> None:

@@ -20,6 +20,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from cardc import sandbox
 
+from .art import Art, draw_art
 from .errors import RenderError
 from .fonts import Fonts
 from .layout import Box, Deck, Layout, TextStyle
@@ -53,6 +54,8 @@ class Face:
     flavour: str
     fields: Mapping[str, Any]
     deck: Deck
+    image: str | None = None  # art in the deck's `art` box, relative to the game folder
+    back_image: str | None = None  # this card's own back, instead of its deck's
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class Prepared:
     boxes: Mapping[str, Box]
     fitted: Mapping[str, Fitted]
     low_ink: bool = False  # white card, the colour only in the title and a thin rule
+    art: Art | None = None  # the face's image, loaded (None: a placeholder where it names one)
 
 
 _JINJA = sandbox.environment()
@@ -270,6 +274,8 @@ def draw_front(canvas: Canvas, card: Prepared, fonts: Fonts, x: float, y: float,
             canvas.setStrokeColor(HexColor(tint(face.colour, 0.5)))
             canvas.setLineWidth(0.5)
         canvas.roundRect(px, py, pw, ph, 2 * mm, stroke=1 if card.low_ink else 0, fill=1)
+    if face.image and "art" in card.boxes:
+        draw_art(canvas, card.art, face.image, *_rect(x, y, deck, card.boxes["art"]), fonts.name("regular"))
     if "corner" in card.fitted:
         badge = deck.boxes["corner"]
         bx, by, bw, bh = _rect(x, y, deck, badge)
@@ -326,6 +332,8 @@ class PreparedBack:
     title_box: Box  # the upper half's title; the lower half is this turned 180 degrees
     subtitle_box: Box
     low_ink: bool = False
+    image: str | None = None  # an image over the whole back, bleed included, instead of the design
+    art: Art | None = None  # that image, loaded (None: a placeholder)
 
 
 def prepare_back(deck: Deck, fonts: Fonts) -> PreparedBack:
@@ -381,6 +389,12 @@ def draw_back(canvas: Canvas, back: PreparedBack, fonts: Fonts, x: float, y: flo
     """Paint the deck's back with its trim's bottom-left corner at (x, y) points."""
     deck = back.deck
     colour = deck.back.colour
+    if back.image and not back.low_ink:
+        _background(canvas, x, y, deck, bleed, colour)
+        draw_art(canvas, back.art, back.image, x - bleed.left * mm, y - bleed.bottom * mm,
+                 (deck.width + bleed.left + bleed.right) * mm, (deck.height + bleed.bottom + bleed.top) * mm,
+                 fonts.name("regular"))
+        return
     if back.low_ink:  # white, no lattice: the outlined panel and its title are the whole back
         _background(canvas, x, y, deck, bleed, "#ffffff")
         panel_fill, ink = "#ffffff", readable(colour, "#ffffff")

@@ -24,7 +24,7 @@ from cardc.paths import GRAMMAR, PRINT
 from .errors import RenderError
 from .sizes import resolve_size
 
-BOX_NAMES = ("name", "corner", "type", "panel", "text", "flavour", "footer")
+BOX_NAMES = ("name", "corner", "type", "panel", "text", "flavour", "footer", "art")
 TEXT_BOXES = ("name", "corner", "type", "text", "flavour", "footer")
 
 
@@ -55,6 +55,7 @@ class Back:
     title: str
     subtitle: str
     colour: str
+    image: str | None = None  # drawn over the whole back instead of the title design
 
 
 @dataclass(frozen=True)
@@ -236,7 +237,7 @@ def _deck(settings: dict, title: str) -> Deck:
         corner=settings.get("corner"),
         type_line=settings.get("type_line"),
         footer=settings.get("footer"),
-        back=Back(back.get("title") or title, back.get("subtitle", ""), back.get("colour", "#2f3e4e")),
+        back=Back(back.get("title") or title, back.get("subtitle", ""), back.get("colour", "#2f3e4e"), back.get("image")),
         title_ink=settings.get("title_ink") or "#ffffff",
         colour_by=ColourBy(**settings["colour_by"]) if settings.get("colour_by") else None,
     )

@@ -93,3 +93,27 @@ def _check_boxes(frame: Mapping[str, Any], size: Mapping[str, Any], what: str, d
             diags.error(_loc(boxes, name), f"{what}: box `{name}` reaches {right:g} x {bottom:g} mm, outside "
                                            f"the {width:g} x {height:g} mm card",
                         "keep x + w within the width and y + h within the height")
+
+
+def check_art_boxes(layout: Mapping[str, Any] | None, card_files: list, diags: Diagnostics) -> None:
+    """Warn at a card's `image` when its deck has no `art` box to print it
+    in (the image would silently not print)."""
+    layout = layout or {}
+    decks = [d for d in layout.get("decks") or [] if isinstance(d, Mapping)]
+    card_has_art = "art" in ((layout.get("card") or {}).get("boxes") or {})
+    for _, data in card_files:
+        defaults = data.get("defaults") or {}
+        for card in data.get("cards") or []:
+            if not isinstance(card, Mapping):
+                continue
+            holder = card if "image" in card else defaults
+            if "image" not in holder:
+                continue
+            kind = card.get("kind", defaults.get("kind"))
+            deck = next((d for d in decks if kind in (d.get("kinds") or [])), decks[-1] if decks else None)
+            if card_has_art or (deck is not None and "art" in (deck.get("boxes") or {})):
+                continue
+            where = f"deck `{deck.get('id')}`" if deck is not None else "the card frame"
+            diags.warning(_loc(holder, "image"), f"card `{card.get('id')}` has an image but {where} has no `art` "
+                                                 f"box in layout.yaml: the image is not printed",
+                          "add `art: {x: ..., y: ..., w: ..., h: ...}` under the deck's `boxes` (or `card:`)")

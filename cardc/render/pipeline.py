@@ -21,14 +21,15 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from reportlab.pdfgen.canvas import Canvas
 
 from cardc.diagnostics import did_you_mean
 
+from .art import ArtFolder
 from .atomic import write_atomic
-from .cards import (Face, Prepared, contrast_ratio, numbered, prepare, prepare_all, prepare_back, readable,
+from .cards import (Face, Prepared, PreparedBack, contrast_ratio, numbered, prepare, prepare_all, prepare_back, readable,
                     render_strict, render_template)
 from .components import board_pages, cell_names, tracker_pages
 from .errors import RenderError
@@ -144,6 +145,8 @@ def build_faces(bundle: Mapping[str, Any], layout: Layout, notes: list[str] | No
             flavour=card.get("flavour") or "",
             fields=card.get("fields") or {},
             deck=deck,
+            image=card.get("image"),
+            back_image=card.get("back_image"),
         )
     return faces
 
@@ -310,8 +313,22 @@ def streams(groups: Sequence[DeckGroup]) -> list[list[Prepared]]:
     return list(out.values())
 
 
+def backs_of(cards: Sequence[Prepared], fonts: Fonts, low_ink: bool, art: ArtFolder) -> Callable[[Prepared], PreparedBack]:
+    """The back of each card: its deck's design or image, or the card's own
+    `back_image`; each prepared once."""
+    made: dict[tuple[str, str | None], PreparedBack] = {}
+    for card in cards:
+        deck = card.face.deck
+        image = card.face.back_image or deck.back.image
+        key = (deck.id, image)
+        if key not in made:
+            made[key] = dataclasses.replace(prepare_back(deck, fonts), low_ink=low_ink, image=image,
+                                            art=art.load(image))
+    return lambda card: made[(card.face.deck.id, card.face.back_image or card.face.deck.back.image)]
+
+
 def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, fonts: Fonts,
-                   options: PrintOptions, rendered: Rendered) -> list[Placement]:
+                   options: PrintOptions, rendered: Rendered, art: ArtFolder) -> list[Placement]:
     placements: list[Placement] = []
     for cards in streams(groups):
         deck = cards[0].face.deck
@@ -319,10 +336,8 @@ def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, 
         fitted = fit_grid(options.paper, deck.width, deck.height, deck.gap, bleed, options.fit)
         if fitted.note and fitted.note not in rendered.notes:
             rendered.notes.append(fitted.note)
-        decks = {c.face.deck.id: c.face.deck for c in cards}
-        back = {deck_id: dataclasses.replace(prepare_back(d, fonts), low_ink=options.low_ink)
-                for deck_id, d in decks.items()} if backs else None
-        placements += impose(fronts.canvas, backs.canvas if backs else None, cards, back,
+        placements += impose(fronts.canvas, backs.canvas if backs else None, cards,
+                             backs_of(cards, fonts, options.low_ink, art) if backs else None,
                              fitted.grid, fonts, options.flip, options.offset)
     return placements
 
@@ -343,9 +358,24 @@ def _write_sheets(name: str, fronts: Pdf, backs: Pdf | None, placements: list[Pl
     rendered.placements[f"{name}.pdf"] = placements
 
 
-def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
-    """Render every file of `cardc print` into memory."""
+def art_folder(bundle: Mapping[str, Any], root: Path | None = None) -> ArtFolder:
+    """Where the game's images are: `root`, else the folder the bundle was
+    built from in the working directory's project (none found: every image
+    prints as a placeholder)."""
+    if root is None:
+        from cardc.paths import find_project
+        from cardc.project import built_from
+
+        project, folder = find_project(), built_from(dict(bundle))
+        root = project.root / folder if project is not None and folder is not None else None
+    return ArtFolder(root)
+
+
+def render_game(bundle: Mapping[str, Any], options: PrintOptions, art_root: Path | None = None) -> Rendered:
+    """Render every file of `cardc print` into memory; images are read
+    from `art_root` (default: see art_folder)."""
     options.check()
+    art = art_folder(bundle, art_root)
     fonts = load_fonts()
     layout = load_layout(bundle)
     if options.stamp:
@@ -359,8 +389,8 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
     physical = instance_ids(bundle) + [face.card_id for face in aids for _ in range(seats)]
     ids = select_ids(physical, faces, options.cards, str(bundle.get("game", "")))
     prepared = prepare_all(faces, layout, fonts, params)  # every face: one title size per deck
-    if options.low_ink:
-        prepared = {k: dataclasses.replace(v, low_ink=True) for k, v in prepared.items()}
+    prepared = {k: dataclasses.replace(v, low_ink=options.low_ink, art=art.load(v.face.image))
+                for k, v in prepared.items()}
     title = layout.title
     if options.proof:
         pdf = Pdf(f"{title}: proof", fonts)
@@ -373,7 +403,7 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
     groups = group_by_deck(ids, prepared, layout, card_numbers(physical, faces, ids), fonts, params)
     if options.cards:
         fronts, backs = _sheets("errata", title, options, fonts)
-        _write_sheets("errata", fronts, backs, _impose_groups(groups, fronts, backs, fonts, options, rendered), rendered)
+        _write_sheets("errata", fronts, backs, _impose_groups(groups, fronts, backs, fonts, options, rendered, art), rendered)
         return rendered
     card_groups = [g for g in groups if g[0].style != "tile"]
     tile_groups = [g for g in groups if g[0].style == "tile"]
@@ -385,12 +415,12 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
         tile_groups.append((pieces[0].face.deck, pieces))
     if card_groups:
         fronts, backs = _sheets("cards", title, options, fonts)
-        _write_sheets("cards", fronts, backs, _impose_groups(card_groups, fronts, backs, fonts, options, rendered), rendered)
+        _write_sheets("cards", fronts, backs, _impose_groups(card_groups, fronts, backs, fonts, options, rendered, art), rendered)
     rendered.components = component_list(bundle, layout)
     if tile_groups or bundle.get("grid") or layout.trackers:
         # Single-sided: a tile's back is the blank paper, the same on every tile.
         sheet = Pdf(f"{title}: components", fonts)
-        placements = _impose_groups(tile_groups, sheet, None, fonts, options, rendered)
+        placements = _impose_groups(tile_groups, sheet, None, fonts, options, rendered, art)
         if bundle.get("grid"):
             board_pages(sheet.canvas, fonts, bundle["grid"], layout.board, PAPERS[options.paper], title)
         tracker_pages(sheet.canvas, fonts, layout.trackers, bundle, PAPERS[options.paper], title)

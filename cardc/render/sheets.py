@@ -264,13 +264,14 @@ def draw_crop_marks(canvas: Canvas, grid: Grid, bleed: float, used: Sequence[Rec
         mark(box.right + start, MARK_LENGTH, grid.page_w - MARK_END, y, False)
 
 
-def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared], back: Mapping[str, PreparedBack] | None,
+def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared],
+           back: Callable[[Prepared], PreparedBack] | None,
            grid: Grid, fonts: Fonts, flip: str, offset: tuple[float, float]) -> list[Placement]:
     """Draw cards onto sheets: a front page per `grid.per_page` cards, each
     followed by its back page (duplex: `backs` is `fronts`), or matched by
     one in a separate PDF (`backs` is another canvas), or none. Cards of
-    several decks of one size share sheets; each back is its own deck's
-    (`back` by deck id)."""
+    several decks of one size share sheets; `back` gives each card's back
+    (its deck's, or its own)."""
     placements: list[Placement] = []
     bleed = grid.bleed
     sides = bleed_sides(bleed)
@@ -291,7 +292,7 @@ def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared], back
         page = backs.getPageNumber() - 1
         for card, rect in zip(chunk, used):
             target = back_rect(grid, rect, flip, offset)
-            draw_back(backs, back[card.face.deck.id], fonts, target.x * mm, target.y * mm, sides)
+            draw_back(backs, back(card), fonts, target.x * mm, target.y * mm, sides)
             placements.append(Placement(page, target, card.face.card_id, "back"))
         backs.showPage()
     return placements

@@ -27,6 +27,7 @@ Files (in out_dir, normally generated/<game>/):
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -45,7 +46,7 @@ from .errors import RenderError
 from .fonts import Fonts, load_fonts
 from .layout import Deck, load_layout
 from .sheets import PAPERS
-from .pipeline import aid_faces, build_faces, grid_tiles, instance_ids
+from .pipeline import aid_faces, art_folder, build_faces, grid_tiles, instance_ids
 
 MAX_COLS, MAX_ROWS, MAX_PX = 10, 7, 4096
 DEFAULT_PX = 409  # a card's width when a full 10 x 7 sheet must stay within 4096 px
@@ -204,11 +205,15 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = N
         tiles = grid_tiles(bundle, layout)
         faces.update({f.card_id: f for f in tiles})
         physical += [f.card_id for f in tiles]
-    prepared = prepare_all(faces, layout, fonts, params)
+    art = art_folder(bundle)
+    prepared = {card_id: dataclasses.replace(card, art=art.load(card.face.image))
+                for card_id, card in prepare_all(faces, layout, fonts, params).items()}
     decks: dict[str, list[str]] = {}
     for card_id, card in prepared.items():
         decks.setdefault(card.face.deck.id, []).append(card_id)
-    backs = {deck_id: prepare_back(prepared[ids[0]].face.deck, fonts) for deck_id, ids in decks.items()}
+    backs = {deck_id: dataclasses.replace(prepare_back(deck, fonts), image=deck.back.image,
+                                          art=art.load(deck.back.image))
+             for deck_id, deck in ((d, prepared[ids[0]].face.deck) for d, ids in decks.items())}
     fronts, back_images = rasterise(list(prepared.values()), backs, fonts, card_px)
 
     counts: dict[str, int] = {}
