@@ -25,6 +25,7 @@ from .errors import RenderError
 from .pipeline import BACKS, FITS, MAX_OFFSET, PrintOptions, render_game
 
 from .sheets import PAPERS
+from .printshop import SHOPS, export_for_shop
 from .tts import export_tts
 
 INCH = 25.4
@@ -114,10 +115,26 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
                         help="card width in pixels, 100-2048 (default 409; larger cards give sheets with fewer columns)")
     parser.add_argument("--url-base", metavar="URL",
                         help="where the sheets will be uploaded (default: file:// paths on this machine)")
+    parser.add_argument("--for", dest="shop", choices=list(SHOPS), metavar="SHOP",
+                        help="card files for a print shop instead: " + ", ".join(SHOPS)
+                             + " (<out>/<shop>/, with README.txt on how to upload)")
+    parser.add_argument("--cmyk", action="store_true", help="with --for pdf: write the colours as CMYK")
     parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
 
 
 def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
+    if getattr(args, "shop", None) or getattr(args, "cmyk", False):
+        try:
+            if not getattr(args, "shop", None):
+                raise RenderError("--cmyk goes with --for pdf")
+            paths = export_for_shop(bundle, args.shop, _out_dir(args, bundle), getattr(args, "cmyk", False))
+        except RenderError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        root = _out_dir(args, bundle) / args.shop
+        print(f"{len(paths)} files in {root}, checked: pixel size, dpi, bleed and trim boxes "
+              f"(how to upload: {root / 'README.txt'})")
+        return 0
     try:
         paths = export_tts(bundle, _out_dir(args, bundle), getattr(args, "card_px", None), getattr(args, "url_base", None))
     except RenderError as error:

@@ -15,7 +15,7 @@ SIZES: dict[str, tuple[float, float]] = {
     "bridge": (57.0, 89.0),
     "tarot": (70.0, 120.0),
     "mini": (44.0, 63.0),
-    "square": (70.0, 70.0),
+    "square": (63.5, 63.5),  # 2.5 in, as print shops make them
 }
 
 
