@@ -717,7 +717,11 @@ def test_tts_export_sheets_backs_and_web_images(tmp_path):
             counted[entry["id"]] += entry["count"]
     aids = {i: n for i, n in counted.items() if i.startswith("aid_")}
     assert aids and all(n == bundle["players"]["max"] for n in aids.values())
-    assert counted - Counter(aids) == Counter(i["card"] for i in bundle["instances"])
+    layout = load_layout(bundle)
+    kinds = {c["id"]: c["kind"] for c in bundle["cards"]}
+    pieces = Counter(i["card"] for i in bundle["instances"] if layout.deck_of(kinds[i["card"]]).style == "tile")
+    assert pieces  # ipo's tiles and land options: pieces, not cards on a sheet
+    assert counted - Counter(aids) == Counter(i["card"] for i in bundle["instances"]) - pieces
     web = {p.stem for p in (tmp_path / "web").iterdir()}
     assert web == {c["id"] for c in bundle["cards"]} | set(aids)
     assert all(p.exists() for p in paths)
@@ -881,10 +885,51 @@ def test_tts_exports_the_ipo_board_and_trackers_and_a_higher_resolution(tmp_path
     assert any("Board" in o["Nickname"] for o in tiles) and any("Tracker" in o["Nickname"] for o in tiles)
     assert all(o["CustomImage"]["ImageURL"].startswith("https://example.invalid/ipo/") for o in tiles)
     aid_cards = sum(len(o["ContainedObjects"]) for o in saved["ObjectStates"] if o.get("Nickname") == "Player aids")
-    assert len(list(tts_cards(saved["ObjectStates"]))) == len(small_ipo()["instances"]) + aid_cards
+    in_bags = sum(len(o["ContainedObjects"]) for o in saved["ObjectStates"]
+                  if o["Name"] == "Bag" and o["Nickname"] in ("Property tiles", "Land option markers"))
+    assert len(list(tts_cards(saved["ObjectStates"]))) + in_bags == len(small_ipo()["instances"]) + aid_cards
+    for bag in (o for o in saved["ObjectStates"] if o["Name"] == "Bag"):
+        assert all(t["CustomImage"]["ImageURL"].startswith("https://example.invalid/ipo/")
+                   for t in bag["ContainedObjects"])
     manifest = json.loads((tmp_path / "tts" / "manifest.json").read_text())
     company = next(s for s in manifest["sheets"] if s["deck"] == "companies")
     image = Image.open(tmp_path / "tts" / company["face"])
     assert image.width == 700 * company["columns"] and max(image.size) <= MAX_PX
     with pytest.raises(RenderError, match="--card-px"):
         export_tts(small_ipo(), tmp_path, card_px=5000)
+
+
+def test_tts_tiles_markers_and_money_are_pieces_in_bags_not_stretched_cards(tmp_path):
+    # issue 42: ipo's square tiles and markers were exported as cards, and
+    # money, company markers and player tokens were missing
+    bundle = small_ipo()
+    export_tts(bundle, tmp_path)
+    saved = json.loads((tmp_path / "tts" / "ipo.json").read_text())
+    bags = {o["Nickname"]: o["ContainedObjects"] for o in saved["ObjectStates"] if o["Name"] == "Bag"}
+    layout = load_layout(bundle)
+    wanted = Counter()
+    for sheet in layout.tokens:
+        faces = sheet.faces or [None]
+        copies = sum(f.count for f in sheet.faces) if sheet.faces else sheet.count * sum(
+            1 for c in bundle["cards"] if c["kind"] == sheet.kind)
+        wanted[sheet.title] = copies * (bundle["players"]["max"] if sheet.per_player else 1)
+    assert {title: len(bags[title]) for title in wanted} == dict(wanted)
+    assert Counter(t["Nickname"] for t in bags["Money"]) == {f.label: f.count for f in layout.tokens[1].faces}
+    assert len(bags["Property tiles"]) == 4
+    for title, pieces in bags.items():
+        for piece in pieces:
+            assert piece["Name"] == "Custom_Tile" and piece["CustomImage"]["CustomTile"]["Stretch"] is False
+            image = Image.open(piece["CustomImage"]["ImageURL"].removeprefix("file://"))
+            deck = next(d for d in [*layout.decks, *layout.extra_decks.values()] if d.title == title)
+            assert image.width / image.height == pytest.approx(deck.width / deck.height, rel=0.02)  # its own shape
+
+
+def test_tts_descriptions_are_bbcode_not_markdown(tmp_path):
+    export_tts(small_ipo(), tmp_path)
+    saved = json.loads((tmp_path / "tts" / "ipo.json").read_text())
+    aid = next(o for o in saved["ObjectStates"] if o.get("Nickname") == "Player aids")["ContainedObjects"][0]
+    assert "[b]" in aid["Description"] and "**" not in aid["Description"]
+    from cardc.render.text import to_bbcode
+    icons = load_layout(bundles.unicorn()).icons
+    assert to_bbcode("**Your turn** gain :value: now\n**open", icons) == "[b]Your turn[/b] gain value now\n[b]open[/b]"
+    assert to_bbcode("a [url=x]b[/url]", {}) == "a (url=x)b(/url)"

@@ -237,3 +237,25 @@ def text_span(fitted: Fitted, style: TextStyle, fonts: Fonts, w: float) -> tuple
             left = {"left": 0.0, "center": (w - lw) / 2, "right": w - lw}[style.align]
             spans.append((left, left + lw))
     return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else (0.0, 0.0)
+
+
+def to_bbcode(text: str, icons: Mapping[str, Icon]) -> str:
+    """Card text in the BBCode Tabletop Simulator shows in a description:
+    the markup `parse` reads (`**bold**`, `:icon:`) as [b]...[/b] and the
+    icon's name, since TTS prints Markdown as it is typed."""
+    out = []
+    for line in text.split("\n"):
+        bold = False
+        parts = []
+        for token in _TOKEN.split(line):
+            if token == "**":
+                parts.append("[/b]" if bold else "[b]")
+                bold = not bold
+            elif token.startswith(":") and token[1:-1] in icons and len(token) > 2:
+                parts.append(token[1:-1].replace("_", " "))
+            else:
+                parts.append(token.replace("[", "(").replace("]", ")"))  # no stray tags from content
+        if bold:
+            parts.append("[/b]")
+        out.append("".join(parts))
+    return "\n".join(out)
