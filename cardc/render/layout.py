@@ -160,6 +160,7 @@ class Layout:
     aids: tuple[Aid, ...] = ()
     tokens: tuple[TokenSheet, ...] = ()
     also_need: tuple[str, ...] = ()  # what players need that is not printed
+    hand_out: tuple[str, ...] = ()  # kinds each player takes one of at setup (the setup picture shows it)
     extra_decks: Mapping[str, Deck] = field(default_factory=dict)  # "aids", and one per token sheet
 
     @property
@@ -297,6 +298,7 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
         aids=tuple(Aid(**a) for a in game.get("aids") or ()),
         tokens=tuple(tokens),
         also_need=tuple(game.get("also_need") or ()),
+        hand_out=tuple(game.get("hand_out") or ()),
         extra_decks=extra,
         board=Board(**board),
         trackers=tuple(trackers),

@@ -67,6 +67,11 @@ def check_layout(layout: Mapping[str, Any] | None, kinds: Mapping[str, Any], par
         elif isinstance(spaces, str) and not isinstance(params[spaces], int):
             diags.error(_loc(tracker, "spaces"), f"tracker `{tracker.get('id')}`: param `{spaces}` is "
                                                  f"{params[spaces]!r}, not a whole number of spaces")
+    hand_out = layout.get("hand_out") or []
+    for index, kind in enumerate(hand_out):
+        if kind not in kinds:
+            diags.error(_loc(hand_out, index), f"hand_out lists kind `{kind}`, which the game does not define",
+                        did_you_mean(str(kind), kinds) or "use a kind id from `kinds:` in game.yaml")
     for index, token in enumerate(layout.get("tokens") or []):
         if isinstance(token, Mapping) and isinstance(token.get("kind"), str) and token["kind"] not in kinds:
             diags.error(_loc(token, "kind"), f"token sheet `{token.get('id')}`: kind `{token['kind']}` is not a "

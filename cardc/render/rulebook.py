@@ -570,9 +570,11 @@ class _Converter:
             if content == PAGEBREAK:
                 return [PageBreak()]
             if content == SETUP_PICTURE and getattr(self, "bundle", None) is not None:
-                from .setup_picture import SetupPicture, setup_piles
+                from .setup_picture import SetupPicture, pile_pictures, setup_piles
                 piles, players = setup_piles(self.bundle)
-                return [Spacer(1, 4), SetupPicture(piles, players, self.fonts, self.width), Spacer(1, 6)]
+                faces, backs = pile_pictures(self.bundle, piles, self.fonts)
+                return [Spacer(1, 4), SetupPicture(piles, players, self.fonts, self.width, faces, backs),
+                        Spacer(1, 6)]
             if content.startswith("<!--") and content.endswith("-->"):
                 return []
             raise self.error(f"raw HTML {content[:40]!r} is not supported in a rulebook (only {PAGEBREAK})", line)
