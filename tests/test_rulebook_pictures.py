@@ -53,3 +53,54 @@ def test_the_setup_picture_draws_the_cards_as_they_print():
     page = next(p for p in reader.pages if "On the table" in p.extract_text())
     text = page.extract_text()
     assert name in text and "UNICORN" in text  # the startup's own face, and the draw pile's back
+
+
+def test_ipo_board_diagrams_of_founding_growing_merging_and_a_safe_company_come_from_replayed_scenarios():
+    from cardc.render.board_picture import replay_example
+
+    ipo = shipped("ipo")
+    founding = replay_example(ipo, "founding.yaml", 1)
+    assert founding.before.cells == {"B2": ("·", "tile")}
+    assert founding.after.cells == {"B2": ("YAKS", "tile"), "C2": ("YAKS", "tile")}
+    assert founding.steps == ("P1 → C2", "P1 → Yakshave Labs")
+    growing = replay_example(ipo, "placement.yaml", 2)
+    assert {c for c, (label, _) in growing.after.cells.items() if label == "STAK"} == {"B2", "C2", "D2", "E2"}
+    merging = replay_example(ipo, "merger_survivor.yaml", 1)
+    assert {label for label, _ in merging.before.cells.values()} == {"STAK", "YAKS"}
+    assert {label for label, _ in merging.after.cells.values()} == {"STAK"}
+    safe = replay_example(ipo, "safe_companies.yaml", 2)
+    assert len([c for c, (label, _) in safe.after.cells.items() if label == "STAK"]) == 17
+
+
+def test_the_ipo_rulebook_draws_its_examples():
+    import io
+
+    from pypdf import PdfReader
+
+    from cardc.render.rulebook import render_pdf
+
+    reader = PdfReader(io.BytesIO(render_pdf(shipped("ipo"), gallery=False)))
+    text = "\n".join(page.extract_text() for page in reader.pages)
+    assert text.count("Steps: ") == 4
+    assert "Steps: P1 → C2 · P1 → Yakshave Labs" in text and "Founding picks one of the 2 face-up companies" in text
+
+
+def write_project(tmp_path: Path, scenario: str) -> None:
+    (tmp_path / "cardc.toml").write_text('[project]\nscenarios = "sc"\n')
+    (tmp_path / "sc" / "ipo").mkdir(parents=True)
+    (tmp_path / "sc" / "ipo" / "ex.yaml").write_text(scenario)
+
+
+def test_an_example_that_no_longer_replays_is_an_error_naming_it(tmp_path, monkeypatch):
+    from cardc.render import RenderError
+    from cardc.render.board_picture import replay_example
+
+    original = (REPO / "tests" / "scenarios" / "ipo" / "founding.yaml").read_text()
+    write_project(tmp_path, original.replace("yakshave.vested: 1", "yakshave.vested: 5", 1))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RenderError, match=r"^example ex.yaml 1 no longer replays: .*yakshave.vested"):
+        replay_example(shipped("ipo"), "ex.yaml", 1)
+    with pytest.raises(RenderError, match=r"^example ex.yaml 9: the file has 7 scenarios$"):
+        replay_example(shipped("ipo"), "ex.yaml", 9)
+    with pytest.raises(RenderError, match=r"^example \.\./ipo/../../x.yaml: no scenario file"):
+        replay_example(shipped("ipo"), "../ipo/../../x.yaml", 1)

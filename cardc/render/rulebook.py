@@ -97,6 +97,7 @@ DEFAULT_ACCENT = "#2f3e4e"
 MARGIN = 20 * mm
 PAGEBREAK = "<!-- pagebreak -->"
 GALLERY_TILES = 12  # tiles shown in the card gallery
+EXAMPLE = re.compile(r"<!--\s*example:\s*([^\s#]+)#(\d+)\s*-->")  # FILE#N: a scenario replayed (board_picture.py)
 SETUP_PICTURE = "<!-- setup picture -->"  # the zones after setup, drawn from the engine (setup_picture.py)
 HEADING_ROOM = 90  # points a heading needs below it on the page, else it starts the next one
 # the rulebook of a game without rulebook.md.j2 (and the one `cardc new` starts with)
@@ -575,10 +576,28 @@ class _Converter:
                 faces, backs = pile_pictures(self.bundle, piles, self.fonts)
                 return [Spacer(1, 4), SetupPicture(piles, players, self.fonts, self.width, faces, backs),
                         Spacer(1, 6)]
+            example = EXAMPLE.fullmatch(content)
+            if example and getattr(self, "bundle", None) is not None:
+                return self.example(example.group(1), int(example.group(2)), line)
             if content.startswith("<!--") and content.endswith("-->"):
                 return []
             raise self.error(f"raw HTML {content[:40]!r} is not supported in a rulebook (only {PAGEBREAK})", line)
         raise self.error(f"Markdown element `{kind}` is not supported in a rulebook", line)
+
+    def example(self, file: str, number: int, line: int | None) -> list[Flowable]:
+        """A worked example: scenario `number` of `file` replayed, its board
+        before and after (board_picture.py); a game without a board has none."""
+        from .board_picture import BoardPicture, marker_colours, replay_example
+        from .layout import load_layout
+
+        if not self.bundle.get("grid"):
+            raise self.error(f"`<!-- example: {file}#{number} -->` draws a board, and this game has no grid", line)
+        try:
+            shown = replay_example(self.bundle, file, number)
+        except RenderError as exc:
+            raise self.error(str(exc), line) from None
+        colours = marker_colours(self.bundle, load_layout(self.bundle))
+        return [Spacer(1, 4), BoardPicture(shown, self.bundle["grid"], self.fonts, self.width, colours), Spacer(1, 6)]
 
     def _indented(self, style: ParagraphStyle, indent: float) -> ParagraphStyle:
         if not indent:

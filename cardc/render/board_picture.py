@@ -1,0 +1,215 @@
+"""Worked examples for a rulebook: a scenario replayed, its board drawn
+before and after.
+
+A rulebook template places `<!-- example: FILE#N -->`, naming a scenario
+file of the game (in the project's scenarios folder, scenarios/<game>/FILE)
+and which of its scenarios (1-based). The scenario is run by the same
+Runner as `cardc scenario`, its `expect`s checked, so an example that no
+longer holds after a content change is an error naming it, never a wrong
+picture. The picture is the board of the engine state at the start and at
+the end: every card that has a `cell`, labelled by the game's own
+`display.label` (as `cardc play` draws it), cells changed by the steps
+outlined, the steps and the scenario's title as its caption. Nothing here
+knows a game: what a label means is the content's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from reportlab.lib.colors import HexColor
+from reportlab.lib.units import mm
+from reportlab.platypus import Flowable
+
+from .cards import INK
+from .errors import RenderError
+from .fonts import Fonts
+
+PALETTE = ("#2f5d8a", "#8a3b2f", "#3f7a4a", "#7a4f8a", "#9a6a1f", "#2f7a7a", "#8a2f5d", "#5d6a2f")
+LONE = "#d9cfb8"  # a card on the board that its label leaves ungrouped
+MAX_CELL = 6.5  # mm
+
+
+@dataclass(frozen=True)
+class BoardShot:
+    """What lies on each cell: (label, kind) by cell name."""
+
+    cells: Mapping[str, tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Example:
+    title: str
+    note: str
+    steps: tuple[str, ...]
+    before: BoardShot
+    after: BoardShot
+
+
+def board_shot(game: Any, state: Any) -> BoardShot:
+    """Every card with a cell in the game's board zone (`display.board`, as
+    `cardc play` draws it; else any zone), with its display label."""
+    display = game.bundle.get("display") or {}
+    cell_of = game.card_field.get("cell") or {}
+    label = game.display_label if display.get("label") else None
+    cells = {}
+    for slot, cards in enumerate(state.zones):
+        if display.get("board") and game.slot_decl(state, slot)["id"] != display["board"]:
+            continue
+        for iid in cards:
+            cell = cell_of[iid] if iid < len(cell_of) else None
+            if not cell:
+                continue
+            text = str(label(state, {"this": iid})) if label else ""
+            cells[str(cell)] = (text, game.cards[game.card_def[iid]]["kind"])
+    return BoardShot(cells)
+
+
+def scenario_path(bundle: Mapping[str, Any], file: str) -> Path:
+    """scenarios/<game>/FILE of the working directory's project."""
+    from cardc.paths import find_project
+
+    project = find_project()
+    if project is None:
+        raise RenderError(f"example {file}: no cardc project here to find the scenario in")
+    folder = (project.scenarios / str(bundle.get("game"))).resolve()
+    path = (folder / file).resolve()
+    if not path.is_relative_to(folder) or not path.is_file():
+        raise RenderError(f"example {file}: no scenario file {file} in {folder}")
+    return path
+
+
+def replay_example(bundle: Mapping[str, Any], file: str, number: int) -> Example:
+    """Run scenario `number` of `file` and keep the board before and after."""
+    from cardc.engine import Game
+    from cardc.scenario import Runner, ScenarioError, load_scenarios
+
+    path = scenario_path(bundle, file)
+    specs = list(load_scenarios(path))
+    if not 1 <= number <= len(specs):
+        raise RenderError(f"example {file} {number}: the file has {len(specs)} scenarios")
+    spec = specs[number - 1]
+    if spec.get("cards"):
+        raise RenderError(f"example {file} {number}: a scenario with cards of its own cannot illustrate the game")
+    game = Game(dict(bundle))
+    try:
+        runner = Runner(game, dict(bundle), spec, str(path))
+        state = runner.begin()
+        before = board_shot(game, state)
+        failures = runner.steps(state, spec.get("steps") or [], spec, "steps")
+        failures = failures or runner.check(state, spec.get("expect") or {}, "at the end")
+    except ScenarioError as exc:
+        raise RenderError(f"example {file} {number}: {exc}") from None
+    if failures:
+        raise RenderError(f"example {file} {number} no longer replays: {failures[0]}")
+    return Example(str(spec.get("title", "")), str(spec.get("note", "") or ""), tuple(runner.trail), before,
+                   board_shot(game, state))
+
+
+class BoardPicture(Flowable):
+    """Two boards side by side, before and after, with the steps under them."""
+
+    def __init__(self, example: Example, grid: Mapping[str, Any], fonts: Fonts, width: float,
+                 colours: Mapping[str, str]) -> None:
+        super().__init__()
+        from .components import cell_names
+
+        self.example, self.fonts, self.avail = example, fonts, width
+        self.columns, self.rows = cell_names(dict(grid))  # names: ["A", ...], ["1", ...]
+        self.colours = colours  # kind -> colour, for cards that are not tiles (markers)
+        self.cell = min(MAX_CELL * mm, (width - 12 * mm) / 2 / len(self.columns))
+        self.board_w = self.cell * len(self.columns)
+        self.board_h = self.cell * len(self.rows)
+        labels = [v[0] for shot in (example.before, example.after) for v in shot.cells.values()]
+        groups = sorted({t for t in labels if t and len(t) > 1})
+        self.group_colour = {t: PALETTE[i % len(PALETTE)] for i, t in enumerate(groups)}
+        self.height = self.board_h + 33 * mm
+
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        return self.avail, self.height
+
+    def draw(self) -> None:
+        canvas = self.canv
+        top = self.height - 5 * mm
+        for index, (title, shot) in enumerate((("Before", self.example.before), ("After", self.example.after))):
+            x = index * (self.board_w + 12 * mm)
+            canvas.setFillColor(HexColor(INK))
+            canvas.setFont(self.fonts.name("bold"), 8)
+            canvas.drawString(x, top + 4 * mm, title)
+            changed = {c for c, v in self.example.after.cells.items() if self.example.before.cells.get(c) != v}
+            changed |= {c for c in self.example.before.cells if c not in self.example.after.cells}
+            self._board(x, top - self.board_h, shot, changed if index else set())
+        canvas.setFillColor(HexColor(INK))
+        canvas.setFont(self.fonts.name("regular"), 8)
+        steps = " · ".join(self.example.steps) or "(the start position)"
+        y = top - self.board_h - 5 * mm
+        for line in self._lines(f"Steps: {steps}", self.avail, 8, "regular")[:2]:
+            canvas.drawString(0, y, line)
+            y -= 3.6 * mm
+        canvas.setFont(self.fonts.name("italic"), 8)
+        for line in self._lines(self.example.title + (f" {self.example.note}" if self.example.note else ""),
+                                self.avail, 8, "italic")[:3]:
+            canvas.drawString(0, y, line)
+            y -= 3.6 * mm
+
+    def _lines(self, text: str, width: float, size: float, face: str) -> list[str]:
+        self.fonts.check(text, face, "a rulebook example")
+        words, lines, line = text.split(), [], ""
+        for word in words:
+            trial = f"{line} {word}".strip()
+            if line and self.fonts.width(trial, face, size) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = trial
+        return lines + ([line] if line else [])
+
+    def _board(self, x: float, y: float, shot: BoardShot, changed: set[str]) -> None:
+        canvas = self.canv
+        c = self.cell
+        canvas.setLineWidth(0.3)
+        canvas.setStrokeColor(HexColor("#b8b0a0"))
+        canvas.setFillColor(HexColor("#f3efe6"))
+        canvas.rect(x, y, self.board_w, self.board_h, stroke=1, fill=1)
+        for i in range(1, len(self.columns)):
+            canvas.line(x + i * c, y, x + i * c, y + self.board_h)
+        for j in range(1, len(self.rows)):
+            canvas.line(x, y + j * c, x + self.board_w, y + j * c)
+        canvas.setFont(self.fonts.name("regular"), 6)
+        canvas.setFillColor(HexColor("#8a8170"))
+        for i, column in enumerate(self.columns):  # column letters above, row numbers left
+            canvas.drawCentredString(x + (i + 0.5) * c, y + self.board_h + 0.6 * mm, str(column))
+        for j, row in enumerate(self.rows):
+            canvas.drawRightString(x - 0.6 * mm, y + self.board_h - (j + 0.5) * c - 2, str(row))
+        for cell, (label, kind) in shot.cells.items():
+            col, row = cell.rstrip("0123456789"), cell[len(cell.rstrip("0123456789")):]
+            if col not in self.columns or row not in self.rows:
+                continue
+            cx = x + self.columns.index(col) * c
+            cy = y + self.board_h - (self.rows.index(row) + 1) * c
+            colour = self.group_colour.get(label, LONE)
+            if kind in self.colours and label not in self.group_colour:  # a marker on an empty space
+                canvas.setFillColor(HexColor(self.colours[kind]))
+                canvas.circle(cx + c / 2, cy + c / 2, c * 0.32, stroke=0, fill=1)
+            else:
+                canvas.setFillColor(HexColor(colour))
+                canvas.rect(cx + 0.3, cy + 0.3, c - 0.6, c - 0.6, stroke=0, fill=1)
+                if label in self.group_colour:
+                    canvas.setFillColor(HexColor("#ffffff"))
+                    canvas.setFont(self.fonts.name("bold"), 6)
+                    canvas.drawCentredString(cx + c / 2, cy + c / 2 - 2, label[:4])
+            if cell in changed:
+                canvas.setStrokeColor(HexColor(INK))
+                canvas.setLineWidth(1.2)
+                canvas.rect(cx + 0.6, cy + 0.6, c - 1.2, c - 1.2, stroke=1, fill=0)
+                canvas.setLineWidth(0.3)
+                canvas.setStrokeColor(HexColor("#b8b0a0"))
+
+
+def marker_colours(bundle: Mapping[str, Any], layout: Any) -> dict[str, str]:
+    """Kinds drawn as round markers on a board: those not printed as tiles."""
+    kinds = bundle.get("kinds") or {}
+    return {kind: (info or {}).get("colour") or "#607d8b" for kind, info in kinds.items()
+            if layout.deck_of(kind).style != "tile"}
