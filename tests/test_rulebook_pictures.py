@@ -55,7 +55,7 @@ def test_the_setup_picture_draws_the_cards_as_they_print():
     assert name in text and "UNICORN" in text  # the startup's own face, and the draw pile's back
 
 
-def test_ipo_board_diagrams_of_founding_growing_merging_and_a_safe_company_come_from_replayed_scenarios():
+def test_ipo_board_diagrams_of_founding_growing_merging_a_safe_company_and_a_land_option_are_replayed():
     from cardc.render.board_picture import replay_example
 
     ipo = shipped("ipo")
@@ -70,6 +70,8 @@ def test_ipo_board_diagrams_of_founding_growing_merging_and_a_safe_company_come_
     assert {label for label, _ in merging.after.cells.values()} == {"STAK"}
     safe = replay_example(ipo, "safe_companies.yaml", 2)
     assert len([c for c, (label, _) in safe.after.cells.items() if label == "STAK"]) == 17
+    option = replay_example(ipo, "land_options.yaml", 1)  # a marker placed by the card's `cell` counter
+    assert (option.before.markers, option.after.markers) == ({}, {"D4": "option"})
 
 
 def test_the_ipo_rulebook_draws_its_examples():
@@ -81,7 +83,7 @@ def test_the_ipo_rulebook_draws_its_examples():
 
     reader = PdfReader(io.BytesIO(render_pdf(shipped("ipo"), gallery=False)))
     text = "\n".join(page.extract_text() for page in reader.pages)
-    assert text.count("Steps: ") == 4
+    assert text.count("Steps: ") == 5
     assert "Steps: P1 → C2 · P1 → Yakshave Labs" in text and "Founding picks one of the 2 face-up companies" in text
 
 

@@ -15,7 +15,7 @@ knows a game: what a label means is the content's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -34,9 +34,12 @@ MAX_CELL = 6.5  # mm
 
 @dataclass(frozen=True)
 class BoardShot:
-    """What lies on each cell: (label, kind) by cell name."""
+    """What lies on each cell: (label, kind) by cell name of the cards on
+    the board, and the kind of each marker a card's `cell` counter places
+    on a cell (a land option's claim)."""
 
     cells: Mapping[str, tuple[str, str]]
+    markers: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,15 @@ def board_shot(game: Any, state: Any) -> BoardShot:
                 continue
             text = str(label(state, {"this": iid})) if label else ""
             cells[str(cell)] = (text, game.cards[game.card_def[iid]]["kind"])
-    return BoardShot(cells)
+    markers = {}
+    for name, decl in game.counters["card"].items():
+        if decl.get("type") != "cell":
+            continue
+        for iid, value in enumerate(state.cc.get(name) or []):
+            if value is not None:
+                cell = value if isinstance(value, str) else game.grid_cells[value]
+                markers[str(cell)] = game.cards[game.card_def[iid]]["kind"]
+    return BoardShot(cells, markers)
 
 
 def scenario_path(bundle: Mapping[str, Any], file: str) -> Path:
@@ -138,8 +149,10 @@ class BoardPicture(Flowable):
             canvas.setFillColor(HexColor(INK))
             canvas.setFont(self.fonts.name("bold"), 8)
             canvas.drawString(x, top + 4 * mm, title)
-            changed = {c for c, v in self.example.after.cells.items() if self.example.before.cells.get(c) != v}
-            changed |= {c for c in self.example.before.cells if c not in self.example.after.cells}
+            before, after = self.example.before, self.example.after
+            changed = {c for c in after.cells.keys() | before.cells.keys() if after.cells.get(c) != before.cells.get(c)}
+            changed |= {c for c in after.markers.keys() | before.markers.keys()
+                        if after.markers.get(c) != before.markers.get(c)}
             self._board(x, top - self.board_h, shot, changed if index else set())
         canvas.setFillColor(HexColor(INK))
         canvas.setFont(self.fonts.name("regular"), 8)
@@ -183,33 +196,39 @@ class BoardPicture(Flowable):
             canvas.drawCentredString(x + (i + 0.5) * c, y + self.board_h + 0.6 * mm, str(column))
         for j, row in enumerate(self.rows):
             canvas.drawRightString(x - 0.6 * mm, y + self.board_h - (j + 0.5) * c - 2, str(row))
-        for cell, (label, kind) in shot.cells.items():
-            col, row = cell.rstrip("0123456789"), cell[len(cell.rstrip("0123456789")):]
-            if col not in self.columns or row not in self.rows:
+        for cell, (label, _) in shot.cells.items():
+            place = self._place(x, y, cell)
+            if place is None:
                 continue
-            cx = x + self.columns.index(col) * c
-            cy = y + self.board_h - (self.rows.index(row) + 1) * c
-            colour = self.group_colour.get(label, LONE)
-            if kind in self.colours and label not in self.group_colour:  # a marker on an empty space
-                canvas.setFillColor(HexColor(self.colours[kind]))
-                canvas.circle(cx + c / 2, cy + c / 2, c * 0.32, stroke=0, fill=1)
-            else:
-                canvas.setFillColor(HexColor(colour))
-                canvas.rect(cx + 0.3, cy + 0.3, c - 0.6, c - 0.6, stroke=0, fill=1)
-                if label in self.group_colour:
-                    canvas.setFillColor(HexColor("#ffffff"))
-                    canvas.setFont(self.fonts.name("bold"), 6)
-                    canvas.drawCentredString(cx + c / 2, cy + c / 2 - 2, label[:4])
-            if cell in changed:
-                canvas.setStrokeColor(HexColor(INK))
-                canvas.setLineWidth(1.2)
-                canvas.rect(cx + 0.6, cy + 0.6, c - 1.2, c - 1.2, stroke=1, fill=0)
-                canvas.setLineWidth(0.3)
-                canvas.setStrokeColor(HexColor("#b8b0a0"))
+            canvas.setFillColor(HexColor(self.group_colour.get(label, LONE)))
+            canvas.rect(place[0] + 0.3, place[1] + 0.3, c - 0.6, c - 0.6, stroke=0, fill=1)
+            if label in self.group_colour:
+                canvas.setFillColor(HexColor("#ffffff"))
+                canvas.setFont(self.fonts.name("bold"), 6)
+                canvas.drawCentredString(place[0] + c / 2, place[1] + c / 2 - 2, label[:4])
+        for cell, kind in shot.markers.items():
+            place = self._place(x, y, cell)
+            if place is not None:
+                canvas.setFillColor(HexColor(self.colours.get(kind, "#607d8b")))
+                canvas.setStrokeColor(HexColor("#ffffff"))
+                canvas.circle(place[0] + c / 2, place[1] + c / 2, c * 0.3, stroke=1, fill=1)
+        canvas.setStrokeColor(HexColor(INK))
+        canvas.setLineWidth(1.2)
+        for cell in changed:
+            place = self._place(x, y, cell)
+            if place is not None:
+                canvas.rect(place[0] + 0.6, place[1] + 0.6, c - 1.2, c - 1.2, stroke=1, fill=0)
+        canvas.setLineWidth(0.3)
+
+    def _place(self, x: float, y: float, cell: str) -> tuple[float, float] | None:
+        """The bottom-left corner of a cell on the board drawn at (x, y), or None off the grid."""
+        col, row = cell.rstrip("0123456789"), cell[len(cell.rstrip("0123456789")):]
+        if col not in self.columns or row not in self.rows:
+            return None
+        return x + self.columns.index(col) * self.cell, y + self.board_h - (self.rows.index(row) + 1) * self.cell
 
 
 def marker_colours(bundle: Mapping[str, Any], layout: Any) -> dict[str, str]:
-    """Kinds drawn as round markers on a board: those not printed as tiles."""
+    """Each kind's colour, for the round markers on a board."""
     kinds = bundle.get("kinds") or {}
-    return {kind: (info or {}).get("colour") or "#607d8b" for kind, info in kinds.items()
-            if layout.deck_of(kind).style != "tile"}
+    return {kind: (info or {}).get("colour") or "#607d8b" for kind, info in kinds.items()}
