@@ -476,7 +476,8 @@ def test_low_ink_prints_white_cards_and_plain_backs():
         placements = rendered.placements["cards.pdf"]
         fronts = [p.rect for p in placements if p.page == 0]
         backs = [p.rect for p in placements if p.page == 1]
-        front, back = ink_share(rendered.files["cards.pdf"], 0, fronts), ink_share(rendered.files["cards.pdf"], 1, backs)
+        data = rendered.files["cards.pdf"]
+        front, back = ink_share(data, 0, fronts), ink_share(data, 1, backs)
         assert front <= front_most and back <= back_most, (front, back)
         if rendered is full:
             assert front > 0.3 and back > 0.9, (front, back)

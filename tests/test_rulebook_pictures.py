@@ -84,7 +84,8 @@ def test_the_ipo_rulebook_draws_its_examples():
     reader = PdfReader(io.BytesIO(render_pdf(shipped("ipo"), gallery=False)))
     text = "\n".join(page.extract_text() for page in reader.pages)
     assert text.count("Steps: ") == 5
-    assert "Steps: P1 → C2 · P1 → Yakshave Labs" in text and "Founding picks one of the 2 face-up companies" in text
+    assert "Steps: P1 → C2 · P1 → Yakshave Labs" in text
+    assert "Founding picks one of the 2 face-up companies" in text
 
 
 def write_project(tmp_path: Path, scenario: str) -> None:

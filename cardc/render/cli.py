@@ -60,6 +60,19 @@ def parse_ids(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
+def _art_root(args: argparse.Namespace) -> Path | None:
+    """The folder of the game `args.game` names, where its images are; None
+    for a bundle file (art_folder then looks in the working directory's project)."""
+    from cardc.project import UsageError, game_folders
+
+    if str(args.game).endswith(".json"):
+        return None
+    try:
+        return game_folders([args.game])[0]
+    except UsageError:
+        return None
+
+
 def _out_dir(args: argparse.Namespace, bundle: Mapping[str, Any]) -> Path:
     return Path(args.out) if getattr(args, "out", None) else generated_dir(args.game) / bundle["game"]
 
@@ -94,7 +107,7 @@ def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
                            cards=args.cards, proof=args.proof, fit=getattr(args, "fit", None),
                            low_ink=getattr(args, "low_ink", False), stamp=getattr(args, "stamp", None))
     try:
-        rendered = render_game(bundle, options)
+        rendered = render_game(bundle, options, _art_root(args))
         out = _out_dir(args, bundle)
         paths = [write_atomic(out / name, data) for name, data in rendered.files.items()]
     except RenderError as error:
@@ -127,7 +140,8 @@ def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
         try:
             if not getattr(args, "shop", None):
                 raise RenderError("--cmyk goes with --for pdf")
-            paths = export_for_shop(bundle, args.shop, _out_dir(args, bundle), getattr(args, "cmyk", False))
+            paths = export_for_shop(bundle, args.shop, _out_dir(args, bundle), getattr(args, "cmyk", False),
+                                    _art_root(args))
         except RenderError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
@@ -136,7 +150,8 @@ def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
               f"(how to upload: {root / 'README.txt'})")
         return 0
     try:
-        paths = export_tts(bundle, _out_dir(args, bundle), getattr(args, "card_px", None), getattr(args, "url_base", None))
+        paths = export_tts(bundle, _out_dir(args, bundle), getattr(args, "card_px", None), getattr(args, "url_base", None),
+                           _art_root(args))
     except RenderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

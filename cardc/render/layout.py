@@ -238,7 +238,8 @@ def _deck(settings: dict, title: str) -> Deck:
         corner=settings.get("corner"),
         type_line=settings.get("type_line"),
         footer=settings.get("footer"),
-        back=Back(back.get("title") or title, back.get("subtitle", ""), back.get("colour", "#2f3e4e"), back.get("image")),
+        back=Back(back.get("title") or title, back.get("subtitle", ""), back.get("colour", "#2f3e4e"),
+                  back.get("image")),
         title_ink=settings.get("title_ink") or "#ffffff",
         colour_by=ColourBy(**settings["colour_by"]) if settings.get("colour_by") else None,
     )

@@ -313,7 +313,8 @@ def streams(groups: Sequence[DeckGroup]) -> list[list[Prepared]]:
     return list(out.values())
 
 
-def backs_of(cards: Sequence[Prepared], fonts: Fonts, low_ink: bool, art: ArtFolder) -> Callable[[Prepared], PreparedBack]:
+def backs_of(cards: Sequence[Prepared], fonts: Fonts, low_ink: bool,
+             art: ArtFolder) -> Callable[[Prepared], PreparedBack]:
     """The back of each card: its deck's design or image, or the card's own
     `back_image`; each prepared once."""
     made: dict[tuple[str, str | None], PreparedBack] = {}

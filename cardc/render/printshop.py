@@ -126,8 +126,7 @@ def safe_zone_problems(card: Prepared, product: Product, shop: Shop, fonts: Font
         box = card.boxes[name]
         left, right = box.x, box.x + box.w
         if name in card.fitted:  # text: where its lines are set, not the whole box it may fill
-            style = deck.styles[name] if deck.style != "tile" else dataclasses.replace(deck.styles[name], align="center")
-            start, end = text_span(card.fitted[name], style, fonts, box.w * mm)
+            start, end = text_span(card.fitted[name], deck.styles[name], fonts, box.w * mm)  # cards, never tiles
             left, right = box.x + start / mm, box.x + end / mm
         edge = min(left * sx, box.y * sy, (deck.width - right) * sx, (deck.height - box.y - box.h) * sy)
         if edge < safe - 1e-6:

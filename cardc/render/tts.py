@@ -214,7 +214,7 @@ def component_images(bundle: Mapping[str, Any], layout: Any, fonts: Fonts, dpi: 
 
 
 def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = None,
-               url_base: str | None = None) -> list[Path]:
+               url_base: str | None = None, art_root: Path | None = None) -> list[Path]:
     """Write the TTS saved object, sheets, backs, manifest and web images; returns the paths."""
     if card_px is not None and not MIN_PX <= card_px <= MAX_CARD_PX:
         raise RenderError(f"--card-px must be between {MIN_PX} and {MAX_CARD_PX}, not {card_px}")
@@ -231,7 +231,7 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = N
         tiles = grid_tiles(bundle, layout)
         faces.update({f.card_id: f for f in tiles})
         physical += [f.card_id for f in tiles]
-    art = art_folder(bundle)
+    art = art_folder(bundle, art_root)
     prepared = {card_id: dataclasses.replace(card, art=art.load(card.face.image))
                 for card_id, card in prepare_all(faces, layout, fonts, params).items()}
     decks: dict[str, list[str]] = {}
