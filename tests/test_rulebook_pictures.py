@@ -107,3 +107,28 @@ def test_an_example_that_no_longer_replays_is_an_error_naming_it(tmp_path, monke
         replay_example(shipped("ipo"), "ex.yaml", 9)
     with pytest.raises(RenderError, match=r"^example \.\./ipo/../../x.yaml: no scenario file"):
         replay_example(shipped("ipo"), "../ipo/../../x.yaml", 1)
+
+
+def test_a_game_without_a_board_shows_the_zones_an_example_changed():
+    from cardc.render.board_picture import replay_example
+
+    poach = replay_example(shipped("unicorn"), "poach_and_reactions.yaml", 1)
+    changes = {z.label: (z.before and (z.before.card_id, z.before.count), z.after and (z.after.card_id, z.after.count))
+               for z in poach.zones}
+    assert changes["P1 bank"] == (None, ("cto", 1))  # the poached CTO, with its value
+    assert changes["P2 bank"] == (("series_a", 2), ("series_a", 1))
+    assert changes["Discard"] == (None, ("poach", 1))
+    assert list(changes)[0] == "Discard"  # shared zones first
+
+
+@pytest.mark.parametrize("game,steps", [("unicorn", "Steps: P1 → Use Poach · P1 → P2 · P1 → CTO"),
+                                        ("startup", "Steps: P1 → Hire The Closer for $4")])
+def test_unicorn_and_startup_rulebooks_draw_a_worked_example(game, steps):
+    import io
+
+    from pypdf import PdfReader
+
+    from cardc.render.rulebook import render_pdf
+
+    reader = PdfReader(io.BytesIO(render_pdf(shipped(game), gallery=False)))
+    assert steps in "\n".join(page.extract_text() for page in reader.pages)

@@ -43,12 +43,39 @@ class BoardShot:
 
 
 @dataclass(frozen=True)
+class ZoneChange:
+    """One zone the steps changed: its pile before and after (None: empty)."""
+
+    label: str
+    before: Any  # setup_picture.Pile | None
+    after: Any
+
+
+@dataclass(frozen=True)
 class Example:
     title: str
     note: str
     steps: tuple[str, ...]
     before: BoardShot
     after: BoardShot
+    zones: tuple[ZoneChange, ...] = ()
+
+
+def zone_changes(game: Any, before: Any, after: Any, layout: Any) -> tuple[ZoneChange, ...]:
+    """The zones whose cards the steps changed, shared ones first, each as
+    a pile before and after; a player's zone is named after its seat."""
+    from .setup_picture import pile_of
+
+    out = []
+    for slot in range(len(after.zones)):
+        if list(before.zones[slot]) == list(after.zones[slot]):
+            continue
+        owner = game.slot_owner(after, slot)
+        label = game.slot_decl(after, slot)["id"].replace("_", " ").capitalize()
+        label = label if owner is None else f"{after.player_name(owner)} {label.lower()}"
+        out.append((owner is not None, slot, ZoneChange(label, pile_of(game, before, slot, layout),
+                                                         pile_of(game, after, slot, layout))))
+    return tuple(change for _, _, change in sorted(out, key=lambda t: t[:2]))
 
 
 def board_shot(game: Any, state: Any) -> BoardShot:
@@ -104,10 +131,13 @@ def replay_example(bundle: Mapping[str, Any], file: str, number: int) -> Example
     spec = specs[number - 1]
     if spec.get("cards"):
         raise RenderError(f"example {file} {number}: a scenario with cards of its own cannot illustrate the game")
+    from .layout import load_layout
+
     game = Game(dict(bundle))
     try:
         runner = Runner(game, dict(bundle), spec, str(path))
         state = runner.begin()
+        start = state.clone()
         before = board_shot(game, state)
         failures = runner.steps(state, spec.get("steps") or [], spec, "steps")
         failures = failures or runner.check(state, spec.get("expect") or {}, "at the end")
@@ -116,7 +146,7 @@ def replay_example(bundle: Mapping[str, Any], file: str, number: int) -> Example
     if failures:
         raise RenderError(f"example {file} {number} no longer replays: {failures[0]}")
     return Example(str(spec.get("title", "")), str(spec.get("note", "") or ""), tuple(runner.trail), before,
-                   board_shot(game, state))
+                   board_shot(game, state), zone_changes(game, start, state, load_layout(bundle)))
 
 
 class BoardPicture(Flowable):
@@ -158,26 +188,14 @@ class BoardPicture(Flowable):
         canvas.setFont(self.fonts.name("regular"), 8)
         steps = " · ".join(self.example.steps) or "(the start position)"
         y = top - self.board_h - 5 * mm
-        for line in self._lines(f"Steps: {steps}", self.avail, 8, "regular")[:2]:
+        for line in _lines(self.fonts, f"Steps: {steps}", self.avail, 8, "regular")[:2]:
             canvas.drawString(0, y, line)
             y -= 3.6 * mm
         canvas.setFont(self.fonts.name("italic"), 8)
-        for line in self._lines(self.example.title + (f" {self.example.note}" if self.example.note else ""),
+        for line in _lines(self.fonts, self.example.title + (f" {self.example.note}" if self.example.note else ""),
                                 self.avail, 8, "italic")[:3]:
             canvas.drawString(0, y, line)
             y -= 3.6 * mm
-
-    def _lines(self, text: str, width: float, size: float, face: str) -> list[str]:
-        self.fonts.check(text, face, "a rulebook example")
-        words, lines, line = text.split(), [], ""
-        for word in words:
-            trial = f"{line} {word}".strip()
-            if line and self.fonts.width(trial, face, size) > width:
-                lines.append(line)
-                line = word
-            else:
-                line = trial
-        return lines + ([line] if line else [])
 
     def _board(self, x: float, y: float, shot: BoardShot, changed: set[str]) -> None:
         canvas = self.canv
@@ -232,3 +250,76 @@ def marker_colours(bundle: Mapping[str, Any], layout: Any) -> dict[str, str]:
     """Each kind's colour, for the round markers on a board."""
     kinds = bundle.get("kinds") or {}
     return {kind: (info or {}).get("colour") or "#607d8b" for kind, info in kinds.items()}
+
+
+ZONE_ROW = 34.0  # mm: one changed zone, its piles and counts
+MAX_ZONES = 6  # rows drawn; more are named in the caption
+
+
+class ZonesPicture(Flowable):
+    """A game without a board: each zone the steps changed, its pile before
+    and after, drawn with the cards' own faces and backs."""
+
+    def __init__(self, example: Example, fonts: Fonts, width: float, faces: Mapping[str, Any],
+                 backs: Mapping[str, Any]) -> None:
+        super().__init__()
+        self.example, self.fonts, self.avail, self.faces, self.backs = example, fonts, width, faces, backs
+        self.rows = list(example.zones[:MAX_ZONES])
+        self.height = len(self.rows) * ZONE_ROW * mm + 22 * mm
+
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        return self.avail, self.height
+
+    def draw(self) -> None:
+        from .setup_picture import PILE_H, draw_pile
+
+        canvas = self.canv
+        y = self.height - 5 * mm
+        canvas.setFillColor(HexColor(INK))
+        canvas.setFont(self.fonts.name("bold"), 8)
+        canvas.drawString(45 * mm, y, "Before")
+        canvas.drawString(95 * mm, y, "After")
+        for change in self.rows:
+            y -= ZONE_ROW * mm
+            canvas.setFillColor(HexColor(INK))
+            canvas.setFont(self.fonts.name("bold"), 8)
+            canvas.drawString(0, y + PILE_H / 2 * mm, change.label)
+            for centre, pile in ((55, change.before), (105, change.after)):
+                canvas.setFillColor(HexColor(INK))
+                canvas.setFont(self.fonts.name("italic"), 7)
+                if pile is None:
+                    canvas.drawCentredString(centre * mm, y + PILE_H / 2 * mm, "empty")
+                    continue
+                draw_pile(canvas, centre * mm, y + 4 * mm, pile, self.faces, self.backs, self.fonts)
+                canvas.setFillColor(HexColor(INK))
+                canvas.setFont(self.fonts.name("italic"), 7)
+                state = "face up" if pile.face_up else "face down"
+                canvas.drawCentredString(centre * mm, y, f"{pile.count} {pile.unit}{'s' if pile.count != 1 else ''}, "
+                                                         f"{state}")
+            canvas.setFont(self.fonts.name("bold"), 12)
+            canvas.drawCentredString(80 * mm, y + PILE_H / 2 * mm, "→")
+        canvas.setFont(self.fonts.name("regular"), 8)
+        y -= 6 * mm
+        hidden = len(self.example.zones) - len(self.rows)
+        steps = " · ".join(self.example.steps) + (f" ({hidden} more zones changed)" if hidden > 0 else "")
+        for line in _lines(self.fonts, f"Steps: {steps}", self.avail, 8, "regular")[:2]:
+            canvas.drawString(0, y, line)
+            y -= 3.6 * mm
+        canvas.setFont(self.fonts.name("italic"), 8)
+        for line in _lines(self.fonts, self.example.title, self.avail, 8, "italic")[:2]:
+            canvas.drawString(0, y, line)
+            y -= 3.6 * mm
+
+
+def _lines(fonts: Fonts, text: str, width: float, size: float, face: str) -> list[str]:
+    """`text` broken into lines of at most `width` points."""
+    fonts.check(text, face, "a rulebook example")
+    lines, line = [], ""
+    for word in text.split():
+        trial = f"{line} {word}".strip()
+        if line and fonts.width(trial, face, size) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    return lines + ([line] if line else [])

@@ -586,18 +586,24 @@ class _Converter:
 
     def example(self, file: str, number: int, line: int | None) -> list[Flowable]:
         """A worked example: scenario `number` of `file` replayed, its board
-        before and after (board_picture.py); a game without a board has none."""
-        from .board_picture import BoardPicture, marker_colours, replay_example
+        before and after, or for a game without a board the zones it changed
+        (board_picture.py)."""
+        from .board_picture import BoardPicture, ZonesPicture, marker_colours, replay_example
         from .layout import load_layout
+        from .setup_picture import pile_pictures
 
-        if not self.bundle.get("grid"):
-            raise self.error(f"`<!-- example: {file}#{number} -->` draws a board, and this game has no grid", line)
         try:
             shown = replay_example(self.bundle, file, number)
         except RenderError as exc:
             raise self.error(str(exc), line) from None
-        colours = marker_colours(self.bundle, load_layout(self.bundle))
-        return [Spacer(1, 4), BoardPicture(shown, self.bundle["grid"], self.fonts, self.width, colours), Spacer(1, 6)]
+        if self.bundle.get("grid"):
+            colours = marker_colours(self.bundle, load_layout(self.bundle))
+            picture: Flowable = BoardPicture(shown, self.bundle["grid"], self.fonts, self.width, colours)
+        else:
+            piles = [p for change in shown.zones for p in (change.before, change.after) if p is not None]
+            faces, backs = pile_pictures(self.bundle, piles, self.fonts)
+            picture = ZonesPicture(shown, self.fonts, self.width, faces, backs)
+        return [Spacer(1, 4), picture, Spacer(1, 6)]
 
     def _indented(self, style: ParagraphStyle, indent: float) -> ParagraphStyle:
         if not indent:

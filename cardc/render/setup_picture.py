@@ -61,6 +61,23 @@ def after_setup(bundle: Mapping[str, Any], players: int, seed: int = 1) -> Any:
     return game, state
 
 
+def pile_of(game: Any, state: Any, slot: int, layout: Any) -> Pile | None:
+    """One zone of a state as a pile (None when empty): its top card, how
+    many, face up when the zone is public."""
+    cards = state.zones[slot]
+    if not cards:
+        return None
+    decl = game.slot_decl(state, slot)
+    owner = game.slot_owner(state, slot)
+    top = game.cards[game.card_def[cards[-1]]]
+    deck = layout.deck_of(top["kind"])
+    face_up = decl.get("visibility") == "public"
+    colour = (game.bundle.get("kinds", {}).get(top["kind"]) or {}).get("colour") or "#607d8b" if face_up \
+        else deck.back.colour
+    return Pile(_label(decl["id"]), len(cards), face_up, colour, owner is None,
+                "piece" if deck.style == "tile" else "card", top["id"], deck.id)
+
+
 def setup_piles(bundle: Mapping[str, Any], players: int | None = None) -> tuple[list[Pile], int]:
     """The zones holding cards once setup is over (shared ones, then the
     first seat's), and the player count used. Kinds the layout hands out
@@ -70,24 +87,16 @@ def setup_piles(bundle: Mapping[str, Any], players: int | None = None) -> tuple[
     n = players or int((bundle.get("players") or {}).get("min", 1))
     game, state = after_setup(bundle, n)
     layout = load_layout(bundle)
-    kinds = bundle.get("kinds") or {}
     piles, handed = [], []
-    for slot, cards in enumerate(state.zones):
-        if not cards:
-            continue
-        decl = game.slot_decl(state, slot)
+    for slot in range(len(state.zones)):
         owner = game.slot_owner(state, slot)
-        if owner not in (None, 0):
+        pile = pile_of(game, state, slot, layout) if owner in (None, 0) else None
+        if pile is None:
             continue
-        top = game.cards[game.card_def[cards[-1]]]
-        deck = layout.deck_of(top["kind"])
-        face_up = decl.get("visibility") == "public"
-        colour = (kinds.get(top["kind"]) or {}).get("colour") or "#607d8b" if face_up else deck.back.colour
-        pile = Pile(_label(decl["id"]), len(cards), face_up, colour, owner is None,
-                    "piece" if deck.style == "tile" else "card", top["id"], deck.id)
-        if owner is None and top["kind"] in layout.hand_out and len(cards) >= n:
+        top_kind = game.cards[game.card_def[state.zones[slot][-1]]]["kind"]
+        if owner is None and top_kind in layout.hand_out and pile.count >= n:
             handed.append(dataclasses.replace(pile, count=1, shared=False, face_up=True))
-            pile = dataclasses.replace(pile, count=len(cards) - n, label=f"{pile.label} (the rest, in the box)")
+            pile = dataclasses.replace(pile, count=pile.count - n, label=f"{pile.label} (the rest, in the box)")
             if not pile.count:
                 continue
         piles.append(pile)
@@ -156,37 +165,42 @@ class SetupPicture(Flowable):
             y -= -(-len(group) // self.per_row) * CELL_H * mm
 
     def _pile(self, centre: float, y: float, pile: Pile) -> None:
-        """A stack: edges of the cards below, then the top card's face or back."""
-        from .cards import draw_back, draw_front
+        draw_pile(self.canv, centre, y, pile, self.faces, self.backs, self.fonts)
 
-        canvas = self.canv
-        face = self.faces.get(pile.card_id) if pile.face_up else None
-        back = self.backs.get(pile.deck_id or "")
-        deck = face.face.deck if face is not None else back.deck if back is not None else None
-        if deck is None:  # nothing to draw it with: a plain block in its colour
-            w = PILE_H * 0.72
-            canvas.setFillColor(HexColor(pile.colour))
-            canvas.roundRect(centre - w / 2 * mm, y, w * mm, PILE_H * mm, 1.2 * mm, stroke=0, fill=1)
-            return
-        scale = min(PILE_H / deck.height, (CELL_W - 4) / deck.width)
-        w, h = deck.width * scale, deck.height * scale
-        x = centre - w / 2 * mm
-        for k in reversed(range(1, min(4, pile.count))):  # the cards under the top one
-            canvas.setFillColor(HexColor(tint(pile.colour, 0.3)))
-            canvas.setStrokeColor(HexColor(shade(pile.colour, 0.3)))
-            canvas.setLineWidth(0.4)
-            canvas.roundRect(x + k * 0.7 * mm, y - k * 0.7 * mm, w * mm, h * mm, 1 * mm, stroke=1, fill=1)
-        canvas.saveState()
-        canvas.translate(x, y)
-        canvas.scale(scale, scale)
-        if face is not None:
-            draw_front(canvas, face, self.fonts, 0, 0)
-        else:
-            draw_back(canvas, back, self.fonts, 0, 0)
-        canvas.restoreState()
-        canvas.setStrokeColor(HexColor("#9a9a9a"))
-        canvas.setLineWidth(0.3)
-        canvas.rect(x, y, w * mm, h * mm, stroke=1, fill=0)
+
+def draw_pile(canvas: Any, centre: float, y: float, pile: Pile, faces: Mapping[str, Any],
+              backs: Mapping[str, Any], fonts: Fonts) -> None:
+    """A stack, PILE_H tall, centred at `centre`: the edges of the cards
+    below, then the top card's face or its deck's back as they print."""
+    from .cards import draw_back, draw_front
+
+    face = faces.get(pile.card_id) if pile.face_up else None
+    back = backs.get(pile.deck_id or "")
+    deck = face.face.deck if face is not None else back.deck if back is not None else None
+    if deck is None:  # nothing to draw it with: a plain block in its colour
+        w = PILE_H * 0.72
+        canvas.setFillColor(HexColor(pile.colour))
+        canvas.roundRect(centre - w / 2 * mm, y, w * mm, PILE_H * mm, 1.2 * mm, stroke=0, fill=1)
+        return
+    scale = min(PILE_H / deck.height, (CELL_W - 4) / deck.width)
+    w, h = deck.width * scale, deck.height * scale
+    x = centre - w / 2 * mm
+    for k in reversed(range(1, min(4, pile.count))):  # the cards under the top one
+        canvas.setFillColor(HexColor(tint(pile.colour, 0.3)))
+        canvas.setStrokeColor(HexColor(shade(pile.colour, 0.3)))
+        canvas.setLineWidth(0.4)
+        canvas.roundRect(x + k * 0.7 * mm, y - k * 0.7 * mm, w * mm, h * mm, 1 * mm, stroke=1, fill=1)
+    canvas.saveState()
+    canvas.translate(x, y)
+    canvas.scale(scale, scale)
+    if face is not None:
+        draw_front(canvas, face, fonts, 0, 0)
+    else:
+        draw_back(canvas, back, fonts, 0, 0)
+    canvas.restoreState()
+    canvas.setStrokeColor(HexColor("#9a9a9a"))
+    canvas.setLineWidth(0.3)
+    canvas.rect(x, y, w * mm, h * mm, stroke=1, fill=0)
 
 
 def example_turn(bundle: Mapping[str, Any], turn: int = 3, seed: int = 1, players: int | None = None,
