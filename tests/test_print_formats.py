@@ -148,7 +148,7 @@ HEADER = "id,name,kind,count,value,starts_in,text\n"
     (HEADER + "hammer,Hammer,tool,1,2,deck,Strike.,extra\n", 2, 37,
      "this row has 8 cells but the header names 7 columns",
      "give every extra cell a column name in the first row, or remove it"),
-    (HEADER + 'hammer,Hammer,tool,1,2,deck,"Two\nlines",\n', 3, 8,
+    (HEADER + 'hammer,Hammer,tool,1,2,deck,"Two\nlines",x\n', 3, 8,
      "this row has 8 cells but the header names 7 columns",
      "give every extra cell a column name in the first row, or remove it"),
     ("id,name,kind,,value\nhammer,Hammer,tool,3,2\n", 2, 20, "a cell under a column with no name in the first row",
@@ -312,3 +312,42 @@ def test_an_image_file_that_is_not_an_image_is_an_error_naming_it(atelier, tmp_p
     from cardc.render import RenderError
     with pytest.raises(RenderError, match=r"^image art/kiln.png: cannot be read as PNG \("):
         render_game(atelier, PrintOptions(), art_root=folder)
+
+
+def write_workbook(path: Path, rows: list[list]) -> None:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    for row in rows:
+        book.active.append(row)
+    book.save(path)
+
+
+def test_cards_from_an_xlsx_workbook_are_the_same_cards_as_from_csv(atelier, tmp_path):
+    folder = copy_game(tmp_path)
+    (folder / "cards" / "tools.csv").unlink()
+    write_workbook(folder / "cards" / "tools.xlsx", [
+        ["id", "name", "kind", "count", "value", "starts_in", "text", "flavour", "back_image"],
+        ["hammer", "Hammer", "tool", 2, 2, "deck", "Strike twice, measure once.", None, None],
+        ["brush", "Fine Brush", "tool", 1.0, 1, "deck", 'Paint with "care".\nThen wait.', "Sable hair.",
+         "art/brush-back.png"],
+    ])
+    built = build_folder(folder)
+    assert built.bundle is not None, [d.header() for d in built.diags]
+    assert card_data(built.bundle) == card_data(atelier)
+    assert [c["source"].rsplit("/", 1)[1] for c in built.bundle["cards"] if c["kind"] == "tool"][:2] == [
+        "tools.xlsx:2", "tools.xlsx:3"]
+
+
+def test_a_mistake_in_an_xlsx_card_file_is_reported_at_its_row_and_column(tmp_path):
+    folder = copy_game(tmp_path)
+    (folder / "cards" / "tools.csv").unlink()
+    write_workbook(folder / "cards" / "tools.xlsx", [["id", "name", "kind", "count", "value", "starts_in", "text"],
+                                                     ["hammer", "Hammer", "tool", "five", 2, "deck", "Strike."]])
+    [error] = [e for e in build_folder(folder).diags.errors]
+    assert (Path(error.loc.file).name, error.loc.line, error.loc.col) == ("tools.xlsx", 2, 4)
+    assert error.message == '`count` must be a whole number, got text "five"'
+    (folder / "cards" / "tools.xlsx").write_bytes(b"not a workbook")
+    [error] = [e for e in build_folder(folder).diags.errors]
+    assert error.message == "not an .xlsx workbook cardc can read (BadZipFile)"
+    assert error.hint == "save the sheet as Excel Workbook (.xlsx) or as CSV"

@@ -1,6 +1,6 @@
 """Loading a game's folder: every source file, checked, in one pass.
 
-`load_game` reads `content/<game>/` (game.yaml, rules.yaml, cards/**/*.yaml and *.csv,
+`load_game` reads `content/<game>/` (game.yaml, rules.yaml, cards/**/*.yaml, *.csv and *.xlsx,
 layout.yaml, rulebook.md.j2), checks each file against its schema and reports
 every problem of every file in one run. It returns a `GameSource` only when
 nothing was wrong, so later stages can trust its shape and never re-check it.
@@ -20,7 +20,7 @@ from pathlib import Path
 from cardc.diagnostics import CardcError, Diagnostics, Loc, did_you_mean, display_path
 from cardc.load.schema import load_schema, validate
 from cardc.load.yamlsrc import LocDict, decode_text, folded_surprises, parse_yaml
-from cardc.load.sheet import read_card_sheet
+from cardc.load.sheet import read_card_sheet, read_card_workbook
 from cardc.paths import GRAMMAR, Project, project_of
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema="
@@ -76,7 +76,7 @@ def load_game(folder: Path, diags: Diagnostics, project: Project | None = None) 
     invalid_cards = []
     field_types = dict((game or {}).get("card_fields") or {})
     for rel in reader.card_paths():
-        if rel.endswith(".csv"):
+        if rel.endswith((".csv", ".xlsx")):
             data = reader.sheet_file(rel, field_types, keep_invalid=invalid_cards)
         else:
             data = reader.yaml_file(rel, "cards", keep_invalid=invalid_cards)
@@ -210,14 +210,17 @@ class _FolderReader:
         self.read(rel)
 
     def sheet_file(self, rel: str, field_types: dict, keep_invalid: list | None = None) -> LocDict | None:
-        """Read and schema-check a CSV card file (cardc/load/sheet.py): the
-        same checks as a YAML card file, at file:row:column."""
+        """Read and schema-check a CSV or XLSX card file (cardc/load/sheet.py):
+        the same checks as a YAML card file, at file:row:column."""
         data = self.read(rel)
         if data is None:
             return None
         file = self.display(rel)
         try:
-            value = read_card_sheet(decode_text(data, file), file, field_types, self.diags)
+            if rel.endswith(".xlsx"):
+                value = read_card_workbook(data, file, field_types, self.diags)
+            else:
+                value = read_card_sheet(decode_text(data, file), file, field_types, self.diags)
         except CardcError as exc:
             self.diags.extend(exc.diagnostics)
             return None
@@ -261,7 +264,7 @@ class _FolderReader:
             )
 
     def card_paths(self) -> list[str]:
-        """Relative paths of cards/**/*.yaml and *.csv in sorted order. Symlinked
+        """Relative paths of cards/**/*.yaml, *.csv and *.xlsx in sorted order. Symlinked
         folders are not followed; links leading outside are refused."""
         cards = self.root / "cards"
         if not cards.exists() and not cards.is_symlink():
@@ -285,7 +288,7 @@ class _FolderReader:
             dirnames[:] = sorted(d for d in dirnames if not (Path(dirpath) / d).is_symlink())
             for name in filenames:
                 rel = (here / name).as_posix()
-                if name.endswith((".yaml", ".csv")):
+                if name.endswith((".yaml", ".csv", ".xlsx")):
                     found.append(rel)
                 elif name.endswith(".yml"):
                     self.diags.warning(
