@@ -83,7 +83,11 @@ def test_a_tarot_deck_with_art_exports_at_the_shops_tarot_size(tmp_path):
     from cardc.project import build_folder
 
     bundle = build_folder(ATELIER).bundle
-    export_for_shop(bundle, "thegamecrafter", tmp_path, art_root=ATELIER)
+    notes: list[str] = []
+    export_for_shop(bundle, "thegamecrafter", tmp_path, art_root=ATELIER, notes=notes)
+    # the test art is small on purpose: the export says so, with the size it needs
+    assert notes == ["card the_kiln: its art art/kiln.png (240 x 190 px) prints at 102 dpi; The Game Crafter prints "
+                     "at 300: use an image of at least 708 x 499 px"]
     root = tmp_path / "thegamecrafter"
     assert check_export(root, "thegamecrafter") == []
     with Image.open(root / "oracle" / "the_kiln.png") as kiln:

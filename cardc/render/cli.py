@@ -140,11 +140,14 @@ def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
         try:
             if not getattr(args, "shop", None):
                 raise RenderError("--cmyk goes with --for pdf")
+            notes: list[str] = []
             paths = export_for_shop(bundle, args.shop, _out_dir(args, bundle), getattr(args, "cmyk", False),
-                                    _art_root(args))
+                                    _art_root(args), notes)
         except RenderError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
         root = _out_dir(args, bundle) / args.shop
         print(f"{len(paths)} files in {root}, checked: pixel size, dpi, bleed and trim boxes "
               f"(how to upload: {root / 'README.txt'})")

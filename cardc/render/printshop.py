@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -135,6 +136,23 @@ def safe_zone_problems(card: Prepared, product: Product, shop: Shop, fonts: Font
     return problems
 
 
+def art_resolution_note(card: Prepared, product: Product, shop: Shop) -> str | None:
+    """A note when a card's raster art is drawn at under 300 dpi on the
+    product (it fills its box, so the image's short side sets the scale)."""
+    art, deck = card.art, card.face.deck
+    if art is None or art.raster is None or "art" not in card.boxes:
+        return None
+    box = card.boxes["art"]
+    w_in = box.w * product.trim_mm[0] / deck.width / INCH
+    h_in = box.h * product.trim_mm[1] / deck.height / INCH
+    dpi = min(art.width / w_in, art.height / h_in)
+    if dpi >= DPI - 0.5:
+        return None
+    return (f"card {card.face.card_id}: its art {card.face.image} ({art.width:g} x {art.height:g} px) prints at "
+            f"{dpi:.0f} dpi; {shop.title} prints at {DPI}: use an image of at least "
+            f"{math.ceil(w_in * DPI)} x {math.ceil(h_in * DPI)} px")
+
+
 def to_cmyk(colour: Any) -> CMYKColor:
     """ReportLab's enforceColorSpace hook: every vector colour as DeviceCMYK
     (a naive conversion: no ICC profile; greys go to the black plate only)."""
@@ -194,9 +212,10 @@ def _sides(product: Product, deck: Deck) -> Sides:
 
 
 def export_for_shop(bundle: Mapping[str, Any], shop_id: str, out_dir: Path, cmyk: bool = False,
-                    art_root: Path | None = None) -> list[Path]:
+                    art_root: Path | None = None, notes: list[str] | None = None) -> list[Path]:
     """Write the game's card decks for `shop_id` under out_dir/<shop>/ and
-    check what was written; returns the paths. Tiles, tokens and boards are
+    check what was written; returns the paths, and adds to `notes` what the
+    printer should know (art under 300 dpi). Tiles, tokens and boards are
     not cards a card printer makes: they stay in `cardc print`."""
     from .pipeline import aid_faces, art_folder, build_faces, instance_ids
 
@@ -230,6 +249,9 @@ def export_for_shop(bundle: Mapping[str, Any], shop_id: str, out_dir: Path, cmyk
         product = product_for(shop, deck)
         for card in cards:
             problems += safe_zone_problems(card, product, shop, fonts)
+            note = art_resolution_note(card, product, shop)
+            if note and notes is not None:
+                notes.append(note)
         files.update(_deck_files(shop, product, deck, cards, counts, fonts, art, cmyk))
     if problems:
         shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
