@@ -163,11 +163,13 @@ def cmd_cards(args) -> int:
     if args.format == "json":
         print(json.dumps(rows, indent=1))
     elif args.format == "csv":
-        import csv
-        w = csv.writer(sys.stdout)
-        w.writerow(["id", "name", "kind", "value", "quantity", "text"])
-        for r in rows:
-            w.writerow([r["id"], r["name"], r["kind"], r["value"], r["quantity"], r["text"]])
+        from cardc.load.sheet import write_card_sheet
+        cards = [c for c in bundle["cards"] if not args.kind or c["kind"] == args.kind]
+        with_rules = write_card_sheet(cards, list(bundle.get("card_fields") or {}), sys.stdout)
+        if with_rules:
+            print(f"note: {len(with_rules)} of these cards have rules (effect, requires, ...) that a sheet does "
+                  f"not carry; keep them in YAML: {', '.join(with_rules[:5])}"
+                  + (" ..." if len(with_rules) > 5 else ""), file=sys.stderr)
     else:
         from rich.console import Console
         from rich.table import Table
@@ -269,7 +271,7 @@ EXAMPLES = {
                 "cardc scenario unicorn         # one game's, in scenarios/unicorn/\n"
                 "cardc scenario tests/scenarios/unicorn/ -v",
     "bench": "cardc bench unicorn --players 4 --games-per 100",
-    "print": "cardc print unicorn --paper letter --bleed 3",
+    "print": "cardc print unicorn --paper letter --bleed 3 --fit bleed",
     "export": "cardc export unicorn            # generated/unicorn/tts/ and web/",
     "rulebook": "cardc rulebook unicorn --format pdf",
     "simulate": "cardc simulate unicorn --games 500 --players 3,4 --agents random,greedy --seed 1",

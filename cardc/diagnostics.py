@@ -191,6 +191,8 @@ class SourceCache:
         self._lines[file] = split_lines(text)
 
     def lines(self, file: str) -> list[str] | None:
+        if file.endswith(".xlsx"):  # a workbook is zipped XML: no line of it to show
+            return None
         if file not in self._lines:
             try:
                 text = Path(file).read_text(encoding="utf-8", errors="replace")

@@ -123,8 +123,9 @@ def compile_checked(source, diags: Diagnostics) -> dict | None:
 
 
 def _check_layout(source, decls, bundle, diags) -> None:
-    from cardc.render.layout_check import check_layout
+    from cardc.render.layout_check import check_art_boxes, check_layout
     check_layout(source.layout, decls.kinds, decls.params, diags)
+    check_art_boxes(source.layout, source.card_files, diags)
 
 
 def _check_constraints(source, decls, bundle, diags) -> None:

@@ -311,7 +311,9 @@ class Runner:
 
     log: list | None = None
 
-    def run(self) -> list:
+    def begin(self) -> State:
+        """The start state, ready for `steps` (a rulebook example replays a
+        scenario this way to draw its states)."""
         st = self.start()
         self.log = st.log
         self.taken = 0
@@ -319,6 +321,10 @@ class Runner:
             # a start built by hand need not be a state the rules reach; what
             # it does meet, every step must keep (`invariants: all` asks for all)
             self.excused = set(self.game.broken_invariants(st))
+        return st
+
+    def run(self) -> list:
+        st = self.begin()
         broken = self.broken(st, "at the start")
         if broken:
             return broken

@@ -81,7 +81,7 @@ def test_cards_command_formats(capsys):
     assert [r["id"] for r in rows] == ["ruby", "pearl", "thief", "guard"]
     assert main(["cards", str(MINI), "--format", "csv", "--kind", "gem"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[0] == "id,name,kind,value,quantity,text" and len(lines) == 3
+    assert lines[0].startswith("id,name,kind,count,per_player,starts_in,") and len(lines) == 3
 
 
 @pytest.mark.parametrize("game", ["unicorn", "startup", "ipo"])

@@ -228,28 +228,21 @@ def overlap(a: Rect, b: Rect) -> float:
     return max(0.0, min(a.right, b.right) - max(a.x, b.x)) * max(0.0, min(a.top, b.top) - max(a.y, b.y))
 
 
-@pytest.mark.parametrize("paper,asked,expected", [("a4", 3, 2.0), ("a4", 2, 2.0), ("letter", 3, 0.5),
-                                                  ("a4", 1, 1.0)])
-def test_every_card_gets_its_own_full_bleed_read_back_from_the_pdf(paper, asked, expected):
-    # The issue's standard: every card's background is its trim plus the bleed
-    # on all four sides, and no two backgrounds overlap. When the bleed would
-    # cost cards a sheet, the largest that keeps 3 x 3 is used and reported.
-    rendered = render_game(bundles.unicorn(), PrintOptions(paper=paper, bleed=asked))
+def check_full_bleed(rendered, paper: str, bleed: float, per_sheet: int) -> None:
+    """Every card's background read back from cards.pdf is its trim plus
+    `bleed` on all four sides, no two backgrounds overlap, and every trim
+    keeps the room crop marks need."""
     reader = pdf(rendered.files["cards.pdf"])
-    if asked > expected:
-        assert any(f"{expected:g} mm" in note and "--fit bleed" in note for note in rendered.notes), rendered.notes
-    else:
-        assert not rendered.notes
     by_page: dict[int, list] = {}
     for placement in rendered.placements["cards.pdf"]:
         by_page.setdefault(placement.page, []).append(placement)
     page_w, page_h = PAPERS[paper]
+    assert max(len(p) for p in by_page.values()) == per_sheet
     for index, placements in by_page.items():
-        assert len(placements) <= 9
         rects = filled_rects(reader.pages[index])
         backgrounds = []
         for placement in placements:
-            want = placement.rect.grown(expected)
+            want = placement.rect.grown(bleed)
             match = [r for r in rects if all(abs(getattr(r, k) - getattr(want, k)) < 0.01 for k in "xywh")]
             assert match, (index, placement.card_id, want)
             backgrounds.append(want)
@@ -261,27 +254,97 @@ def test_every_card_gets_its_own_full_bleed_read_back_from_the_pdf(paper, asked,
                 assert overlap(a, b) < 1e-6, (index, a, b)
 
 
-def test_fit_bleed_keeps_the_bleed_with_fewer_cards_a_sheet():
-    rendered = render_game(bundles.unicorn(), PrintOptions(paper="letter", bleed=3, fit="bleed"))
-    fronts = [p for p in rendered.placements["cards.pdf"] if p.side == "front"]
-    per_page = Counter(p.page for p in fronts)
-    assert max(per_page.values()) == 6 and "3 x 2" in rendered.notes[0]
-    reader = pdf(rendered.files["cards.pdf"])
-    rects = filled_rects(reader.pages[0])
-    for placement in fronts[:6]:
-        want = placement.rect.grown(3)
-        assert any(all(abs(getattr(r, k) - getattr(want, k)) < 0.01 for k in "xywh") for r in rects)
+@pytest.mark.parametrize("paper,asked,per_sheet", [("a4", 3, 6), ("a4", 3.175, 4), ("letter", 3, 4),
+                                                   ("common", 3, 4), ("a4", 1, 9)])
+def test_every_card_keeps_the_bleed_asked_for_read_back_from_the_pdf(paper, asked, per_sheet):
+    # issue 42: --bleed 3 gave 2 mm on A4 and 0.5 mm on letter. Now the bleed
+    # asked for is the bleed printed; --fit bleed takes fewer cards a sheet.
+    rendered = render_game(bundles.unicorn(), PrintOptions(paper=paper, bleed=asked, fit="bleed"))
+    if per_sheet < 9:
+        assert len(rendered.notes) == 1 and f"printing {rendered.notes[0].split('printing ')[1]}"
+        assert "--fit cards keeps 3 x 3" in rendered.notes[0]
+    else:
+        assert not rendered.notes
+    check_full_bleed(rendered, paper, asked, per_sheet)
 
 
-def test_bleed_sets_trim_and_bleed_boxes():
-    rendered = render_game(bundles.unicorn(), PrintOptions(bleed=2))
-    grid = plan_grid(PAPERS["a4"], 63, 88, bleed=2)
+@pytest.mark.parametrize("paper,message", [
+    ("a4", "--bleed 3: a 3 mm bleed leaves room for 2 x 3 cards of 63 x 88 mm on a4, not 3 x 3 (the gutters take "
+           "twice the bleed and crop marks stay 5 mm inside the paper); pass --fit bleed to print 2 x 3 a sheet "
+           "with the full bleed, or --fit cards to keep 3 x 3 with a 1 mm bleed"),
+    ("letter", "--bleed 3: a 3 mm bleed leaves room for 2 x 2 cards of 63 x 88 mm on letter, not 3 x 3 (the "
+               "gutters take twice the bleed and crop marks stay 5 mm inside the paper); pass --fit bleed to print "
+               "2 x 2 a sheet with the full bleed, or --fit cards to keep 3 x 3 with no bleed"),
+])
+def test_a_bleed_that_costs_cards_is_refused_unless_fit_says_what_to_keep(paper, message, tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    add_print_arguments(parser)
+    args = parser.parse_args(["unicorn", "--paper", paper, "--bleed", "3", "--out", str(tmp_path)])
+    assert run_print(args, bundles.unicorn()) == 1
+    assert capsys.readouterr().err == f"error: {message}\n"
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("paper,kept", [("a4", 1.0), ("letter", 0.0)])
+def test_fit_cards_keeps_nine_a_sheet_with_the_largest_bleed_and_says_so(paper, kept):
+    rendered = render_game(bundles.unicorn(), PrintOptions(paper=paper, bleed=3, fit="cards"))
+    with_kept = f"with a {kept:g} mm bleed" if kept else "with no bleed"
+    assert rendered.notes == [f"a 3 mm bleed does not fit 3 x 3 cards of 63 x 88 mm on {paper}; printing "
+                              f"{with_kept}, as --fit cards asks (--fit bleed keeps 3 mm with "
+                              f"{'2 x 3' if paper == 'a4' else '2 x 2'} a sheet)"]
+    check_full_bleed(rendered, paper, kept, 9)
+
+
+def ink_bounds(data: bytes, pages) -> list[tuple[int, str, tuple[float, float, float, float]]]:
+    """(page, kind, (left, bottom, right, top) mm) of every object drawn on
+    the given pages, read back with pdfium (line widths included)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    kinds = {raw.FPDF_PAGEOBJ_PATH: "path", raw.FPDF_PAGEOBJ_TEXT: "text", raw.FPDF_PAGEOBJ_IMAGE: "image",
+             raw.FPDF_PAGEOBJ_FORM: "form"}
+    out = []
+    document = pdfium.PdfDocument(data)
+    for index in pages:
+        for obj in document[index].get_objects(max_depth=1):
+            out.append((index, kinds.get(obj.type, "other"), tuple(v / PT for v in obj.get_bounds())))
+    return out
+
+
+@pytest.mark.parametrize("paper,bleed,fit", [("a4", 3, "bleed"), ("letter", 3, "bleed"), ("common", 3, "bleed"),
+                                             ("a4", 3, "cards"), ("letter", 3.175, "bleed"), ("a4", 0, None),
+                                             ("letter", 0, None)])
+def test_every_crop_mark_and_card_on_a_front_sheet_is_5_mm_inside_the_paper(paper, bleed, fit):
+    # issue 42: with --bleed 3 the marks started 0.5-3.5 mm from the edge,
+    # where desktop printers do not print. Read back from the PDF with pdfium.
+    rendered = render_game(bundles.unicorn(), PrintOptions(paper=paper, bleed=bleed, fit=fit))
+    fronts = sorted({p.page for p in rendered.placements["cards.pdf"] if p.side == "front"})
+    page_w, page_h = PAPERS[paper]
+    objects = ink_bounds(rendered.files["cards.pdf"], fronts)
+    for page, kind, (left, bottom, right, top) in objects:
+        assert min(left, bottom, page_w - right, page_h - top) >= 5.0, (page, kind, left, bottom, right, top)
+    first = [p.rect for p in rendered.placements["cards.pdf"] if p.page == fronts[0] and p.side == "front"]
+    cards = [r.grown(max(bleed, 0.01)) for r in first]
+    marks = [b for page, kind, b in objects if page == fronts[0] and kind == "path"
+             and min(b[2] - b[0], b[3] - b[1]) < 0.5  # a line, not a card's shape
+             and not any(c.x <= b[0] and b[2] <= c.right and c.y <= b[1] and b[3] <= c.top for c in cards)]
+    cols = len({round(r.x, 3) for r in first})
+    rows = len({round(r.y, 3) for r in first})
+    cut_lines = (2 * cols if bleed else cols + 1) + (2 * rows if bleed else rows + 1)
+    assert len(marks) == 2 * cut_lines  # a mark at both ends of every cut line
+
+
+@pytest.mark.parametrize("bleed,fit", [(1, None), (3, "bleed")])
+def test_bleed_sets_trim_and_bleed_boxes(bleed, fit):
+    rendered = render_game(bundles.unicorn(), PrintOptions(bleed=bleed, fit=fit))
+    grid = plan_grid(PAPERS["a4"], 63, 88, bleed=bleed)
     page = pdf(rendered.files["cards.pdf"]).pages[0]
     trim = [float(v) / PT for v in page.trimbox]
-    bleed = [float(v) / PT for v in page.bleedbox]
-    assert grid.gap == 4
+    box = [float(v) / PT for v in page.bleedbox]
+    assert grid.gap == 2 * bleed
     assert trim == pytest.approx([grid.bbox.x, grid.bbox.y, grid.bbox.right, grid.bbox.top], abs=0.01)
-    assert bleed == pytest.approx([grid.bbox.x - 2, grid.bbox.y - 2, grid.bbox.right + 2, grid.bbox.top + 2], abs=0.01)
+    assert box == pytest.approx([grid.bbox.x - bleed, grid.bbox.y - bleed, grid.bbox.right + bleed,
+                                 grid.bbox.top + bleed], abs=0.01)
 
 
 def test_crop_marks_only_where_cards_are():
@@ -315,15 +378,16 @@ class _Lines:
 
 @pytest.mark.parametrize("paper,bleed", [("a4", 0), ("letter", 3), ("common", 3.175)])
 def test_crop_marks_stay_in_the_margin_outside_the_bleed(paper, bleed):
-    grid = plan_grid(PAPERS[paper], 63, 88)
+    grid = plan_grid(PAPERS[paper], 63, 88, bleed=bleed)
     canvas = _Lines()
     draw_crop_marks(canvas, grid, bleed)
     assert len(canvas.lines) >= 16
     outer = grid.bbox.grown(bleed)
     page_w, page_h = PAPERS[paper]
     for x1, y1, x2, y2 in canvas.lines:
+        assert math.hypot(x2 - x1, y2 - y1) >= 1.0
         for x, y in ((x1, y1), (x2, y2)):
-            assert 0 <= x <= page_w and 0 <= y <= page_h
+            assert 5 <= x <= page_w - 5 and 5 <= y <= page_h - 5
             inside = outer.x < x < outer.right and outer.y < y < outer.top
             assert not inside, (x, y)
 
@@ -357,18 +421,66 @@ def test_no_text_anywhere_is_smaller_than_6_pt(game):
     assert seen > 100
 
 
-def test_footer_has_version_stamp_and_card_number():
+def test_footer_has_version_build_stamp_and_card_number():
+    # issue 42: every build printed the same "v0.3"; the build id follows the content
     bundle = bundles.unicorn()
+    bundle["source_hash"] = "1f2e3d" + "0" * 58
     rendered = render_game(bundle, PrintOptions())
     reader = pdf(rendered.files["cards.pdf"])
     runs = [t for page in reader.pages for t, x, y in text_runs(page)]
     total = sum(1 for p in rendered.placements["cards.pdf"] if p.side == "front" and p.card_id in
                 {c["id"] for c in bundle["cards"] if c["kind"] not in ("startup", "reference")})
-    assert f"Unicorn v0.3 · 1/{total}" in runs and f"Unicorn v0.3 · {total}/{total}" in runs
+    assert f"Unicorn v0.3 #1f2e3d · 1/{total}" in runs and f"Unicorn v0.3 #1f2e3d · {total}/{total}" in runs
     # an errata sheet keeps the numbers of the full set
     errata = render_game(bundle, PrintOptions(cards=("cto",)))
-    numbers = [t for page in pdf(errata.files["errata.pdf"]).pages for t, x, y in text_runs(page) if "v0.3 ·" in t]
+    numbers = [t for page in pdf(errata.files["errata.pdf"]).pages for t, x, y in text_runs(page) if "v0.3" in t]
     assert numbers and set(numbers) <= set(runs)
+    # changed content, another build id; --stamp names the build instead
+    bundle["source_hash"] = "abcdef" + "0" * 58
+    runs = [t for page in pdf(render_game(bundle, PrintOptions()).files["cards.pdf"]).pages[:1]
+            for t, x, y in text_runs(page)]
+    assert "Unicorn v0.3 #abcdef · 1/" + str(total) in runs
+    dated = render_game(bundle, PrintOptions(stamp="2026-12-05"))
+    runs = [t for page in pdf(dated.files["cards.pdf"]).pages[:1] for t, x, y in text_runs(page)]
+    assert f"Unicorn v0.3 2026-12-05 · 1/{total}" in runs
+
+
+@pytest.mark.parametrize("stamp", ["", "x" * 25, "two\nlines"])
+def test_a_stamp_that_cannot_print_on_one_footer_line_is_an_error(stamp):
+    with pytest.raises(RenderError, match=r"^--stamp must be 1 to 24 printable characters \(a date, a build name\), "
+                                          r"not "):
+        render_game(bundles.unicorn(), PrintOptions(stamp=stamp))
+
+
+def ink_share(data: bytes, index: int, rects) -> float:
+    """The share of the given card areas of a page (mm rects) that is not
+    paper white, rendered with pdfium at 50 dpi: what a printer spends toner on."""
+    import pypdfium2 as pdfium
+
+    image = pdfium.PdfDocument(data)[index].render(scale=50 / 72).to_pil().convert("L")
+    px = 50 / 25.4
+    inked = total = 0
+    for r in rects:
+        box = (round(r.x * px), round(image.height - r.top * px), round(r.right * px), round(image.height - r.y * px))
+        counts = image.crop(box).histogram()  # pixels by grey level
+        inked += sum(counts[:235])
+        total += sum(counts)
+    return inked / total
+
+
+def test_low_ink_prints_white_cards_and_plain_backs():
+    # issue 42: --low-ink still printed full colour bands and hatched backs
+    full = render_game(bundles.unicorn(), PrintOptions())
+    low = render_game(bundles.unicorn(), PrintOptions(low_ink=True))
+    for rendered, front_most, back_most in ((full, 1.0, 1.0), (low, 0.12, 0.12)):
+        placements = rendered.placements["cards.pdf"]
+        fronts = [p.rect for p in placements if p.page == 0]
+        backs = [p.rect for p in placements if p.page == 1]
+        data = rendered.files["cards.pdf"]
+        front, back = ink_share(data, 0, fronts), ink_share(data, 1, backs)
+        assert front <= front_most and back <= back_most, (front, back)
+        if rendered is full:
+            assert front > 0.3 and back > 0.9, (front, back)
 
 
 def test_fonts_are_embedded_truetype_subsets(unicorn_default):
@@ -574,8 +686,8 @@ def test_cli_arguments_and_run(tmp_path, capsys):
         render_game(bundles.startup(), PrintOptions(offset=(1e9, 0)))
     parser = argparse.ArgumentParser()
     add_print_arguments(parser)
-    args = parser.parse_args(["startup", "--paper", "letter", "--bleed", "1/8in", "--backs", "short-edge",
-                              "--offset", "1,0", "--out", str(tmp_path)])
+    args = parser.parse_args(["startup", "--paper", "letter", "--bleed", "1/8in", "--fit", "bleed",
+                              "--backs", "short-edge", "--offset", "1,0", "--out", str(tmp_path)])
     assert run_print(args, bundles.startup()) == 0
     assert (tmp_path / "cards.pdf").exists()
     bad = parser.parse_args(["startup", "--cards", "nobody", "--out", str(tmp_path)])
@@ -606,7 +718,11 @@ def test_tts_export_sheets_backs_and_web_images(tmp_path):
             counted[entry["id"]] += entry["count"]
     aids = {i: n for i, n in counted.items() if i.startswith("aid_")}
     assert aids and all(n == bundle["players"]["max"] for n in aids.values())
-    assert counted - Counter(aids) == Counter(i["card"] for i in bundle["instances"])
+    layout = load_layout(bundle)
+    kinds = {c["id"]: c["kind"] for c in bundle["cards"]}
+    pieces = Counter(i["card"] for i in bundle["instances"] if layout.deck_of(kinds[i["card"]]).style == "tile")
+    assert pieces  # ipo's tiles and land options: pieces, not cards on a sheet
+    assert counted - Counter(aids) == Counter(i["card"] for i in bundle["instances"]) - pieces
     web = {p.stem for p in (tmp_path / "web").iterdir()}
     assert web == {c["id"] for c in bundle["cards"]} | set(aids)
     assert all(p.exists() for p in paths)
@@ -770,10 +886,51 @@ def test_tts_exports_the_ipo_board_and_trackers_and_a_higher_resolution(tmp_path
     assert any("Board" in o["Nickname"] for o in tiles) and any("Tracker" in o["Nickname"] for o in tiles)
     assert all(o["CustomImage"]["ImageURL"].startswith("https://example.invalid/ipo/") for o in tiles)
     aid_cards = sum(len(o["ContainedObjects"]) for o in saved["ObjectStates"] if o.get("Nickname") == "Player aids")
-    assert len(list(tts_cards(saved["ObjectStates"]))) == len(small_ipo()["instances"]) + aid_cards
+    in_bags = sum(len(o["ContainedObjects"]) for o in saved["ObjectStates"]
+                  if o["Name"] == "Bag" and o["Nickname"] in ("Property tiles", "Land option markers"))
+    assert len(list(tts_cards(saved["ObjectStates"]))) + in_bags == len(small_ipo()["instances"]) + aid_cards
+    for bag in (o for o in saved["ObjectStates"] if o["Name"] == "Bag"):
+        assert all(t["CustomImage"]["ImageURL"].startswith("https://example.invalid/ipo/")
+                   for t in bag["ContainedObjects"])
     manifest = json.loads((tmp_path / "tts" / "manifest.json").read_text())
     company = next(s for s in manifest["sheets"] if s["deck"] == "companies")
     image = Image.open(tmp_path / "tts" / company["face"])
     assert image.width == 700 * company["columns"] and max(image.size) <= MAX_PX
     with pytest.raises(RenderError, match="--card-px"):
         export_tts(small_ipo(), tmp_path, card_px=5000)
+
+
+def test_tts_tiles_markers_and_money_are_pieces_in_bags_not_stretched_cards(tmp_path):
+    # issue 42: ipo's square tiles and markers were exported as cards, and
+    # money, company markers and player tokens were missing
+    bundle = small_ipo()
+    export_tts(bundle, tmp_path)
+    saved = json.loads((tmp_path / "tts" / "ipo.json").read_text())
+    bags = {o["Nickname"]: o["ContainedObjects"] for o in saved["ObjectStates"] if o["Name"] == "Bag"}
+    layout = load_layout(bundle)
+    wanted = Counter()
+    for sheet in layout.tokens:
+        faces = sheet.faces or [None]
+        copies = sum(f.count for f in sheet.faces) if sheet.faces else sheet.count * sum(
+            1 for c in bundle["cards"] if c["kind"] == sheet.kind)
+        wanted[sheet.title] = copies * (bundle["players"]["max"] if sheet.per_player else 1)
+    assert {title: len(bags[title]) for title in wanted} == dict(wanted)
+    assert Counter(t["Nickname"] for t in bags["Money"]) == {f.label: f.count for f in layout.tokens[1].faces}
+    assert len(bags["Property tiles"]) == 4
+    for title, pieces in bags.items():
+        for piece in pieces:
+            assert piece["Name"] == "Custom_Tile" and piece["CustomImage"]["CustomTile"]["Stretch"] is False
+            image = Image.open(piece["CustomImage"]["ImageURL"].removeprefix("file://"))
+            deck = next(d for d in [*layout.decks, *layout.extra_decks.values()] if d.title == title)
+            assert image.width / image.height == pytest.approx(deck.width / deck.height, rel=0.02)  # its own shape
+
+
+def test_tts_descriptions_are_bbcode_not_markdown(tmp_path):
+    export_tts(small_ipo(), tmp_path)
+    saved = json.loads((tmp_path / "tts" / "ipo.json").read_text())
+    aid = next(o for o in saved["ObjectStates"] if o.get("Nickname") == "Player aids")["ContainedObjects"][0]
+    assert "[b]" in aid["Description"] and "**" not in aid["Description"]
+    from cardc.render.text import to_bbcode
+    icons = load_layout(bundles.unicorn()).icons
+    assert to_bbcode("**Your turn** gain :value: now\n**open", icons) == "[b]Your turn[/b] gain value now\n[b]open[/b]"
+    assert to_bbcode("a [url=x]b[/url]", {}) == "a (url=x)b(/url)"

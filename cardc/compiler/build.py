@@ -23,7 +23,7 @@ from cardc.limits import MAX_CARDS
 BUNDLE_FORMAT = 1
 _CARD_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 CARD_KEYS = {"id", "name", "kind", "count", "per_player", "starts_in", "text", "flavour",
-             "note", "requires", "effect", "reaction", "hooks", "modifiers"}
+             "note", "requires", "effect", "reaction", "hooks", "modifiers", "image", "back_image"}
 
 
 def _loc(container, key, fallback_file="?"):
@@ -536,6 +536,9 @@ class GameCompiler:
                 "text_template": text_template, "flavour": self.field(raw, defaults, "flavour"),
                 "note": self.field(raw, defaults, "note"), "fields": fields,
                 "source": str(_loc(raw, "id")).rsplit(":", 1)[0]}
+        for key in ("image", "back_image"):  # relative to the game folder; set only when given (same bundles)
+            if self.field(raw, defaults, key):
+                card[key] = str(self.field(raw, defaults, key))
         if "requires" in holder("requires"):
             card["requires"] = self.expr(holder("requires"), "requires", f"{label} requires", names, T.BOOL)
         if "effect" in holder("effect"):

@@ -1,6 +1,6 @@
 """Loading a game's folder: every source file, checked, in one pass.
 
-`load_game` reads `content/<game>/` (game.yaml, rules.yaml, cards/**/*.yaml,
+`load_game` reads `content/<game>/` (game.yaml, rules.yaml, cards/**/*.yaml, *.csv and *.xlsx,
 layout.yaml, rulebook.md.j2), checks each file against its schema and reports
 every problem of every file in one run. It returns a `GameSource` only when
 nothing was wrong, so later stages can trust its shape and never re-check it.
@@ -20,6 +20,7 @@ from pathlib import Path
 from cardc.diagnostics import CardcError, Diagnostics, Loc, did_you_mean, display_path
 from cardc.load.schema import load_schema, validate
 from cardc.load.yamlsrc import LocDict, decode_text, folded_surprises, parse_yaml
+from cardc.load.sheet import read_card_sheet, read_card_workbook
 from cardc.paths import GRAMMAR, Project, project_of
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema="
@@ -76,12 +77,18 @@ def load_game(folder: Path, diags: Diagnostics, project: Project | None = None) 
     rules = reader.yaml_file("rules.yaml", "rules")
     card_files = []
     invalid_cards = []
+    field_types = dict((game or {}).get("card_fields") or {})
     for rel in reader.card_paths():
-        data = reader.yaml_file(rel, "cards", keep_invalid=invalid_cards)
+        if rel.endswith((".csv", ".xlsx")):
+            data = reader.sheet_file(rel, field_types, keep_invalid=invalid_cards)
+        else:
+            data = reader.yaml_file(rel, "cards", keep_invalid=invalid_cards)
         if data is not None:
             card_files.append((root / rel, data))
     layout_schema = "layout" if (GRAMMAR / "layout.schema.json").is_file() else None
     layout = reader.yaml_file("layout.yaml", layout_schema)
+    for holder, key in _image_refs(card_files, layout):
+        reader.image_file(str(holder[key]), holder.value_loc(key))
     rulebook = reader.text_file("rulebook.md.j2")
 
     if game is not None:
@@ -199,6 +206,42 @@ class _FolderReader:
             return None
         return value
 
+    def image_file(self, rel: str, loc: Loc | None) -> None:
+        """Read an image a card or layout names, so it is part of the source
+        hash (new art, a new build id) and confined to the game folder. A
+        missing one is a warning: the card prints a placeholder until it is drawn."""
+        path = self.root / rel
+        if path in self.contents:
+            return
+        if not path.is_file() and not path.is_symlink():
+            self.diags.warning(loc, f"image `{rel}` is not in the game folder: a placeholder is printed "
+                                    f"in its place", f"add the file, or fix the path (relative to {self.display('')}/)")
+            return
+        self.read(rel)
+
+    def sheet_file(self, rel: str, field_types: dict, keep_invalid: list | None = None) -> LocDict | None:
+        """Read and schema-check a CSV or XLSX card file (cardc/load/sheet.py):
+        the same checks as a YAML card file, at file:row:column."""
+        data = self.read(rel)
+        if data is None:
+            return None
+        file = self.display(rel)
+        try:
+            if rel.endswith(".xlsx"):
+                value = read_card_workbook(data, file, field_types, self.diags)
+            else:
+                value = read_card_sheet(decode_text(data, file), file, field_types, self.diags)
+        except CardcError as exc:
+            self.diags.extend(exc.diagnostics)
+            return None
+        if value is None:
+            return None
+        if not validate(value, "cards", self.diags, file):
+            if keep_invalid is not None:
+                keep_invalid.append(value)
+            return None
+        return value
+
     def check_schema_comment(self, rel: str, text: str, schema: str) -> None:
         """Editors check a file as it is typed only if its first line names
         its schema; warn when it does not, names another one, or names a
@@ -248,7 +291,7 @@ class _FolderReader:
         return False
 
     def card_paths(self) -> list[str]:
-        """Relative paths of cards/**/*.yaml in sorted order. Symlinked
+        """Relative paths of cards/**/*.yaml, *.csv and *.xlsx in sorted order. Symlinked
         folders are not followed; links leading outside are refused."""
         cards = self.root / "cards"
         if not cards.exists() and not cards.is_symlink():
@@ -275,7 +318,7 @@ class _FolderReader:
                 rel = (here / name).as_posix()
                 if not self.plain_name(here.as_posix(), name, "file"):
                     continue
-                if name.endswith(".yaml"):
+                if name.endswith((".yaml", ".csv", ".xlsx")):
                     found.append(rel)
                 elif name.endswith(".yml"):
                     self.diags.warning(
@@ -283,6 +326,17 @@ class _FolderReader:
                         "not read: card files must end in .yaml",
                     )
         return sorted(found)
+
+
+def _image_refs(card_files: list, layout: LocDict | None) -> list[tuple[LocDict, str]]:
+    """(mapping, key) of every image path the cards and the layout name."""
+    holders: list[LocDict] = []
+    for _, data in card_files:
+        holders += [data.get("defaults") or LocDict()] + list(data.get("cards") or [])
+    if isinstance(layout, LocDict):
+        frames = [layout.get("card") or LocDict()] + list(layout.get("decks") or [])
+        holders += [frame.get("back") for frame in frames if isinstance(frame.get("back"), LocDict)]
+    return [(h, key) for h in holders if isinstance(h, LocDict) for key in ("image", "back_image") if key in h]
 
 
 def _check_card_keys(data: LocDict, card_fields: dict, diags: Diagnostics) -> None:

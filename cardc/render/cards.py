@@ -20,6 +20,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from cardc import sandbox
 
+from .art import Art, draw_art
 from .errors import RenderError
 from .fonts import Fonts
 from .layout import Box, Deck, Layout, TextStyle
@@ -53,6 +54,8 @@ class Face:
     flavour: str
     fields: Mapping[str, Any]
     deck: Deck
+    image: str | None = None  # art in the deck's `art` box, relative to the game folder
+    back_image: str | None = None  # this card's own back, instead of its deck's
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,8 @@ class Prepared:
     face: Face
     boxes: Mapping[str, Box]
     fitted: Mapping[str, Fitted]
-    low_ink: bool = False  # white card, coloured header band
+    low_ink: bool = False  # white card, the colour only in the title and a thin rule
+    art: Art | None = None  # the face's image, loaded (None: a placeholder where it names one)
 
 
 _JINJA = sandbox.environment()
@@ -253,21 +257,25 @@ def draw_front(canvas: Canvas, card: Prepared, fonts: Fonts, x: float, y: float,
         return
     ink_on_colour = deck.title_ink
     if card.low_ink:
-        # White card; the colour only in a header band that runs into the bleed.
+        # To save toner: a white card, the colour only in the title's ink and
+        # a thin rule under the header, kept 4 mm inside the trim.
         _background(canvas, x, y, deck, bleed, "#ffffff")
+        ink_on_colour = readable(face.colour, "#ffffff")
         band = card.boxes["panel"].y - 1.0 if "panel" in card.boxes else deck.height * 0.24
-        canvas.setFillColor(HexColor(face.colour))
-        canvas.rect(x - bleed.left * mm, y + (deck.height - band) * mm, (deck.width + bleed.left + bleed.right) * mm,
-                    (band + bleed.top) * mm, stroke=0, fill=1)
+        canvas.setStrokeColor(HexColor(ink_on_colour))
+        canvas.setLineWidth(1.2)
+        canvas.line(x + 4 * mm, y + (deck.height - band) * mm, x + (deck.width - 4) * mm, y + (deck.height - band) * mm)
     else:
         _background(canvas, x, y, deck, bleed, face.colour)
     if "panel" in card.boxes:
         px, py, pw, ph = _rect(x, y, deck, card.boxes["panel"])
-        canvas.setFillColor(HexColor(PANEL))
+        canvas.setFillColor(HexColor("#ffffff" if card.low_ink else PANEL))
         if card.low_ink:
             canvas.setStrokeColor(HexColor(tint(face.colour, 0.5)))
             canvas.setLineWidth(0.5)
         canvas.roundRect(px, py, pw, ph, 2 * mm, stroke=1 if card.low_ink else 0, fill=1)
+    if face.image and "art" in card.boxes:
+        draw_art(canvas, card.art, face.image, *_rect(x, y, deck, card.boxes["art"]), fonts.name("regular"))
     if "corner" in card.fitted:
         badge = deck.boxes["corner"]
         bx, by, bw, bh = _rect(x, y, deck, badge)
@@ -324,6 +332,8 @@ class PreparedBack:
     title_box: Box  # the upper half's title; the lower half is this turned 180 degrees
     subtitle_box: Box
     low_ink: bool = False
+    image: str | None = None  # an image over the whole back, bleed included, instead of the design
+    art: Art | None = None  # that image, loaded (None: a placeholder)
 
 
 def prepare_back(deck: Deck, fonts: Fonts) -> PreparedBack:
@@ -379,9 +389,14 @@ def draw_back(canvas: Canvas, back: PreparedBack, fonts: Fonts, x: float, y: flo
     """Paint the deck's back with its trim's bottom-left corner at (x, y) points."""
     deck = back.deck
     colour = deck.back.colour
-    if back.low_ink:
+    if back.image and not back.low_ink:
+        _background(canvas, x, y, deck, bleed, colour)
+        draw_art(canvas, back.art, back.image, x - bleed.left * mm, y - bleed.bottom * mm,
+                 (deck.width + bleed.left + bleed.right) * mm, (deck.height + bleed.bottom + bleed.top) * mm,
+                 fonts.name("regular"))
+        return
+    if back.low_ink:  # white, no lattice: the outlined panel and its title are the whole back
         _background(canvas, x, y, deck, bleed, "#ffffff")
-        _lattice(canvas, x, y, deck, bleed, tint(colour, 0.75))
         panel_fill, ink = "#ffffff", readable(colour, "#ffffff")
     else:
         _background(canvas, x, y, deck, bleed, colour)

@@ -25,6 +25,7 @@ from .errors import RenderError
 from .pipeline import BACKS, FITS, MAX_OFFSET, PrintOptions, render_game
 
 from .sheets import PAPERS
+from .printshop import SHOPS, export_for_shop
 from .tts import export_tts
 
 INCH = 25.4
@@ -59,6 +60,19 @@ def parse_ids(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
+def _art_root(args: argparse.Namespace) -> Path | None:
+    """The folder of the game `args.game` names, where its images are; None
+    for a bundle file (art_folder then looks in the working directory's project)."""
+    from cardc.project import UsageError, game_folders
+
+    if str(args.game).endswith(".json"):
+        return None
+    try:
+        return game_folders([args.game])[0]
+    except UsageError:
+        return None
+
+
 def _out_dir(args: argparse.Namespace, bundle: Mapping[str, Any]) -> Path:
     return Path(args.out) if getattr(args, "out", None) else generated_dir(args.game) / bundle["game"]
 
@@ -77,19 +91,23 @@ def add_print_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print only these cards (an errata sheet, errata.pdf)")
     parser.add_argument("--proof", action="store_true", help="a contact sheet of every card (proof.pdf)")
     parser.add_argument("--low-ink", action="store_true",
-                        help="white cards with a coloured header band (and plain backs), to save toner")
-    parser.add_argument("--fit", choices=FITS, default="cards",
-                        help="when the bleed does not fit: keep the cards a sheet with a smaller bleed "
-                             "(cards, default) or keep the bleed with fewer cards a sheet (bleed)")
+                        help="white cards with coloured titles and a thin rule, and plain white backs, to save toner")
+    parser.add_argument("--fit", choices=FITS, default=None,
+                        help="when the bleed costs cards a sheet: keep the bleed with fewer cards a sheet (bleed) "
+                             "or keep the cards a sheet with a smaller bleed (cards); without it, such a bleed "
+                             "is an error that says what each gives")
+    parser.add_argument("--stamp", metavar="TEXT",
+                        help="the build printed in every footer after the version, e.g. a date "
+                             "(default: # and the first 6 digits of the content hash)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
 
 
 def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
     options = PrintOptions(paper=args.paper, bleed=args.bleed, backs=args.backs, offset=args.offset,
-                           cards=args.cards, proof=args.proof, fit=getattr(args, "fit", "cards"),
-                           low_ink=getattr(args, "low_ink", False))
+                           cards=args.cards, proof=args.proof, fit=getattr(args, "fit", None),
+                           low_ink=getattr(args, "low_ink", False), stamp=getattr(args, "stamp", None))
     try:
-        rendered = render_game(bundle, options)
+        rendered = render_game(bundle, options, _art_root(args))
         out = _out_dir(args, bundle)
         paths = [write_atomic(out / name, data) for name, data in rendered.files.items()]
     except RenderError as error:
@@ -110,12 +128,33 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
                         help="card width in pixels, 100-2048 (default 409; larger cards give sheets with fewer columns)")
     parser.add_argument("--url-base", metavar="URL",
                         help="where the sheets will be uploaded (default: file:// paths on this machine)")
+    parser.add_argument("--for", dest="shop", choices=list(SHOPS), metavar="SHOP",
+                        help="card files for a print shop instead: " + ", ".join(SHOPS)
+                             + " (<out>/<shop>/, with README.txt on how to upload)")
+    parser.add_argument("--cmyk", action="store_true", help="with --for pdf: write the colours as CMYK")
     parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
 
 
 def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
+    if getattr(args, "shop", None) or getattr(args, "cmyk", False):
+        try:
+            if not getattr(args, "shop", None):
+                raise RenderError("--cmyk goes with --for pdf")
+            notes: list[str] = []
+            paths = export_for_shop(bundle, args.shop, _out_dir(args, bundle), getattr(args, "cmyk", False),
+                                    _art_root(args), notes)
+        except RenderError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+        root = _out_dir(args, bundle) / args.shop
+        print(f"{len(paths)} files in {root}, checked: pixel size, dpi, bleed and trim boxes "
+              f"(how to upload: {root / 'README.txt'})")
+        return 0
     try:
-        paths = export_tts(bundle, _out_dir(args, bundle), getattr(args, "card_px", None), getattr(args, "url_base", None))
+        paths = export_tts(bundle, _out_dir(args, bundle), getattr(args, "card_px", None), getattr(args, "url_base", None),
+                           _art_root(args))
     except RenderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -22,8 +22,9 @@ from cardc.diagnostics import did_you_mean
 from cardc.paths import GRAMMAR, PRINT
 
 from .errors import RenderError
+from .sizes import resolve_size
 
-BOX_NAMES = ("name", "corner", "type", "panel", "text", "flavour", "footer")
+BOX_NAMES = ("name", "corner", "type", "panel", "text", "flavour", "footer", "art")
 TEXT_BOXES = ("name", "corner", "type", "text", "flavour", "footer")
 
 
@@ -54,6 +55,7 @@ class Back:
     title: str
     subtitle: str
     colour: str
+    image: str | None = None  # drawn over the whole back instead of the title design
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,8 @@ class Tracker:
 @dataclass(frozen=True)
 class Layout:
     title: str
-    stamp: str  # "v0.3", or "#" + the content hash when the layout names no version
+    version: str  # "v0.3" from layout.yaml's `version:`, or "" when it names none
+    build: str  # "#" + the first 6 hex digits of the bundle's source hash, or `cardc print --stamp`
     decks: tuple[Deck, ...]
     icons: Mapping[str, Icon]
     board: Board
@@ -157,7 +160,15 @@ class Layout:
     aids: tuple[Aid, ...] = ()
     tokens: tuple[TokenSheet, ...] = ()
     also_need: tuple[str, ...] = ()  # what players need that is not printed
+    hand_out: tuple[str, ...] = ()  # kinds each player takes one of at setup (the setup picture shows it)
     extra_decks: Mapping[str, Deck] = field(default_factory=dict)  # "aids", and one per token sheet
+
+    @property
+    def stamp(self) -> str:
+        """What every footer prints to tell printings apart: the designer's
+        version and the build ("v0.3 #1f2e3d"). The build follows the
+        content, not the clock, so the same bundle prints the same bytes."""
+        return " ".join(part for part in (self.version, self.build) if part)
 
     def deck_of(self, kind: str) -> Deck:
         """The deck a kind prints in; the last deck is the catch-all."""
@@ -195,7 +206,7 @@ def _frame_levels(*levels: Mapping[str, Any]) -> dict[str, Any]:
     size = None
     boxes: dict[str, tuple[dict, dict]] = {}  # name -> (box, size it was drawn for)
     for level in levels:
-        size = level.get("size", size)
+        size = resolve_size(level["size"]) if "size" in level else size
         for name, box in (level.get("boxes") or {}).items():
             boxes[name] = (box, size)
         for name, style in (level.get("styles") or {}).items():
@@ -227,7 +238,8 @@ def _deck(settings: dict, title: str) -> Deck:
         corner=settings.get("corner"),
         type_line=settings.get("type_line"),
         footer=settings.get("footer"),
-        back=Back(back.get("title") or title, back.get("subtitle", ""), back.get("colour", "#2f3e4e")),
+        back=Back(back.get("title") or title, back.get("subtitle", ""), back.get("colour", "#2f3e4e"),
+                  back.get("image")),
         title_ink=settings.get("title_ink") or "#ffffff",
         colour_by=ColourBy(**settings["colour_by"]) if settings.get("colour_by") else None,
     )
@@ -277,16 +289,17 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
                                                   "size": {"width": t.width, "height": t.height},
                                                   "styles": {"name": {"size": 12, "min": 6, "lines": 2}}}), title)
     version = str(game.get("version") or "").strip()
-    stamp = f"v{version.removeprefix('v')}" if version else "#" + str(bundle.get("source_hash") or "")[:6]
     return Layout(
         title=title,
-        stamp=stamp,
+        version=f"v{version.removeprefix('v')}" if version else "",
+        build="#" + str(bundle.get("source_hash") or "")[:6],
         decks=tuple(decks),
         icons={name: Icon(**{**icon, "words": tuple(icon.get("words") or ())}) for name, icon in icons.items()},
         colours=dict(game.get("colours") or {}),
         aids=tuple(Aid(**a) for a in game.get("aids") or ()),
         tokens=tuple(tokens),
         also_need=tuple(game.get("also_need") or ()),
+        hand_out=tuple(game.get("hand_out") or ()),
         extra_decks=extra,
         board=Board(**board),
         trackers=tuple(trackers),

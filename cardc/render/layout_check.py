@@ -13,6 +13,8 @@ from typing import Any, Mapping
 
 from cardc.diagnostics import Diagnostics, did_you_mean
 
+from .sizes import SIZES, resolve_size
+
 ROWS_PLAYERS = "players"
 
 
@@ -32,7 +34,7 @@ def check_layout(layout: Mapping[str, Any] | None, kinds: Mapping[str, Any], par
     if not layout:
         return
     placed: dict[str, str] = {}
-    default_size = (layout.get("card") or {}).get("size") or {"width": 63, "height": 88}
+    default_size = _size((layout.get("card") or {}).get("size")) or {"width": 63, "height": 88}
     for index, deck in enumerate(layout.get("decks") or []):
         if not isinstance(deck, Mapping):
             continue
@@ -49,7 +51,7 @@ def check_layout(layout: Mapping[str, Any] | None, kinds: Mapping[str, Any], par
                             "a kind prints in one deck: remove it from one of them")
             else:
                 placed[kind] = deck_id
-        _check_boxes(deck, deck.get("size") or default_size, f"layout deck `{deck_id}`", diags)
+        _check_boxes(deck, _size(deck.get("size")) or default_size, f"layout deck `{deck_id}`", diags)
     _check_boxes(layout.get("card") or {}, default_size, "layout `card`", diags)
     for index, tracker in enumerate(layout.get("trackers") or []):
         if not isinstance(tracker, Mapping):
@@ -65,10 +67,22 @@ def check_layout(layout: Mapping[str, Any] | None, kinds: Mapping[str, Any], par
         elif isinstance(spaces, str) and not isinstance(params[spaces], int):
             diags.error(_loc(tracker, "spaces"), f"tracker `{tracker.get('id')}`: param `{spaces}` is "
                                                  f"{params[spaces]!r}, not a whole number of spaces")
+    hand_out = layout.get("hand_out") or []
+    for index, kind in enumerate(hand_out):
+        if kind not in kinds:
+            diags.error(_loc(hand_out, index), f"hand_out lists kind `{kind}`, which the game does not define",
+                        did_you_mean(str(kind), kinds) or "use a kind id from `kinds:` in game.yaml")
     for index, token in enumerate(layout.get("tokens") or []):
         if isinstance(token, Mapping) and isinstance(token.get("kind"), str) and token["kind"] not in kinds:
             diags.error(_loc(token, "kind"), f"token sheet `{token.get('id')}`: kind `{token['kind']}` is not a "
                                              f"kind of the game", did_you_mean(token["kind"], kinds))
+
+
+def _size(size: Any) -> Mapping[str, Any] | None:
+    """A deck's size as {width, height}: a name resolved, a mapping as is."""
+    if isinstance(size, str):
+        return resolve_size(size) if size in SIZES else None
+    return size if isinstance(size, Mapping) else None
 
 
 def _check_boxes(frame: Mapping[str, Any], size: Mapping[str, Any], what: str, diags: Diagnostics) -> None:
@@ -84,3 +98,27 @@ def _check_boxes(frame: Mapping[str, Any], size: Mapping[str, Any], what: str, d
             diags.error(_loc(boxes, name), f"{what}: box `{name}` reaches {right:g} x {bottom:g} mm, outside "
                                            f"the {width:g} x {height:g} mm card",
                         "keep x + w within the width and y + h within the height")
+
+
+def check_art_boxes(layout: Mapping[str, Any] | None, card_files: list, diags: Diagnostics) -> None:
+    """Warn at a card's `image` when its deck has no `art` box to print it
+    in (the image would silently not print)."""
+    layout = layout or {}
+    decks = [d for d in layout.get("decks") or [] if isinstance(d, Mapping)]
+    card_has_art = "art" in ((layout.get("card") or {}).get("boxes") or {})
+    for _, data in card_files:
+        defaults = data.get("defaults") or {}
+        for card in data.get("cards") or []:
+            if not isinstance(card, Mapping):
+                continue
+            holder = card if "image" in card else defaults
+            if "image" not in holder:
+                continue
+            kind = card.get("kind", defaults.get("kind"))
+            deck = next((d for d in decks if kind in (d.get("kinds") or [])), decks[-1] if decks else None)
+            if card_has_art or (deck is not None and "art" in (deck.get("boxes") or {})):
+                continue
+            where = f"deck `{deck.get('id')}`" if deck is not None else "the card frame"
+            diags.warning(_loc(holder, "image"), f"card `{card.get('id')}` has an image but {where} has no `art` "
+                                                 f"box in layout.yaml: the image is not printed",
+                          "add `art: {x: ..., y: ..., w: ..., h: ...}` under the deck's `boxes` (or `card:`)")

@@ -21,26 +21,27 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from reportlab.pdfgen.canvas import Canvas
 
 from cardc.diagnostics import did_you_mean
 
+from .art import ArtFolder
 from .atomic import write_atomic
-from .cards import (Face, Prepared, contrast_ratio, numbered, prepare, prepare_all, prepare_back, readable,
+from .cards import (Face, Prepared, PreparedBack, contrast_ratio, numbered, prepare, prepare_all, prepare_back, readable,
                     render_strict, render_template)
 from .components import board_pages, cell_names, tracker_pages
 from .errors import RenderError
 from .fonts import Fonts, load_fonts
 from .guide import guide_pages
 from .layout import Deck, Layout, load_layout
-from .sheets import PAPERS, Placement, calibration_pages, fit_grid, impose, proof_pages
+from .sheets import FITS, PAPERS, Placement, calibration_pages, fit_grid, impose, proof_pages
 
 BACKS = ("long-edge", "short-edge", "separate", "none")
-FITS = ("cards", "bleed")
 MAX_OFFSET = 20.0  # mm: a back shifted further than this is a printer fault, not an offset
 MAX_BLEED = 3.175  # 1/8 in
+MAX_STAMP = 24  # characters of --stamp: it shares the footer line with the game's name and the card number
 DEFAULT_COLOUR = "#607d8b"
 
 DeckGroup = tuple[Deck, list[Prepared]]
@@ -54,8 +55,9 @@ class PrintOptions:
     offset: tuple[float, float] = (0.0, 0.0)  # mm added to everything on back pages
     cards: tuple[str, ...] = ()  # only these card ids (an errata sheet)
     proof: bool = False  # one face per card definition, for reviewing text
-    low_ink: bool = False  # white cards with a coloured header band
-    fit: str = "cards"  # when the bleed costs cards a page: keep the cards (smaller bleed) or the bleed
+    low_ink: bool = False  # white cards and backs: the colour only in titles and thin rules
+    fit: str | None = None  # when the bleed costs cards a sheet: keep "cards" (smaller bleed), "bleed", or refuse
+    stamp: str | None = None  # the build in every footer instead of the content hash (a date, "proof 2")
 
     def check(self) -> None:
         if self.paper not in PAPERS:
@@ -64,7 +66,10 @@ class PrintOptions:
             raise RenderError(f"--backs must be one of {', '.join(BACKS)}, not {self.backs!r}")
         if not 0 <= self.bleed <= MAX_BLEED + 1e-9:
             raise RenderError(f"--bleed must be between 0 and 3.175 mm (1/8 in), not {self.bleed:g}")
-        if self.fit not in FITS:
+        if self.stamp is not None and not (0 < len(self.stamp) <= MAX_STAMP and self.stamp.isprintable()):
+            raise RenderError(f"--stamp must be 1 to {MAX_STAMP} printable characters (a date, a build "
+                              f"name), not {self.stamp!r}")
+        if self.fit is not None and self.fit not in FITS:
             raise RenderError(f"--fit must be one of {', '.join(FITS)}, not {self.fit!r}")
         if not all(math.isfinite(v) and abs(v) <= MAX_OFFSET for v in self.offset):
             raise RenderError(f"--offset must be X,Y with each between -{MAX_OFFSET:g} and {MAX_OFFSET:g} mm "
@@ -140,6 +145,8 @@ def build_faces(bundle: Mapping[str, Any], layout: Layout, notes: list[str] | No
             flavour=card.get("flavour") or "",
             fields=card.get("fields") or {},
             deck=deck,
+            image=card.get("image"),
+            back_image=card.get("back_image"),
         )
     return faces
 
@@ -306,8 +313,23 @@ def streams(groups: Sequence[DeckGroup]) -> list[list[Prepared]]:
     return list(out.values())
 
 
+def backs_of(cards: Sequence[Prepared], fonts: Fonts, low_ink: bool,
+             art: ArtFolder) -> Callable[[Prepared], PreparedBack]:
+    """The back of each card: its deck's design or image, or the card's own
+    `back_image`; each prepared once."""
+    made: dict[tuple[str, str | None], PreparedBack] = {}
+    for card in cards:
+        deck = card.face.deck
+        image = card.face.back_image or deck.back.image
+        key = (deck.id, image)
+        if key not in made:
+            made[key] = dataclasses.replace(prepare_back(deck, fonts), low_ink=low_ink, image=image,
+                                            art=art.load(image))
+    return lambda card: made[(card.face.deck.id, card.face.back_image or card.face.deck.back.image)]
+
+
 def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, fonts: Fonts,
-                   options: PrintOptions, rendered: Rendered) -> list[Placement]:
+                   options: PrintOptions, rendered: Rendered, art: ArtFolder) -> list[Placement]:
     placements: list[Placement] = []
     for cards in streams(groups):
         deck = cards[0].face.deck
@@ -315,10 +337,8 @@ def _impose_groups(groups: Sequence[DeckGroup], fronts: Pdf, backs: Pdf | None, 
         fitted = fit_grid(options.paper, deck.width, deck.height, deck.gap, bleed, options.fit)
         if fitted.note and fitted.note not in rendered.notes:
             rendered.notes.append(fitted.note)
-        decks = {c.face.deck.id: c.face.deck for c in cards}
-        back = {deck_id: dataclasses.replace(prepare_back(d, fonts), low_ink=options.low_ink)
-                for deck_id, d in decks.items()} if backs else None
-        placements += impose(fronts.canvas, backs.canvas if backs else None, cards, back,
+        placements += impose(fronts.canvas, backs.canvas if backs else None, cards,
+                             backs_of(cards, fonts, options.low_ink, art) if backs else None,
                              fitted.grid, fonts, options.flip, options.offset)
     return placements
 
@@ -339,11 +359,28 @@ def _write_sheets(name: str, fronts: Pdf, backs: Pdf | None, placements: list[Pl
     rendered.placements[f"{name}.pdf"] = placements
 
 
-def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
-    """Render every file of `cardc print` into memory."""
+def art_folder(bundle: Mapping[str, Any], root: Path | None = None) -> ArtFolder:
+    """Where the game's images are: `root`, else the folder the bundle was
+    built from in the working directory's project (none found: every image
+    prints as a placeholder)."""
+    if root is None:
+        from cardc.paths import find_project
+        from cardc.project import built_from
+
+        project, folder = find_project(), built_from(dict(bundle))
+        root = project.root / folder if project is not None and folder is not None else None
+    return ArtFolder(root)
+
+
+def render_game(bundle: Mapping[str, Any], options: PrintOptions, art_root: Path | None = None) -> Rendered:
+    """Render every file of `cardc print` into memory; images are read
+    from `art_root` (default: see art_folder)."""
     options.check()
+    art = art_folder(bundle, art_root)
     fonts = load_fonts()
     layout = load_layout(bundle)
+    if options.stamp:
+        layout = dataclasses.replace(layout, build=options.stamp)
     params = bundle.get("params") or {}
     rendered = Rendered()
     faces = build_faces(bundle, layout, rendered.notes)
@@ -353,8 +390,8 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
     physical = instance_ids(bundle) + [face.card_id for face in aids for _ in range(seats)]
     ids = select_ids(physical, faces, options.cards, str(bundle.get("game", "")))
     prepared = prepare_all(faces, layout, fonts, params)  # every face: one title size per deck
-    if options.low_ink:
-        prepared = {k: dataclasses.replace(v, low_ink=True) for k, v in prepared.items()}
+    prepared = {k: dataclasses.replace(v, low_ink=options.low_ink, art=art.load(v.face.image))
+                for k, v in prepared.items()}
     title = layout.title
     if options.proof:
         pdf = Pdf(f"{title}: proof", fonts)
@@ -367,7 +404,7 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
     groups = group_by_deck(ids, prepared, layout, card_numbers(physical, faces, ids), fonts, params)
     if options.cards:
         fronts, backs = _sheets("errata", title, options, fonts)
-        _write_sheets("errata", fronts, backs, _impose_groups(groups, fronts, backs, fonts, options, rendered), rendered)
+        _write_sheets("errata", fronts, backs, _impose_groups(groups, fronts, backs, fonts, options, rendered, art), rendered)
         return rendered
     card_groups = [g for g in groups if g[0].style != "tile"]
     tile_groups = [g for g in groups if g[0].style == "tile"]
@@ -379,12 +416,12 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions) -> Rendered:
         tile_groups.append((pieces[0].face.deck, pieces))
     if card_groups:
         fronts, backs = _sheets("cards", title, options, fonts)
-        _write_sheets("cards", fronts, backs, _impose_groups(card_groups, fronts, backs, fonts, options, rendered), rendered)
+        _write_sheets("cards", fronts, backs, _impose_groups(card_groups, fronts, backs, fonts, options, rendered, art), rendered)
     rendered.components = component_list(bundle, layout)
     if tile_groups or bundle.get("grid") or layout.trackers:
         # Single-sided: a tile's back is the blank paper, the same on every tile.
         sheet = Pdf(f"{title}: components", fonts)
-        placements = _impose_groups(tile_groups, sheet, None, fonts, options, rendered)
+        placements = _impose_groups(tile_groups, sheet, None, fonts, options, rendered, art)
         if bundle.get("grid"):
             board_pages(sheet.canvas, fonts, bundle["grid"], layout.board, PAPERS[options.paper], title)
         tracker_pages(sheet.canvas, fonts, layout.trackers, bundle, PAPERS[options.paper], title)

@@ -97,6 +97,7 @@ DEFAULT_ACCENT = "#2f3e4e"
 MARGIN = 20 * mm
 PAGEBREAK = "<!-- pagebreak -->"
 GALLERY_TILES = 12  # tiles shown in the card gallery
+EXAMPLE = re.compile(r"<!--\s*example:\s*([^\s#]+)#(\d+)\s*-->")  # FILE#N: a scenario replayed (board_picture.py)
 SETUP_PICTURE = "<!-- setup picture -->"  # the zones after setup, drawn from the engine (setup_picture.py)
 HEADING_ROOM = 90  # points a heading needs below it on the page, else it starts the next one
 # the rulebook of a game without rulebook.md.j2 (and the one `cardc new` starts with)
@@ -570,13 +571,39 @@ class _Converter:
             if content == PAGEBREAK:
                 return [PageBreak()]
             if content == SETUP_PICTURE and getattr(self, "bundle", None) is not None:
-                from .setup_picture import SetupPicture, setup_piles
+                from .setup_picture import SetupPicture, pile_pictures, setup_piles
                 piles, players = setup_piles(self.bundle)
-                return [Spacer(1, 4), SetupPicture(piles, players, self.fonts, self.width), Spacer(1, 6)]
+                faces, backs = pile_pictures(self.bundle, piles, self.fonts)
+                return [Spacer(1, 4), SetupPicture(piles, players, self.fonts, self.width, faces, backs),
+                        Spacer(1, 6)]
+            example = EXAMPLE.fullmatch(content)
+            if example and getattr(self, "bundle", None) is not None:
+                return self.example(example.group(1), int(example.group(2)), line)
             if content.startswith("<!--") and content.endswith("-->"):
                 return []
             raise self.error(f"raw HTML {content[:40]!r} is not supported in a rulebook (only {PAGEBREAK})", line)
         raise self.error(f"Markdown element `{kind}` is not supported in a rulebook", line)
+
+    def example(self, file: str, number: int, line: int | None) -> list[Flowable]:
+        """A worked example: scenario `number` of `file` replayed, its board
+        before and after, or for a game without a board the zones it changed
+        (board_picture.py)."""
+        from .board_picture import BoardPicture, ZonesPicture, marker_colours, replay_example
+        from .layout import load_layout
+        from .setup_picture import pile_pictures
+
+        try:
+            shown = replay_example(self.bundle, file, number)
+        except RenderError as exc:
+            raise self.error(str(exc), line) from None
+        if self.bundle.get("grid"):
+            colours = marker_colours(self.bundle, load_layout(self.bundle))
+            picture: Flowable = BoardPicture(shown, self.bundle["grid"], self.fonts, self.width, colours)
+        else:
+            piles = [p for change in shown.zones for p in (change.before, change.after) if p is not None]
+            faces, backs = pile_pictures(self.bundle, piles, self.fonts)
+            picture = ZonesPicture(shown, self.fonts, self.width, faces, backs)
+        return [Spacer(1, 4), picture, Spacer(1, 6)]
 
     def _indented(self, style: ParagraphStyle, indent: float) -> ParagraphStyle:
         if not indent:

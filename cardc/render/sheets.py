@@ -3,7 +3,10 @@
 Cards print at real size in a centred grid (3 x 3 poker cards on A4, Letter
 or their common area) at least 1/4 in from every page edge, where home
 printers cannot print. Crop marks extend the cut lines into the margin only,
-starting past the bleed, so a cut never shows a mark.
+starting past the bleed, so a cut never shows a mark, and ending 5 mm short
+of the paper edge, where desktop printers do not print: the grid keeps room
+for a mark of at least MIN_MARK between the bleed and that 5 mm, so a bleed
+costs margin, and sometimes cards a sheet (see fit_grid).
 
 Duplex: the back of the card in slot (row, col) must land behind its front
 once the sheet is turned over. Turning a portrait sheet on its long edge
@@ -34,6 +37,9 @@ PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4), "common": (210.0, 279.
 MARGIN = 6.35  # 1/4 in: nothing of a card closer to the page edge
 MARK_GAP = 1.0  # between the bleed edge and the start of a crop mark
 MARK_LENGTH = 5.0
+MARK_SAFE = 5.0  # no crop mark closer than this to the paper edge (desktop printers leave it blank)
+MARK_END = MARK_SAFE + 0.25  # where a mark's line stops, so its ink (line width, cap) stays inside MARK_SAFE
+MIN_MARK = 1.5  # the shortest crop mark the grid leaves room for
 EPS = 1e-6
 
 
@@ -98,15 +104,23 @@ def _count(room: float, size: float, gap: float) -> int:
     return int((room + gap + EPS) // (size + gap))
 
 
+def edge_room(bleed: float) -> float:
+    """The least distance from a trim line to the paper edge: the 1/4 in
+    margin, or the bleed, the gap before a crop mark, the shortest mark and
+    the 5 mm desktop printers leave blank, whichever is more."""
+    return max(MARGIN, bleed + MARK_GAP + MIN_MARK + MARK_SAFE)
+
+
 def plan_grid(paper: tuple[float, float], card_w: float, card_h: float, gap: float = 0.0,
               bleed: float = 0.0, cols: int | None = None, rows: int | None = None) -> Grid:
-    """As many cards as fit (or `cols` x `rows`) with every trim inside the
-    1/4 in margin, centred; a bleed widens the gutters to twice the bleed
-    (the outer bleed may run into the margin: it only has to survive the cut)."""
+    """As many cards as fit (or `cols` x `rows`) with every trim at least
+    edge_room(bleed) from the paper edge, centred; a bleed widens the gutters
+    to twice the bleed, so no card's bleed reaches its neighbour."""
     page_w, page_h = paper
     gap = max(gap, 2 * bleed)
-    fit_cols = _count(page_w - 2 * MARGIN, card_w, gap)
-    fit_rows = _count(page_h - 2 * MARGIN, card_h, gap)
+    edge = edge_room(bleed)
+    fit_cols = _count(page_w - 2 * edge, card_w, gap)
+    fit_rows = _count(page_h - 2 * edge, card_h, gap)
     cols = fit_cols if cols is None else min(cols, fit_cols)
     rows = fit_rows if rows is None else min(rows, fit_rows)
     if cols < 1 or rows < 1:
@@ -121,17 +135,17 @@ def plan_grid(paper: tuple[float, float], card_w: float, card_h: float, gap: flo
     return Grid(page_w, page_h, cols, rows, gap, slots, Rect(x0, y0, grid_w, grid_h), bleed)
 
 
-def largest_bleed(paper: tuple[float, float], card_w: float, card_h: float, gap: float, cols: int, rows: int) -> float:
-    """The largest bleed (in steps of 0.25 mm) that keeps `cols` x `rows` cards on the page."""
-    room = []
-    for n, size, page in ((cols, card_w, paper[0]), (rows, card_h, paper[1])):
-        if n > 1:
-            room.append((page - 2 * MARGIN - n * size) / (2 * (n - 1)))
-    best = min(room) if room else MAX_BLEED_FIT
-    return max(0.0, math.floor(min(best, MAX_BLEED_FIT) * 4 + EPS) / 4)
+def largest_bleed(paper: tuple[float, float], card_w: float, card_h: float, gap: float, per_page: int,
+                  below: float) -> float:
+    """The largest bleed under `below`, in steps of 0.25 mm, that still puts
+    `per_page` cards on a sheet (0 when none does)."""
+    step = math.floor(below * 4 - EPS)
+    while step > 0 and plan_grid(paper, card_w, card_h, gap, step / 4).per_page < per_page:
+        step -= 1
+    return max(step, 0) / 4
 
 
-MAX_BLEED_FIT = 3.175
+FITS = ("cards", "bleed")
 
 
 @dataclass(frozen=True)
@@ -142,11 +156,13 @@ class Fit:
     note: str | None = None
 
 
-def fit_grid(paper_name: str, card_w: float, card_h: float, gap: float, bleed: float, keep: str = "cards") -> Fit:
-    """The sheet for `bleed`: when the full bleed costs cards per page,
-    keep="cards" keeps the count and uses the largest bleed that fits,
-    keep="bleed" keeps the bleed with fewer cards a page. Either way the
-    note says what happened and how to get the other."""
+def fit_grid(paper_name: str, card_w: float, card_h: float, gap: float, bleed: float,
+             keep: str | None = None) -> Fit:
+    """The sheet for `bleed`. When the full bleed costs cards a sheet, a
+    printer must choose: keep="bleed" keeps the bleed with fewer cards a
+    sheet, keep="cards" keeps the count with the largest bleed that fits,
+    and no choice (None) is an error that offers both, so a bleed is never
+    quietly smaller than asked."""
     paper = PAPERS[paper_name]
     full = plan_grid(paper, card_w, card_h, gap)
     if bleed <= 0:
@@ -154,16 +170,23 @@ def fit_grid(paper_name: str, card_w: float, card_h: float, gap: float, bleed: f
     wanted = plan_grid(paper, card_w, card_h, gap, bleed)
     if wanted.per_page >= full.per_page:
         return Fit(wanted)
-    fitting = largest_bleed(paper, card_w, card_h, gap, full.cols, full.rows)
+    fitting = largest_bleed(paper, card_w, card_h, gap, full.per_page, bleed)
     size = f"{card_w:g} x {card_h:g} mm"
+    with_fitting = f"with a {fitting:g} mm bleed" if fitting else "with no bleed"
     if keep == "bleed":
         return Fit(wanted, f"a {bleed:g} mm bleed fits {wanted.cols} x {wanted.rows} cards of {size} on {paper_name}, "
                            f"not {full.cols} x {full.rows}; printing {wanted.cols} x {wanted.rows} a sheet "
-                           f"(--fit cards keeps {full.cols} x {full.rows} with a {fitting:g} mm bleed)")
-    grid = plan_grid(paper, card_w, card_h, gap, fitting)
-    return Fit(grid, f"a {bleed:g} mm bleed does not fit {full.cols} x {full.rows} cards of {size} on {paper_name}; "
-                     f"printing with the largest that fits, {fitting:g} mm "
-                     f"(--fit bleed keeps {bleed:g} mm with {wanted.cols} x {wanted.rows} a sheet)")
+                           f"(--fit cards keeps {full.cols} x {full.rows} {with_fitting})")
+    if keep == "cards":
+        grid = plan_grid(paper, card_w, card_h, gap, fitting)
+        return Fit(grid, f"a {bleed:g} mm bleed does not fit {full.cols} x {full.rows} cards of {size} on "
+                         f"{paper_name}; printing {with_fitting}, as --fit cards asks "
+                         f"(--fit bleed keeps {bleed:g} mm with {wanted.cols} x {wanted.rows} a sheet)")
+    raise RenderError(
+        f"--bleed {bleed:g}: a {bleed:g} mm bleed leaves room for {wanted.cols} x {wanted.rows} cards of {size} "
+        f"on {paper_name}, not {full.cols} x {full.rows} (the gutters take twice the bleed and crop marks stay "
+        f"{MARK_SAFE:g} mm inside the paper); pass --fit bleed to print {wanted.cols} x {wanted.rows} a sheet "
+        f"with the full bleed, or --fit cards to keep {full.cols} x {full.rows} {with_fitting}")
 
 
 def back_rect(grid: Grid, front: Rect, flip: str, offset: tuple[float, float] = (0.0, 0.0)) -> Rect:
@@ -209,7 +232,8 @@ def start_page(canvas: Canvas, size: tuple[float, float], trim: Rect | None = No
 
 def draw_crop_marks(canvas: Canvas, grid: Grid, bleed: float, used: Sequence[Rect] | None = None) -> None:
     """Short lines continuing every cut line of the cards on the sheet
-    (`used`, default every slot), in the margin outside the bleed."""
+    (`used`, default every slot), in the margin outside the bleed and at
+    least MARK_SAFE from the paper edge."""
     slots = list(used if used is not None else grid.slots)
     if not slots:
         return
@@ -221,29 +245,33 @@ def draw_crop_marks(canvas: Canvas, grid: Grid, bleed: float, used: Sequence[Rec
     canvas.setLineWidth(0.3)
     start = bleed + MARK_GAP
 
-    def mark(a: float, b: float, fixed: float, vertical: bool) -> None:
-        if abs(b - a) < 1.0:  # no room for a visible mark
+    def mark(inner: float, length: float, limit: float, fixed: float, vertical: bool) -> None:
+        """From `inner` outwards (`length` signed), stopping at `limit`."""
+        outer = max(inner + length, limit) if length < 0 else min(inner + length, limit)
+        drawn = abs(outer - inner) if (outer - inner) * length > 0 else 0.0
+        if drawn < 1.0:  # no room left for a visible mark
             return
         if vertical:
-            canvas.line(fixed * mm, a * mm, fixed * mm, b * mm)
+            canvas.line(fixed * mm, inner * mm, fixed * mm, outer * mm)
         else:
-            canvas.line(a * mm, fixed * mm, b * mm, fixed * mm)
+            canvas.line(inner * mm, fixed * mm, outer * mm, fixed * mm)
 
     for x in xs:
-        mark(box.y - start, max(box.y - start - MARK_LENGTH, 0.5), x, True)
-        mark(box.top + start, min(box.top + start + MARK_LENGTH, grid.page_h - 0.5), x, True)
+        mark(box.y - start, -MARK_LENGTH, MARK_END, x, True)
+        mark(box.top + start, MARK_LENGTH, grid.page_h - MARK_END, x, True)
     for y in ys:
-        mark(box.x - start, max(box.x - start - MARK_LENGTH, 0.5), y, False)
-        mark(box.right + start, min(box.right + start + MARK_LENGTH, grid.page_w - 0.5), y, False)
+        mark(box.x - start, -MARK_LENGTH, MARK_END, y, False)
+        mark(box.right + start, MARK_LENGTH, grid.page_w - MARK_END, y, False)
 
 
-def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared], back: Mapping[str, PreparedBack] | None,
+def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared],
+           back: Callable[[Prepared], PreparedBack] | None,
            grid: Grid, fonts: Fonts, flip: str, offset: tuple[float, float]) -> list[Placement]:
     """Draw cards onto sheets: a front page per `grid.per_page` cards, each
     followed by its back page (duplex: `backs` is `fronts`), or matched by
     one in a separate PDF (`backs` is another canvas), or none. Cards of
-    several decks of one size share sheets; each back is its own deck's
-    (`back` by deck id)."""
+    several decks of one size share sheets; `back` gives each card's back
+    (its deck's, or its own)."""
     placements: list[Placement] = []
     bleed = grid.bleed
     sides = bleed_sides(bleed)
@@ -264,7 +292,7 @@ def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared], back
         page = backs.getPageNumber() - 1
         for card, rect in zip(chunk, used):
             target = back_rect(grid, rect, flip, offset)
-            draw_back(backs, back[card.face.deck.id], fonts, target.x * mm, target.y * mm, sides)
+            draw_back(backs, back(card), fonts, target.x * mm, target.y * mm, sides)
             placements.append(Placement(page, target, card.face.card_id, "back"))
         backs.showPage()
     return placements

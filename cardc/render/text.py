@@ -224,3 +224,38 @@ def _draw_icon(canvas: Canvas, icon: Icon, fonts: Fonts, x: float, baseline: flo
     canvas.setFillColor(white)
     canvas.setFont(fonts.name("bold"), label_size)
     canvas.drawCentredString(cx, cy - label_size * 0.35, icon.label)
+
+
+def text_span(fitted: Fitted, style: TextStyle, fonts: Fonts, w: float) -> tuple[float, float]:
+    """Where the set lines' ink starts and ends across a box `w` points wide
+    (points from the box's left), as `draw` places them: the print-shop
+    safe-zone check measures the text, not the box it may fill."""
+    spans = []
+    for paragraph in fitted.paragraphs:
+        for line in paragraph:
+            lw = _line_width(line, fonts, style.face, fitted.size)
+            left = {"left": 0.0, "center": (w - lw) / 2, "right": w - lw}[style.align]
+            spans.append((left, left + lw))
+    return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else (0.0, 0.0)
+
+
+def to_bbcode(text: str, icons: Mapping[str, Icon]) -> str:
+    """Card text in the BBCode Tabletop Simulator shows in a description:
+    the markup `parse` reads (`**bold**`, `:icon:`) as [b]...[/b] and the
+    icon's name, since TTS prints Markdown as it is typed."""
+    out = []
+    for line in text.split("\n"):
+        bold = False
+        parts = []
+        for token in _TOKEN.split(line):
+            if token == "**":
+                parts.append("[/b]" if bold else "[b]")
+                bold = not bold
+            elif token.startswith(":") and token[1:-1] in icons and len(token) > 2:
+                parts.append(token[1:-1].replace("_", " "))
+            else:
+                parts.append(token.replace("[", "(").replace("]", ")"))  # no stray tags from content
+        if bold:
+            parts.append("[/b]")
+        out.append("".join(parts))
+    return "\n".join(out)

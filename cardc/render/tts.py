@@ -12,9 +12,14 @@ larger cards get sheets with fewer columns.
 The saved object (`tts/<game>.json`, load it from TTS's Saved Objects
 folder) holds one TTS deck per physical deck of the layout, with one
 contained card per physical copy (a 98-card draw pile is 98 cards, even if
-it has 35 different faces), each with its DeckID, nickname and text, plus
-the board and the trackers as custom tiles. Image URLs are file:// paths
-of the written sheets, or `--url-base` + the file name once uploaded.
+it has 35 different faces), each with its DeckID, nickname and text (in
+the BBCode TTS shows, not the cards' **markup**), plus the board and the
+trackers as custom tiles. Pieces that are not cards (a deck of style tile,
+such as ipo's square property tiles, and every token sheet: company
+markers, money, per-player tokens in seat colours) are Custom_Tiles of
+their own shape, in one Bag per kind, so TTS never stretches them to a
+card. Image URLs are file:// paths of the written sheets, or `--url-base`
++ the file name once uploaded.
 
 Files (in out_dir, normally generated/<game>/):
   tts/<game>.json      the saved object: ObjectStates with decks, board, trackers
@@ -22,11 +27,13 @@ Files (in out_dir, normally generated/<game>/):
   tts/<deck>-back.png  the deck's back
   tts/board-<n>.png, tts/tracker-<n>.png   the ipo-style components
   tts/manifest.json    per sheet: columns, rows, and the card in each slot
+  tts/token-<id>.png   each token face (markers, money, player tokens)
   web/<card id>.png    one image per card definition
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -44,8 +51,9 @@ from .components import board_pages, tracker_pages
 from .errors import RenderError
 from .fonts import Fonts, load_fonts
 from .layout import Deck, load_layout
+from .text import to_bbcode
 from .sheets import PAPERS
-from .pipeline import aid_faces, build_faces, grid_tiles, instance_ids
+from .pipeline import aid_faces, art_folder, build_faces, grid_tiles, instance_ids, token_faces
 
 MAX_COLS, MAX_ROWS, MAX_PX = 10, 7, 4096
 DEFAULT_PX = 409  # a card's width when a full 10 x 7 sheet must stay within 4096 px
@@ -130,7 +138,8 @@ def _custom_deck(url: str, back_url: str, sheet: Sheet) -> dict[str, Any]:
 
 
 def tts_decks(groups: Mapping[str, Sequence[str]], sheets: Mapping[str, Sequence[Sheet]],
-              faces: Mapping[str, Any], titles: Mapping[str, str], url: Any) -> list[dict[str, Any]]:
+              faces: Mapping[str, Any], titles: Mapping[str, str], url: Any,
+              icons: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """One TTS object per physical deck: a Deck holding every copy (a Card
     when the deck is one card). `groups` lists each deck's physical cards
     (ids, repeated per copy); `url(name)` makes an image URL."""
@@ -147,7 +156,7 @@ def tts_decks(groups: Mapping[str, Sequence[str]], sheets: Mapping[str, Sequence
         for card_id in copies:
             deck_key, card_key = slot_of[card_id]
             face = faces[card_id]
-            cards.append({"Name": "Card", "Nickname": face.name, "Description": face.text,
+            cards.append({"Name": "Card", "Nickname": face.name, "Description": to_bbcode(face.text, icons or {}),
                           "CardID": card_key, "CustomDeck": {str(deck_key): custom[str(deck_key)]},
                           "Transform": _transform(position * 3.0, 0.0)})
         if len(cards) == 1:
@@ -156,6 +165,24 @@ def tts_decks(groups: Mapping[str, Sequence[str]], sheets: Mapping[str, Sequence
         objects.append({"Name": "Deck", "Nickname": titles[deck_id], "Transform": _transform(position * 3.0, 0.0),
                         "DeckIDs": [c["CardID"] for c in cards], "CustomDeck": custom, "ContainedObjects": cards})
     return objects
+
+
+def tile_bag(title: str, entries: Sequence[tuple[Any, str, int]], index: int) -> dict[str, Any]:
+    """A Bag of Custom_Tile pieces, `copies` of each face: tiles, markers and
+    money keep their own shape (a card would stretch them to 2.5 x 3.5), and
+    each tile's scale is its printed width (TTS: about 1 unit an inch, a
+    tile of scale 1 two units wide)."""
+    pieces = []
+    for face, image_url, copies in entries:
+        scale = face.deck.width / 25.4 / 2
+        for _ in range(copies):
+            pieces.append({"Name": "Custom_Tile", "Nickname": face.name,
+                           "Transform": _transform(0.0, 0.0, face_down=False, scale=scale),
+                           "CustomImage": {"ImageURL": image_url, "ImageSecondaryURL": "", "WidthScale": 0.0,
+                                           "CustomTile": {"Type": 0, "Thickness": 0.1, "Stackable": True,
+                                                          "Stretch": False}}})
+    return {"Name": "Bag", "Nickname": title, "Transform": _transform(-6.0 - 3.0 * index, -6.0, face_down=False),
+            "ContainedObjects": pieces}
 
 
 def component_images(bundle: Mapping[str, Any], layout: Any, fonts: Fonts, dpi: int = 150) -> dict[str, Image.Image]:
@@ -187,7 +214,7 @@ def component_images(bundle: Mapping[str, Any], layout: Any, fonts: Fonts, dpi: 
 
 
 def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = None,
-               url_base: str | None = None) -> list[Path]:
+               url_base: str | None = None, art_root: Path | None = None) -> list[Path]:
     """Write the TTS saved object, sheets, backs, manifest and web images; returns the paths."""
     if card_px is not None and not MIN_PX <= card_px <= MAX_CARD_PX:
         raise RenderError(f"--card-px must be between {MIN_PX} and {MAX_CARD_PX}, not {card_px}")
@@ -204,13 +231,21 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = N
         tiles = grid_tiles(bundle, layout)
         faces.update({f.card_id: f for f in tiles})
         physical += [f.card_id for f in tiles]
-    prepared = prepare_all(faces, layout, fonts, params)
+    art = art_folder(bundle, art_root)
+    prepared = {card_id: dataclasses.replace(card, art=art.load(card.face.image))
+                for card_id, card in prepare_all(faces, layout, fonts, params).items()}
     decks: dict[str, list[str]] = {}
     for card_id, card in prepared.items():
         decks.setdefault(card.face.deck.id, []).append(card_id)
-    backs = {deck_id: prepare_back(prepared[ids[0]].face.deck, fonts) for deck_id, ids in decks.items()}
+    backs = {deck_id: dataclasses.replace(prepare_back(deck, fonts), image=deck.back.image,
+                                          art=art.load(deck.back.image))
+             for deck_id, deck in ((d, prepared[ids[0]].face.deck) for d, ids in decks.items())}
     fronts, back_images = rasterise(list(prepared.values()), backs, fonts, card_px)
 
+    pieces = token_faces(bundle, layout)  # company markers, money, player tokens: square or oblong pieces
+    token_prepared = [prepare_all({face.card_id: face}, layout, fonts, params)[face.card_id] for face, _ in pieces]
+    token_images = rasterise(token_prepared, {}, fonts)[0] if token_prepared else {}
+    tile_ids = {card_id for card_id in decks if prepared[decks[card_id][0]].face.deck.style == "tile"}
     counts: dict[str, int] = {}
     for card_id in physical:
         counts[card_id] = counts.get(card_id, 0) + 1
@@ -220,6 +255,8 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = N
     sheets: dict[str, list[Sheet]] = {}
     for deck_id, ids in decks.items():
         deck = prepared[ids[0]].face.deck
+        if deck_id in tile_ids:  # a tile is not a card: a Custom_Tile each (tiles_in_bags), no sheet
+            continue
         w, h = card_pixels(deck, card_px)
         images[out / "tts" / f"{deck_id}-back.png"] = back_images[deck_id]
         sheets[deck_id] = plan_sheets(deck, ids, (w, h))
@@ -236,6 +273,8 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = N
                              "cards": [{"id": i, "count": counts.get(i, 1)} for i in sheet.card_ids]})
     for card_id, image in fronts.items():
         images[out / "web" / f"{card_id}.png"] = image
+    for (face, _), image in zip(pieces, token_images.values()):
+        images[out / "tts" / f"token-{face.card_id}.png"] = image
     components = component_images(bundle, layout, fonts)
     for name, image in components.items():
         images[out / "tts" / name] = image
@@ -245,11 +284,25 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = N
             return url_base.rstrip("/") + "/" + name
         return (out / "tts" / name).resolve().as_uri()
 
+    def url_web(card_id: str) -> str:
+        if url_base:
+            return url_base.rstrip("/") + f"/web/{card_id}.png"
+        return (out / "web" / f"{card_id}.png").resolve().as_uri()
+
     groups: dict[str, list[str]] = {deck_id: [] for deck_id in decks}
     for card_id in physical:
         groups[faces[card_id].deck.id].append(card_id)
     titles = {deck.id: deck.title for deck in [*layout.decks, *layout.extra_decks.values()]}
-    objects = tts_decks({d: c for d, c in groups.items() if c}, sheets, faces, titles, url)
+    objects = tts_decks({d: c for d, c in groups.items() if c and d not in tile_ids}, sheets, faces, titles, url,
+                        layout.icons)
+    bags: dict[str, list[tuple[Any, str, int]]] = {}  # bag title -> (face, image name, copies)
+    for deck_id in tile_ids:
+        for card_id in decks[deck_id]:
+            bags.setdefault(titles[deck_id], []).append((faces[card_id], url_web(card_id), counts.get(card_id, 0)))
+    for face, count in pieces:
+        bags.setdefault(face.deck.title, []).append((face, url(f"token-{face.card_id}.png"), count))
+    for index, (title, entries) in enumerate(bags.items()):
+        objects.append(tile_bag(title, entries, index))
     for index, (name, image) in enumerate(sorted(components.items())):
         width_in = image.width / 150  # inches at 150 dpi: TTS scale 1 is about 1 inch a unit... close enough to read
         objects.append({"Name": "Custom_Tile", "Nickname": name.removesuffix(".png").replace("-", " ").title(),
