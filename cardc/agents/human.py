@@ -11,6 +11,11 @@ import sys
 from cardc.agents.basic import Agent
 
 
+class Quit(Exception):
+    """The person typed `quit`: the game ends by their choice (exit 0),
+    unlike Ctrl-C (130)."""
+
+
 class HumanAgent(Agent):
     name = "human"
 
@@ -38,7 +43,7 @@ class HumanAgent(Agent):
             if text in ("undo", "u"):
                 return "undo"
             if text in ("q", "quit"):
-                raise KeyboardInterrupt
+                raise Quit
             if text.isdigit() and 1 <= int(text) <= len(labels):
                 return int(text) - 1
             self.out.write(f"type a number from 1 to {len(labels)}, `undo` or `quit`\n")
