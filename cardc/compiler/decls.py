@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from cardc.compiler import types as T
 
 # Names of printed card data every card has, whatever the game declares.
-CARD_BUILTIN_FIELDS = {"id": T.STR, "name": T.STR, "kind": T.STR, "text": T.STR}
+CARD_BUILTIN_FIELDS = {"id": T.CARD_ID, "name": T.STR, "kind": T.CARD_KIND, "text": T.STR}
 PLAYER_BUILTINS = {"seat": T.INT, "name": T.STR}
 GAME_BUILTINS = {"turn": T.INT, "round": T.INT, "turn_player": T.PLAYER,
                  "first_player": T.PLAYER, "player_count": T.INT}

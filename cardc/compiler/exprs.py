@@ -140,7 +140,51 @@ class ExprCompiler:
             return ["cards", ir]
         if not T.fits(t, wanted):
             self.error(node, f"{what} must be {T.plain(wanted)}, but this is {T.plain(t)}")
+        else:
+            self.check_members(node, ir, wanted)
         return ir
+
+    # ------------------------------------------------------------ members
+    def members(self, t: str):
+        """The texts a value of type `t` (an enumeration, a card id, or a
+        list of either) may be; None for any other type."""
+        t = T.elem(t) if t.startswith("list:") else t
+        if t == T.CARD_ID:
+            return sorted(i for i in self.d.card_ids if isinstance(i, str))
+        if t == T.CARD_KIND:
+            return list(self.d.kinds)
+        if T.is_enum(t):
+            return self.d.enums.get(t[5:])
+        return None
+
+    def check_members(self, node, ir, wanted: str) -> None:
+        """Literal text given where `wanted` (a member, or a list of members)
+        is expected, checked against the members: a misspelt card id or
+        member is an error at the text, with a did-you-mean, rather than a
+        comparison that is silently never true."""
+        members = self.members(wanted)
+        if not members:
+            return
+        if ir[0] == "lit" and isinstance(ir[1], list):
+            texts = [v for v in ir[1] if isinstance(v, str)]
+        elif ir[0] == "list":
+            texts = [item[1] for item in ir[1] if item[0] == "lit" and isinstance(item[1], str)]
+        elif ir[0] == "lit" and isinstance(ir[1], str):
+            texts = [ir[1]]
+        else:
+            return
+        kind = T.elem(wanted) if wanted.startswith("list:") else wanted
+        for text in texts:
+            if text in members:
+                continue
+            if kind == T.CARD_ID:
+                self.error(node, f"no card has the id `{text}`", did_you_mean(text, members))
+            elif kind == T.CARD_KIND:
+                self.error(node, f"there is no kind `{text}` (the kinds are {', '.join(members)})",
+                           did_you_mean(text, members))
+            else:
+                self.error(node, f"`{text}` is not a {kind[5:]} (the {kind[5:]}s are "
+                           f"{', '.join(members)})", did_you_mean(text, members))
 
     # ------------------------------------------------------------ entry
     def expr(self, node, scope: Scope):
@@ -374,7 +418,7 @@ class ExprCompiler:
                 self.error(node, f"cannot join {T.plain(lt)} and {T.plain(rt)}")
                 return BAD
             return ["bin", "+", lir, rir], joined
-        if node.op == "+" and lt == T.STR and rt == T.STR:
+        if node.op == "+" and T.is_text(lt) and T.is_text(rt):
             return ["bin", "+", lir, rir], T.STR
         for sub, t in ((node.left, lt), (node.right, rt)):
             if t not in (T.INT, T.ANY):
@@ -392,17 +436,19 @@ class ExprCompiler:
             rir, rt = self.as_list(node.right, scope, "the right side of `in`")
             if not T.fits(lt, T.elem(rt)) and lt != T.NONE:
                 self.error(node.left, f"{T.plain(lt)} can never be in {T.plain(rt)}")
+            elif T.is_enum(lt):
+                self.check_members(node.right, rir, T.list_of(lt))
+            else:
+                self.check_members(node.left, lir, T.elem(rt))
             return ["cmp", node.op, lir, rir], T.BOOL
         rir, rt = self.expr(node.right, scope)
         if node.op in ("==", "!="):
-            for et, other in ((lt, rir), (rt, lir)):
-                members = self.d.enums.get(et[5:]) if T.is_enum(et) else None
-                if members and other[0] == "lit" and isinstance(other[1], str) and other[1] not in members:
-                    self.error(node, f"`{other[1]}` is not a {et[5:]} (the {et[5:]}s are "
-                               f"{', '.join(members)})", did_you_mean(other[1], members))
             if not (T.fits(lt, rt) or T.fits(rt, lt)):
                 self.error(node, f"comparing {T.plain(lt)} with {T.plain(rt)} is always "
                            f"{'false' if node.op == '==' else 'true'}")
+            else:
+                self.check_members(node, rir, lt)
+                self.check_members(node, lir, rt)
             return ["cmp", node.op, lir, rir], T.BOOL
         for sub, t in ((node.left, lt), (node.right, rt)):
             if t not in (T.INT, T.ANY):

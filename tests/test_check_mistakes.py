@@ -1,0 +1,56 @@
+"""Mistakes `cardc check` used to let through (issue 41): each one a
+located error or warning with what to do, instead of a rule that silently
+never fires or a failure at run time."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cardc.project import build_folder
+
+EXPEDITION = Path(__file__).parent / "fixtures" / "games" / "expedition"
+WIN = "if worth(me) >= win_at:"
+PICK = ("  total:\n", "  pick:\n    params: {cols: \"list[colour]\"}\n    returns: int\n    expr: count(cols)\n"
+                      "  total:\n")
+
+CASES = [
+    # 1. a card id, a kind or a member of a named list that names nothing
+    ("card_id_compared", None, "game.yaml", [(WIN, 'if any([c.id == "rubby" for c in me.bank]):')],
+     "game.yaml:43:13", "no card has the id `rubby`", "did you mean `ruby`?"),
+    ("card_id_compared_either_side", None, "game.yaml", [(WIN, 'if any(["rubby" != c.id for c in me.bank]):')],
+     "game.yaml:43:13", "no card has the id `rubby`", "did you mean `ruby`?"),
+    ("card_id_in_a_list", None, "game.yaml", [(WIN, 'if any([c.id in ["ruby", "perl"] for c in me.bank]):')],
+     "game.yaml:43:21", "no card has the id `perl`", "did you mean `pearl`?"),
+    ("card_kind_compared", None, "game.yaml", [('c.kind == "thief"', 'c.kind == "theif"')],
+     "game.yaml:37:37", "there is no kind `theif` (the kinds are gem, thief, guard)", "did you mean `thief`?"),
+    ("member_passed_as_argument", EXPEDITION, "rules.yaml",
+     [("sum([column_score(p, col) for col in colour])", 'column_score(p, "gren")')],
+     "rules.yaml:21:27", "`gren` is not a colour (the colours are red, blue, green)", "did you mean `green`?"),
+    ("members_passed_as_a_list", EXPEDITION, "rules.yaml",
+     [PICK, ("sum([column_score(p, col) for col in colour])", 'pick(["red", "bleu"])')],
+     "rules.yaml:25:16", "`bleu` is not a colour (the colours are red, blue, green)", "did you mean `blue`?"),
+]
+
+
+def _diag(folder, message):
+    built = build_folder(folder)
+    found = [d for d in built.diags.sorted() if d.message.replace(str(folder), "<game>") == message]
+    assert found, [d.message for d in built.diags.sorted()]
+    return found[0]
+
+
+@pytest.mark.parametrize("name, src, rel, edits, where, message, hint", CASES, ids=[c[0] for c in CASES])
+def test_a_mistake_check_used_to_miss_is_reported_at_its_place(game_copy, name, src, rel, edits, where,
+                                                                message, hint):
+    folder = game_copy(src, edits={rel: edits}) if src else game_copy(edits={rel: edits})
+    d = _diag(folder, message)
+    got = f"{Path(d.loc.file).resolve().relative_to(folder.resolve())}:{d.loc.line}:{d.loc.col}"
+    assert (got, d.hint) == (where, hint)
+
+
+def test_right_card_ids_kinds_and_members_are_accepted(game_copy):
+    folder = game_copy(edits={"game.yaml": [(WIN, 'if any([c.id in ["ruby", "pearl"] and c.kind == "gem" '
+                                                    'for c in me.bank]) or worth(me) >= win_at:')]})
+    built = build_folder(folder)
+    assert built.bundle is not None, built.diags.render()
