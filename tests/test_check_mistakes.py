@@ -54,3 +54,53 @@ def test_right_card_ids_kinds_and_members_are_accepted(game_copy):
                                                     'for c in me.bank]) or worth(me) >= win_at:')]})
     built = build_folder(folder)
     assert built.bundle is not None, built.diags.render()
+
+
+# 2. numbers no game can use
+
+@pytest.mark.parametrize("edits, where, message, hint", [
+    ([("players: {min: 2, max: 3}", "players: {min: 4, max: 3}")], "game.yaml:4:16",
+     "players: `min` is 4 but `max` is 3: no number of players can start the game",
+     "make min at most max, e.g. `players: {min: 3, max: 4}`"),
+    ([("hand_limit: 3", "hand_limit: -1")], "game.yaml:6:15",
+     "param `hand_limit` is -1, but it is the limit of zone `hand` (game.yaml, zones), which can hold "
+     "no fewer than 0 cards", "make `hand_limit` 0 or more"),
+])
+def test_an_impossible_number_is_an_error_at_check_time(game_copy, edits, where, message, hint):
+    folder = game_copy(edits={"game.yaml": edits})
+    d = _diag(folder, message)
+    assert (f"{Path(d.loc.file).name}:{d.loc.line}:{d.loc.col}", d.hint) == (where, hint)
+
+
+def test_set_of_an_impossible_number_is_refused_with_the_same_message(capsys):
+    from cardc.cli import main
+    from conftest import MINI
+    assert main(["play", str(MINI), "--seed", "1", "--set", "params.hand_limit=-1"]) == 2
+    assert "param `hand_limit` is -1, but it is the limit of zone `hand`" in capsys.readouterr().err
+
+
+# 3. a generated card named by one generated number
+
+def test_a_generated_name_that_is_one_number_is_text(game_copy):
+    folder = game_copy(EXPEDITION, edits={"cards/numbers.yaml": [
+        ('name: "{{ colour | title }} {{ number }}"', 'name: "{{ number }}"')]})
+    built = build_folder(folder)
+    assert built.bundle is not None, built.diags.render()
+    assert [c["name"] for c in built.bundle["cards"]][:3] == ["1", "2", "3"]
+    assert built.bundle["cards"][0]["fields"]["value"] == 1       # a field keeps its number
+
+
+# 4. setup choosing who plays first
+
+def test_next_player_set_in_setup_plays_the_first_turn(game_copy):
+    from cardc.engine import Game
+    from conftest import FIXTURES
+    folder = game_copy(FIXTURES / "games" / "circle", edits={"game.yaml": [
+        ("flow:\n", "flow:\n  setup: |\n    game.next_player = players[2]\n")]})
+    built = build_folder(folder)
+    assert built.bundle is not None, built.diags.render()
+    st = Game(built.bundle).new_state(4, seed=1)
+    assert (st.current_player(), st.first_player, st.g["next_player"]) == (2, 2, None)
+    labels = [st.action_to_string(a) for a in st.legal_actions()]
+    st.apply(labels.index("Pass"))
+    assert st.current_player() == 3          # and the turn goes on from there

@@ -88,6 +88,7 @@ class GameCompiler:
     # ------------------------------------------------------------ declarations
     def declare(self):
         g, d = self.game, self.d
+        self.check_players()
         self.declare_enums_and_params()
         d.kinds = dict(g.get("kinds") or {})
         fields = g.get("card_fields") or {}
@@ -187,6 +188,18 @@ class GameCompiler:
                 scopes[scope][name] = counter
         d.players_out = "out" in d.player_counters
 
+    def check_players(self):
+        """`players: {min: 4, max: 3}` is a game no count can start: said at
+        check time, not by every command that deals it."""
+        players = self.game.get("players")
+        if not isinstance(players, dict):
+            return
+        lo, hi = players.get("min"), players.get("max")
+        if isinstance(lo, int) and isinstance(hi, int) and lo > hi:
+            self.diags.error(_loc(players, "min"), f"players: `min` is {lo} but `max` is {hi}: no number "
+                             "of players can start the game", f"make min at most max, e.g. "
+                             f"`players: {{min: {hi}, max: {lo}}}`")
+
     def declare_enums_and_params(self):
         """`enums:` (named lists of names) first, since types may name them;
         then params, whose values may be numbers, text or lists of one of them."""
@@ -223,6 +236,19 @@ class GameCompiler:
                 return []
         return cards
 
+    def _check_limit_not_negative(self, z, decl):
+        """A zone can never hold fewer than no cards: a negative limit would
+        make its overflow procedure ask for more cards than there are
+        (a number written there is checked by the schema; a param, here)."""
+        if not isinstance(decl.limit, str):
+            return
+        value = self.d.params.get(decl.limit)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            params = self.game.get("params") or {}
+            self.diags.error(_loc(params, decl.limit), f"param `{decl.limit}` is {value}, but it is the "
+                             f"limit of zone `{decl.id}` (game.yaml, zones), which can hold no fewer "
+                             "than 0 cards", f"make `{decl.limit}` 0 or more")
+
     def _check_zone_refs(self):
         d = self.d
         for i, z in enumerate(self.game.get("zones") or []):
@@ -236,6 +262,8 @@ class GameCompiler:
             elif isinstance(decl.limit, str) and d.param_types.get(decl.limit) != T.INT:
                 self.diags.error(_loc(z, "limit"), f"zone limit `{decl.limit}` must be a whole number, "
                                  f"but that param is {T.plain(d.param_types.get(decl.limit, T.ANY))}")
+            else:
+                self._check_limit_not_negative(z, decl)
             if decl.limit is not None and decl.overflow is None:
                 self.diags.error(_loc(z, "limit"), f"zone `{decl.id}` has a limit but no `overflow` "
                                  "procedure to call when it is exceeded")
