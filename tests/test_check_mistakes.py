@@ -104,3 +104,17 @@ def test_next_player_set_in_setup_plays_the_first_turn(game_copy):
     labels = [st.action_to_string(a) for a in st.legal_actions()]
     st.apply(labels.index("Pass"))
     assert st.current_player() == 3          # and the turn goes on from there
+
+
+# 5. a text counter without `start`
+
+def test_a_text_counter_without_start_begins_as_none(game_copy):
+    from cardc.engine import Game
+    folder = game_copy(edits={"game.yaml": [("player: {plays: 0}", "player: {plays: 0, mood: {type: str}}"),
+                                            ("  - expect: count(draw) == 14", "  - expect: all([p.mood == none "
+                                             "for p in players])\n    message: no mood yet\n"
+                                             "  - expect: count(draw) == 14")]})
+    built = build_folder(folder)
+    assert built.bundle is not None, built.diags.render()
+    st = Game(built.bundle).new_state(2, seed=1)
+    assert st.pc["mood"] == [None, None]

@@ -117,7 +117,7 @@ class GameCompiler:
             for name, spec in block.items():
                 if isinstance(spec, dict):
                     t = self.type_of(spec, "type") if "type" in spec else T.INT
-                    start = spec.get("start", {T.INT: 0, T.BOOL: False, T.STR: ""}.get(t))
+                    start = spec.get("start", {T.INT: 0, T.BOOL: False}.get(t))     # others: none
                     target[name] = Counter(name, t, start, bool(spec.get("per_player", False)),
                                            str(spec.get("visibility", "public")))
                     if scope == "game" and target[name].visibility == "owner":
