@@ -118,3 +118,49 @@ def test_a_text_counter_without_start_begins_as_none(game_copy):
     assert built.bundle is not None, built.diags.render()
     st = Game(built.bundle).new_state(2, seed=1)
     assert st.pc["mood"] == [None, None]
+
+
+# 6. messages that misled
+
+@pytest.mark.parametrize("rel, edits, where, message, hint", [
+    ("game.yaml", [("  win_at: 12", "   win_at: 12")], "game.yaml:7:4",
+     "invalid YAML: this line is indented more than the line above it, so YAML reads it as more text "
+     "of that line's value", "line `win_at` up with the keys above it (column 3)"),
+    ("game.yaml", [("players: {min: 2, max: 3}", "players: [2, 3")], "game.yaml:4:10",
+     "invalid YAML: this `[` is never closed: the list runs on to line 5, which cannot be part of it",
+     "close it with `]` after its last item"),
+    ("game.yaml", [("players: {min: 2, max: 3}", "players: {min: 2, max: 3")], "game.yaml:4:10",
+     "invalid YAML: this `{` is never closed: the mapping runs on to line 5, which cannot be part of it",
+     "close it with `}` after its last item"),
+])
+def test_a_yaml_slip_is_named_for_what_it_is(game_copy, rel, edits, where, message, hint):
+    folder = game_copy(edits={rel: edits})
+    built = build_folder(folder)
+    [d] = built.diags.errors
+    assert (f"{Path(d.loc.file).name}:{d.loc.line}:{d.loc.col}", d.message, d.hint) == (where, message, hint)
+
+
+def test_one_misspelt_counter_is_one_error(game_copy):
+    folder = game_copy(edits={"game.yaml": [("    me.plays = 1", "    me.plyas = 1")]})
+    [d] = build_folder(folder).diags.errors
+    assert (d.loc.line, d.message, d.hint) == (30, "a player has no field `plyas`", "did you mean `plays`?")
+
+
+def test_sort_by_a_misspelt_function_suggests_it(game_copy):
+    folder = game_copy(edits={"rules.yaml": [("expr: sum([c.value for c in p.bank])",
+                                              "expr: count(sort_by(p.bank, wroth))")]})
+    d = _diag(folder, "the second argument of `sort_by` must name a function of one argument "
+                      "(from rules.yaml), e.g. `sort_by(parts, size)`")
+    assert d.hint == "did you mean `worth`?"
+
+
+def test_a_bare_member_in_a_scenario_is_told_to_be_quoted(tmp_path, capsys):
+    from cardc.scenario import run_scenarios
+    path = tmp_path / "case.yaml"
+    source = (Path(__file__).parent / "scenarios" / "expedition" / "columns.yaml").read_text()
+    assert 'column_score(P1, "green")' in source
+    path.write_text(source.replace("game: tests/fixtures/games/expedition", f"game: {EXPEDITION}")
+                    .replace('column_score(P1, "green")', "column_score(P1, green)"))
+    assert run_scenarios([path]) == 1
+    out = capsys.readouterr().out
+    assert 'unknown name `green` (`green` is a colour: as a value it is text, in quotes: `"green"`)' in out

@@ -280,6 +280,11 @@ class ExprCompiler:
                      "value": "only a modifier has `value`"}[name]
             self.error(node, f"`{name}` is not available here: {where}")
             return BAD
+        enum = next((e for e, members in self.d.enums.items() if name in members), None)
+        if enum is not None:     # a member is text: `c.colour == "green"`, not `== green`
+            self.error(node, f"unknown name `{name}`", f"`{name}` is a {enum}: as a value it is text, "
+                       f"in quotes: `\"{name}\"`")
+            return BAD
         candidates = set(scope.all()) | self.d.all_names()
         hint = did_you_mean(name, sorted(candidates))
         self.error(node, f"unknown name `{name}`", hint)

@@ -192,6 +192,8 @@ class BlockCompiler(ExprCompiler):
         if not tir or tir[0] not in ("gctr", "pctr", "cctr", "cpp"):
             if tir and tir[0] == "gattr" and target.name in ("turn_player", "first_player"):
                 pass
+            elif [tir, tt] == [["lit", None], T.ANY]:
+                return          # a misspelt counter: said once, by the expression (with did-you-mean)
             else:
                 self.error(target, "only counters (player, game or card) and locals can be set")
                 return
