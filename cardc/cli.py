@@ -128,6 +128,7 @@ def cmd_new(args) -> int:
               f"{display_path(made.project.schemas)}/)")
     print(f"created {display_path(made.folder)} and its scenarios in {display_path(made.scenarios)}/")
     print(f"next: cardc check {args.name} && cardc play {args.name} && cardc scenario")
+    print("the designer's guide: cardc guide (its sections), cardc guide zones (one of them)")
     return 0
 
 
@@ -311,12 +312,15 @@ EXAMPLES = {
     "serve": "cardc serve                    # every game of the project, in the browser",
     "invariants": "cardc invariants unicorn --games 200 --players 3,4",
     "view": "cardc view game.json --seat 2 --at 40",
+    "guide": "cardc guide                    # the sections\n"
+             "cardc guide zone families      # one section",
 }
 
 # Commands in modules of their own: (commands, module, function(subparsers)
 # adding them). A part that does not import (a missing dependency) still
 # lists its commands; running one says what is missing.
 PARTS = [
+    (("guide",), "cardc.designer_guide", "add_command"),
     (("invariants", "view"), "cardc.designer", "add_commands"),
     (("print", "export", "rulebook"), "cardc.cli", "add_render_commands"),
     (("simulate", "sweep", "compare"), "cardc.sim.cli", "add_commands"),

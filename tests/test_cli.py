@@ -202,3 +202,26 @@ def test_new_title_is_on_the_cards_backs_guide_and_rulebook(tmp_path, monkeypatc
     assert "Space Race: Two: printing and cutting" in guide and "Mini" not in guide
     assert "SPACE RACE: TWO" in cards and "MINI" not in cards
     assert (out / "rulebook.md").read_text().startswith("# Space Race: Two")
+
+
+def test_guide_lists_its_sections_and_prints_the_one_named(capsys):
+    assert main(["guide"]) == 0
+    listing = capsys.readouterr().out
+    assert "\n  zones\n    Zone families\n" in listing
+    assert main(["guide", "zone", "families"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("#### Zone families\n") and "per:" in out and "### counters" not in out
+    assert main(["guide", "menus"]) == 0
+    assert capsys.readouterr().out.startswith("### Menus\n")
+
+
+def test_guide_on_an_unknown_topic_suggests_one(capsys):
+    assert main(["guide", "menuz"]) == 2
+    assert capsys.readouterr().err == ("cardc: the guide has no section on `menuz` (did you mean `menus`?); "
+                                       "`cardc guide` lists them\n")
+
+
+def test_new_says_where_the_guide_is(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "space_race"]) == 0
+    assert "the designer's guide: cardc guide" in capsys.readouterr().out
