@@ -206,6 +206,9 @@ class GameCompiler:
         g, d = self.game, self.d
         enums = g.get("enums") or {}
         for name, members in enums.items():
+            if name in T.RESERVED_ENUMS:
+                self.diags.error(_key_loc(enums, name), f"`{name}` is a name cardc keeps for the game's "
+                                 f"{name.replace('_', ' ')}s; name the enumeration otherwise")
             d.enums[name] = [str(m) for m in members]
             if len(set(d.enums[name])) != len(d.enums[name]):
                 dup = next(m for m in d.enums[name] if d.enums[name].count(m) > 1)

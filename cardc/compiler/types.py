@@ -5,10 +5,10 @@ Compound: `list:T`, `event:TAG` (the event of a reaction window),
 `enum:NAME` (text that is one of a declared enumeration's members; it fits
 where text is wanted and text fits it, so only literals are checked),
 `perplayer:T` (a card counter held per player, indexed by a player),
-`enum:card id` (CARD_ID: a card's id, text that is one of the game's card
+`enum:card_id` (CARD_ID: a card's id, text that is one of the game's card
 ids: a literal compared with it or given where it is wanted is checked
 against the game's cards, as an enumeration's members are), and
-`enum:card kind` (CARD_KIND, likewise for the game's kinds),
+`enum:card_kind` (CARD_KIND, likewise for the game's kinds),
 `fn:NAME` (a function passed by name, e.g. to sort_by).
 """
 from __future__ import annotations
@@ -16,8 +16,9 @@ from __future__ import annotations
 INT, BOOL, STR, PLAYER, CARD, ZONE, CELL, NONE, ANY, GAME = (
     "int", "bool", "str", "player", "card", "zone", "cell", "none", "any", "game")
 
-CARD_ID = "enum:card id"       # not names a designer can give an enumeration
-CARD_KIND = "enum:card kind"
+CARD_ID = "enum:card_id"       # names no enumeration may take (see RESERVED_ENUMS)
+CARD_KIND = "enum:card_kind"
+RESERVED_ENUMS = {CARD_ID[5:], CARD_KIND[5:]}
 
 NULLABLE = {PLAYER, CARD, CELL, STR, ANY}
 DECLARABLE = {"int": INT, "bool": BOOL, "str": STR, "player": PLAYER, "card": CARD,
@@ -100,7 +101,7 @@ def plain(t: str) -> str:
     if t in words:
         return words[t]
     if t in (CARD_ID, CARD_KIND):
-        return "a " + t[5:]
+        return "a " + t[5:].replace("_", " ")
     if t.startswith("list:"):
         return "a list of " + plain(elem(t)).removeprefix("a ").removeprefix("an ").strip("`") + "s"
     if t.startswith("event:"):
