@@ -66,9 +66,9 @@ class GameCompiler:
         loc = _loc(container, key)
         return Where(value, loc.file, label, loc.line, loc.col)
 
-    def block(self, container, key, label, names, params=()):
+    def block(self, container, key, label, names, params=(), proc=None):
         return compile_block(container[key], self.where(container, key, label), self.d,
-                             self.diags, names, params)
+                             self.diags, names, params, proc)
 
     def expr(self, container, key, label, names, want=None):
         return compile_expr(container[key], self.where(container, key, label), self.d,
@@ -149,6 +149,9 @@ class GameCompiler:
                 sig = Signature(name, {p: self.type_of(params, p) for p in params},
                                 self.type_of(spec, "returns") if "returns" in spec else None)
                 target[name] = sig
+        for sig in d.procs.values():
+            if sig.returns is not None:
+                d.game_counters[sig.result] = Counter(sig.result, sig.returns, None, False, "hidden")
         for name in d.functions:
             if name in d.procs:
                 self.diags.error(_key_loc(rules["procs"], name),
@@ -294,7 +297,7 @@ class GameCompiler:
             sig = self.d.procs[name]
             names = {"me": T.PLAYER, **sig.params} if "me" not in sig.params else dict(sig.params)
             self.code["proc:" + name] = self.block(spec, "do", f"procedure `{name}`", names,
-                                                   list(sig.params))
+                                                   list(sig.params), sig)
         for event, body in (rules.get("hooks") or {}).items():
             if event not in self.d.events:
                 self.diags.error(_key_loc(rules["hooks"], event), f"unknown event `{event}`",

@@ -66,6 +66,14 @@ class Signature:
     params: dict             # name -> type
     returns: str | None = None
 
+    @property
+    def result(self) -> str:
+        """A procedure's value travels back in this hidden game counter
+        (`return v` sets it, `let x = name(…)` reads it right after the
+        call): a name no designer can write, declared only for a procedure
+        with `returns`."""
+        return "$result_" + self.name
+
 
 @dataclass
 class Decls:

@@ -505,8 +505,12 @@ class ExprCompiler:
             args = self._args(node, scope, sig)
             return ["fn", name, args], sig.returns or T.ANY
         if name in self.d.procs:
-            self.error(node, f"`{name}` is a procedure: call it as a statement on its own line, "
-                       "not inside an expression")
+            if self.d.procs[name].returns is not None:
+                self.error(node, f"`{name}` is a procedure: take its value on a line of its own, "
+                           f"`let x = {name}(…)`, then use `x`")
+            else:
+                self.error(node, f"`{name}` is a procedure: call it as a statement on its own line, "
+                           "not inside an expression")
             return BAD
         builtin = BUILTINS.get(name)
         if name in RANDOM_BUILTINS and self.no_random:

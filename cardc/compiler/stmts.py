@@ -18,8 +18,9 @@ from cardc.limits import MAX_NESTING, MAX_REPEAT
 
 
 class BlockCompiler(ExprCompiler):
-    def __init__(self, decls, where: Where, diags, flags=()):
+    def __init__(self, decls, where: Where, diags, flags=(), proc=None):
         super().__init__(decls, where, diags)
+        self.proc = proc             # the procedure's Signature, when this is one's body
         self.ops: list = []
         self.src: list = []
         self.loops: list = []        # stack of lists of break-jump op indexes
@@ -114,7 +115,27 @@ class BlockCompiler(ExprCompiler):
             return None, T.BOOL
         if isinstance(value, n.Window):
             return self.window(value, scope, var)
+        if self.returning_call(value):
+            return self.call_for_value(value, scope)
         return self.expr(value, scope)
+
+    def returning_call(self, value) -> bool:
+        return isinstance(value, n.Call) and value.name in self.d.procs
+
+    def call_for_value(self, call, scope):
+        """`let x = name(…)` of a procedure with `returns`: the call, then its
+        value, read from the procedure's result counter (set to none first,
+        so that one that ends without `return v` gives none)."""
+        sig = self.d.procs[call.name]
+        if sig.returns is None:
+            self.error(call, f"procedure `{call.name}` gives back no value",
+                       f"declare `returns: TYPE` for it in rules.yaml and end it with `return VALUE`, "
+                       f"or call it on a line of its own")
+            self._s_ExprStmt(n.ExprStmt(call, pos=call.pos, end=call.end), scope)
+            return None, T.ANY
+        self.emit(call, ["set", ["gctr", sig.result], "=", ["lit", None]])
+        self.emit(call, ["call", call.name, self._args(call, scope, sig)])
+        return ["gctr", sig.result], sig.returns
 
     def _where(self, var, list_type, where, scope):
         if where is None:
@@ -197,7 +218,7 @@ class BlockCompiler(ExprCompiler):
             else:
                 self.error(target, "only counters (player, game or card) and locals can be set")
                 return
-        if isinstance(s.value, (n.Choose, n.Random, n.Ask, n.Window)):
+        if isinstance(s.value, (n.Choose, n.Random, n.Ask, n.Window)) or self.returning_call(s.value):
             tmp = self.slot()
             vir, vt = self.rhs(s.value, scope, tmp)
             self.note_local(tmp, vt)
@@ -279,9 +300,29 @@ class BlockCompiler(ExprCompiler):
         self.loops[-1].append(self.emit(s, ["jump", None]))
 
     def _s_Return(self, s, scope):
-        if s.value is not None:
-            self.error(s.value, "procedures do not return values; use a function in rules.yaml")
+        returns = self.proc.returns if self.proc is not None else None
+        if s.value is not None and returns is None:
+            self.error(s.value, "this block gives back no value" if self.proc is None else
+                       f"procedure `{self.proc.name}` gives back no value",
+                       None if self.proc is None else
+                       f"declare `returns: TYPE` for `{self.proc.name}` in rules.yaml")
+        elif s.value is not None:
+            ir = self.expect(s.value, self.rhs_value(s.value, scope), returns, "the value returned")
+            self.emit(s, ["set", ["gctr", self.proc.result], "=", ir])
+        elif returns is not None:
+            self.error(s, f"procedure `{self.proc.name}` gives back {T.plain(returns)}: "
+                       "`return VALUE`")
         self.emit(s, ["return"])
+
+    def rhs_value(self, value, scope):
+        """A value that may be another procedure's (`return other(…)`)."""
+        if self.returning_call(value):
+            tmp = self.slot()
+            ir, t = self.call_for_value(value, scope)
+            self.note_local(tmp, t)
+            self.emit(value, ["let", tmp, ir])
+            return ["var", tmp], t
+        return self.expr(value, scope)
 
     def label(self, node, scope):
         """A prompt, a label or a log line: text built only when someone reads it."""
@@ -454,14 +495,15 @@ def _parse_error(where: Where, diags, exc: DslError):
     diags.error(loc, exc.message, exc.hint)
 
 
-def compile_block(text, where: Where, decls, diags, names: dict, params=()) -> dict | None:
-    """Parse, check and lower one block of statements."""
+def compile_block(text, where: Where, decls, diags, names: dict, params=(), proc=None) -> dict | None:
+    """Parse, check and lower one block of statements (`proc`: the Signature
+    of the procedure it is the body of)."""
     try:
         stmts = parse_block(text)
     except DslError as exc:
         _parse_error(where, diags, exc)
         return None
-    bc = BlockCompiler(decls, where, diags)
+    bc = BlockCompiler(decls, where, diags, proc=proc)
     for name, t in names.items():
         bc.note_local(name, t)
     bc.block(stmts, Scope(names))

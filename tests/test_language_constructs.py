@@ -1,0 +1,91 @@
+"""Constructs the designers' new games needed (issue 41), each generic, each
+played here on a copy of a small game, with the mistakes a designer can
+make with it reported at their place."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cardc.engine import Game
+from cardc.project import build_folder
+
+DRAW_PROC = """  draw:
+    params: {p: player, n: int}"""
+
+RETURNING = """  take_top:
+    params: {p: player}
+    returns: card
+    do: |
+      if count(draw) == 0:
+        return none
+      let c = top(draw)
+      move c to p.hand
+      return c
+  depth:
+    params: {n: int}
+    returns: int
+    do: |
+      if n == 0:
+        return 0
+      let below = depth(n - 1)
+      return below + 1
+""" + DRAW_PROC
+
+
+def _built(folder):
+    built = build_folder(folder)
+    assert built.bundle is not None, built.diags.render()
+    return built.bundle
+
+
+def _errors(folder):
+    built = build_folder(folder)
+    assert built.bundle is None
+    return [(d.loc.line, d.loc.col, d.message, d.hint) for d in built.diags.sorted() if d.severity == "error"]
+
+
+def _play(bundle, players=2, seed=1, choose=None):
+    """Play to the end, first legal action (or `choose(labels)`) each time; the log."""
+    st = Game(bundle).new_state(players, seed=seed, log=True)
+    while not st.is_terminal():
+        labels = [st.action_to_string(a) for a in st.legal_actions()]
+        st.apply(choose(labels) if choose else 0)
+    return st
+
+
+# ---------------------------------------------------------------- procedures that return a value
+
+def test_a_procedure_gives_back_a_value_with_return(game_copy):
+    folder = game_copy(edits={
+        "rules.yaml": [(DRAW_PROC, RETURNING)],
+        "game.yaml": [("    draw(me, 1)\n", "    let got = take_top(me)\n    let d = depth(3)\n"
+                                            "    log \"{me} takes {got} at depth {d}\"\n")]})
+    bundle = _built(folder)
+    st = _play(bundle)
+    lines = [line for line in st.log if " takes " in line]
+    assert lines and all(line.endswith(" at depth 3") for line in lines)
+    assert any(line.endswith("takes none at depth 3") for line in lines) or st.turn < 60
+    assert bundle["counters"]["game"]["$result_take_top"] == {"type": "card", "start": None,
+                                                              "per_player": False, "visibility": "hidden"}
+
+
+@pytest.mark.parametrize("rules, game, where, message, hint", [
+    ([(DRAW_PROC, RETURNING.replace("      return c\n", "      return c.value\n"))], [],
+     ("rules.yaml", 16), "the value returned must be a card, but this is a number", None),
+    ([(DRAW_PROC, RETURNING.replace("        return 0\n", "        return\n"))], [],
+     ("rules.yaml", 22), "procedure `depth` gives back a number: `return VALUE`", None),
+    ([(DRAW_PROC, RETURNING)], [("    draw(me, 1)\n", "    let x = draw(me, 1)\n")],
+     ("game.yaml", 29), "procedure `draw` gives back no value",
+     "declare `returns: TYPE` for it in rules.yaml and end it with `return VALUE`, or call it on a "
+     "line of its own"),
+    ([(DRAW_PROC, RETURNING)], [("if worth(me) >= win_at:", "if depth(2) >= win_at:")],
+     ("game.yaml", 43), "`depth` is a procedure: take its value on a line of its own, "
+                        "`let x = depth(…)`, then use `x`", None),
+    ([("          return\n", "          return 1\n")], [],
+     ("rules.yaml", 13), "procedure `draw` gives back no value", "declare `returns: TYPE` for `draw` in rules.yaml"),
+])
+def test_mistakes_with_returned_values_are_located(game_copy, rules, game, where, message, hint):
+    folder = game_copy(edits={"rules.yaml": rules, "game.yaml": game})
+    errors = _errors(folder)
+    assert any((line, msg, h) == (where[1], message, hint) for line, _, msg, h in errors), errors
