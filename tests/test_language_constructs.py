@@ -89,3 +89,37 @@ def test_mistakes_with_returned_values_are_located(game_copy, rules, game, where
     folder = game_copy(edits={"rules.yaml": rules, "game.yaml": game})
     errors = _errors(folder)
     assert any((line, msg, h) == (where[1], message, hint) for line, _, msg, h in errors), errors
+
+
+# ---------------------------------------------------------------- counters typed by a named list
+
+EXPEDITION = Path(__file__).parent / "fixtures" / "games" / "expedition"
+LED = "counters:\n  game: {{led: {{type: colour{start}}}}}\nkinds:\n"
+END = "    if count(draw) == 0:\n      end game"
+
+
+def _led(game_copy, start="", turn=""):
+    return game_copy(EXPEDITION, edits={"game.yaml": [("kinds:\n", LED.format(start=start)),
+                                                      (END, turn + END)]})
+
+
+def test_a_counter_typed_by_a_named_list_holds_its_members(game_copy):
+    bundle = _built(_led(game_copy, turn="    game.led = top(me.hand).colour if count(me.hand) > 0 else none\n"
+                                          "    log \"led {game.led}\"\n"))
+    assert bundle["counters"]["game"]["led"] == {"type": "enum:colour", "start": None, "per_player": False}
+    st = _play(bundle)
+    assert {line.split("led ")[1] for line in st.log if line.startswith("led ")} <= {"red", "blue", "green", "none"}
+
+
+@pytest.mark.parametrize("start, turn, line, message, hint", [
+    (", start: purple", "", 17, "counter `led` must start as one of colour: red, blue, green (or leave "
+                                "`start` out: none)", None),
+    ("", '    game.led = "gren"\n', 47, "`gren` is not a colour (the colours are red, blue, green)",
+     "did you mean `green`?"),
+    ("", "    game.led = 3\n", 47, "this counter holds a `colour`, not a number", None),
+    ("", '    if game.led == "bleu":\n      pass\n', 47, "`bleu` is not a colour (the colours are red, blue, "
+                                                     "green)", "did you mean `blue`?"),
+])
+def test_a_named_list_counter_is_checked_like_a_card_field(game_copy, start, turn, line, message, hint):
+    errors = _errors(_led(game_copy, start, turn))
+    assert [(ln, msg, h) for ln, _, msg, h in errors] == [(line, message, hint)]

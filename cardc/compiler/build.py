@@ -118,6 +118,7 @@ class GameCompiler:
                 if isinstance(spec, dict):
                     t = self.type_of(spec, "type") if "type" in spec else T.INT
                     start = spec.get("start", {T.INT: 0, T.BOOL: False}.get(t))     # others: none
+                    self._check_counter_start(name, t, spec)
                     target[name] = Counter(name, t, start, bool(spec.get("per_player", False)),
                                            str(spec.get("visibility", "public")))
                     if scope == "game" and target[name].visibility == "owner":
@@ -190,6 +191,17 @@ class GameCompiler:
             elif re.search(pattern, text):
                 scopes[scope][name] = counter
         d.players_out = "out" in d.player_counters
+
+    def _check_counter_start(self, name, t, spec):
+        """A counter typed by an enumeration (`type: suit`) starts as one of
+        its members, or none: checked as a card field of that type is."""
+        if not T.is_enum(t) or spec.get("start") is None:
+            return
+        members = self.d.enums.get(t[5:], [])
+        if str(spec["start"]) not in members:
+            self.diags.error(_loc(spec, "start"), f"counter `{name}` must start as one of {t[5:]}: "
+                             f"{', '.join(members)} (or leave `start` out: none)",
+                             did_you_mean(str(spec["start"]), members))
 
     def check_players(self):
         """`players: {min: 4, max: 3}` is a game no count can start: said at

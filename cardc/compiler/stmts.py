@@ -232,6 +232,8 @@ class BlockCompiler(ExprCompiler):
                 self.error(s.value, f"the amount must be a number, not {T.plain(vt)}")
         elif not T.fits(vt, tt):
             self.error(s.value, f"this counter holds {T.plain(tt)}, not {T.plain(vt)}")
+        else:
+            self.check_members(s.value, vir, tt)        # `game.led = "gren"` for a `colour` counter
         self.emit(s, ["set", tir, s.op, vir])
 
     def _s_ExprStmt(self, s, scope):
