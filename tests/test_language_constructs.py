@@ -123,3 +123,27 @@ def test_a_counter_typed_by_a_named_list_holds_its_members(game_copy):
 def test_a_named_list_counter_is_checked_like_a_card_field(game_copy, start, turn, line, message, hint):
     errors = _errors(_led(game_copy, start, turn))
     assert [(ln, msg, h) for ln, _, msg, h in errors] == [(line, message, hint)]
+
+
+# ---------------------------------------------------------------- display labels of a named list's members
+
+def test_members_with_labels_show_as_their_labels_in_logs_and_options(game_copy):
+    folder = game_copy(EXPEDITION, edits={"game.yaml": [
+        ("colour: [red, blue, green]", 'colour: {red: "♥ Red", blue: "♠ Blue", green: "♣ Green"}'),
+        ("          move c to me.column[c.colour]\n",
+         "          move c to me.column[c.colour]\n          log \"{me} plays on {c.colour}\"\n"),
+        ("          move c to discard[c.colour]\n",
+         "          move c to discard[c.colour]\n          log \"{me} discards on {c.colour}\"\n")]})
+    bundle = _built(folder)
+    assert bundle["enums"] == {"colour": ["red", "blue", "green"]}       # the members stay the members
+    st = Game(bundle).new_state(2, seed=3, log=True)
+    labels = []
+    while not st.is_terminal() and len(labels) < 400:
+        options = [st.action_to_string(a) for a in st.legal_actions()]
+        labels += options
+        st.apply(next((i for i, o in enumerate(options) if o.startswith(("Take", "Discard"))), 0))
+    assert any(line.endswith(("discards on ♥ Red", "discards on ♠ Blue", "discards on ♣ Green"))
+               for line in st.log)
+    taken = {label for label in labels if label.startswith("Take from the ")}
+    assert taken and taken <= {f"Take from the {c} discard" for c in ("♥ Red", "♠ Blue", "♣ Green")}
+    assert not any(" red " in line or " blue " in line for line in st.log)

@@ -225,6 +225,8 @@ class GameCompiler:
                 self.diags.error(_key_loc(enums, name), f"`{name}` is a name cardc keeps for the game's "
                                  f"{name.replace('_', ' ')}s; name the enumeration otherwise")
             d.enums[name] = [str(m) for m in members]
+            if isinstance(members, dict):           # members with display labels
+                d.enum_labels[name] = {str(m): str(label) for m, label in members.items()}
             if len(set(d.enums[name])) != len(d.enums[name]):
                 dup = next(m for m in d.enums[name] if d.enums[name].count(m) > 1)
                 self.diags.error(_loc(enums, name), f"enumeration `{name}` names `{dup}` twice")

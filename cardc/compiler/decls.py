@@ -92,6 +92,7 @@ class Decls:
     card_ids: set = field(default_factory=set)
     has_grid: bool = False
     enums: dict = field(default_factory=dict)             # name -> [member, ...]
+    enum_labels: dict = field(default_factory=dict)       # name -> {member: label}, when declared
     families: dict = field(default_factory=dict)          # zone id -> ZoneFamily
     param_types: dict = field(default_factory=dict)       # param -> type
     catalog: list = field(default_factory=list)           # [CatalogEntry], in instance order

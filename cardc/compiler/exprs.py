@@ -229,6 +229,11 @@ class ExprCompiler:
                 parts.append(part)
             else:
                 ir, t = self.expr(part, scope)
+                labels = self.d.enum_labels.get(t[5:]) if T.is_enum(t) else None
+                if labels:          # a member shows as its label: "♥ Hearts", not "hearts"
+                    members = self.d.enums[t[5:]]
+                    ir, t = ["index", ["lit", [labels[m] for m in members] + [None]],
+                             ["call", "index_of", [["lit", members], ir], {}]], T.STR
                 parts.append(["fmt", ir, t])
         if all(isinstance(p, str) for p in parts):
             return ["lit", "".join(parts)], T.STR
