@@ -147,3 +147,36 @@ def test_members_with_labels_show_as_their_labels_in_logs_and_options(game_copy)
     taken = {label for label in labels if label.startswith("Take from the ")}
     assert taken and taken <= {f"Take from the {c} discard" for c in ("♥ Red", "♠ Blue", "♣ Green")}
     assert not any(" red " in line or " blue " in line for line in st.log)
+
+
+# ---------------------------------------------------------------- else inside menus
+
+PASS = '        option "Pass":\n          me.plays = 0\n'
+BRANCHES = ('        if count(me.hand) >= 3:\n          option "Pass with a full hand":\n            me.plays = 0\n'
+            '        elif count(me.hand) == 2:\n          option "Pass with two":\n            me.plays = 0\n'
+            '        else:\n          option "Pass":\n            me.plays = 0\n')
+
+
+def test_a_menu_offers_the_options_of_the_first_branch_that_holds(game_copy):
+    bundle = _built(game_copy(edits={"game.yaml": [(PASS, BRANCHES)]}))
+    st = Game(bundle).new_state(2, seed=1, log=True)
+    want = {0: "Pass", 1: "Pass", 2: "Pass with two"}
+    seen = set()
+    while not st.is_terminal():
+        labels = [st.action_to_string(a) for a in st.legal_actions()]
+        passes = [label for label in labels if label.startswith("Pass")]
+        if st.pending.prompt == "Play a card":
+            hand = sum(label.startswith("Bank ") for label in labels)
+            assert passes == [want.get(hand, "Pass with a full hand")], (hand, labels)
+            seen.add(passes[0])
+            # bank on odd turns, pass on even ones, so that the hand grows and shrinks
+            st.apply(labels.index(passes[0]) if st.turn % 2 == 0 or hand == 0 else 0)
+        else:
+            st.apply(0)
+    assert seen == {"Pass with a full hand", "Pass with two", "Pass"}, seen
+
+
+def test_else_in_a_menu_must_follow_an_if(game_copy):
+    errors = _errors(game_copy(edits={"game.yaml": [(PASS, '        else:\n          option "Pass":\n'
+                                                           '            me.plays = 0\n')]}))
+    assert errors == [(41, 9, "unexpected `else`; expected `for`, `if`, `option`, end of block", None)]

@@ -468,8 +468,19 @@ class BlockCompiler(ExprCompiler):
                 inner = scope.child({item.var: T.elem(t)})
                 out.append(["for", item.var, lst, self._menu_items(item.items, inner, ends)])
             elif isinstance(item, n.MenuIf):
-                cond = self.condition(item.cond, scope)
-                out.append(["if", cond, self._menu_items(item.items, scope.child(), ends)])
+                # `if … elif … else` among options: lowered to one `if` per
+                # branch, each also requiring that no branch above it held
+                branches = [(item.cond, item.items)] + list(item.elifs)
+                if item.other is not None:
+                    branches.append((None, item.other))
+                failed = []
+                for cond, items in branches:
+                    this = self.condition(cond, scope) if cond is not None else None
+                    test = [["not", c] for c in failed] + ([this] if this is not None else [])
+                    out.append(["if", test[0] if len(test) == 1 else ["and", test],
+                                self._menu_items(items, scope.child(), ends)])
+                    if this is not None:
+                        failed.append(this)
         return out
 
 
