@@ -180,3 +180,38 @@ def test_else_in_a_menu_must_follow_an_if(game_copy):
     errors = _errors(game_copy(edits={"game.yaml": [(PASS, '        else:\n          option "Pass":\n'
                                                            '            me.plays = 0\n')]}))
     assert errors == [(41, 9, "unexpected `else`; expected `for`, `if`, `option`, end of block", None)]
+
+
+# ---------------------------------------------------------------- params per player count
+
+PER_COUNT = [("  win_at: 12", '  win_at: {"2": 12, "3": 10}'),
+             ("constraints:\n", "constraints:\n  - expect: win_at == (12 if game.player_count == 2 else 10)\n"
+                                "    message: win_at by player count\n")]
+
+
+def test_a_param_per_player_count_takes_the_value_of_the_game_being_played(game_copy):
+    bundle = _built(game_copy(edits={"game.yaml": PER_COUNT}))      # its constraint holds for 2 and 3
+    assert bundle["params"]["win_at"] == {"2": 12, "3": 10}
+    wrong = game_copy(edits={"game.yaml": [PER_COUNT[0], (PER_COUNT[1][0], PER_COUNT[1][1].replace(
+        "(12 if game.player_count == 2 else 10)", "12"))]})
+    messages = [d.message for d in build_folder(wrong).diags.errors]
+    assert messages == ["constraint not met: win_at by player count (with 3 players): it is 10, not 12"]
+
+
+@pytest.mark.parametrize("table, message, hint", [
+    ('{"2": 12}', "param `win_at` gives a value per player count, but none for 3 players",
+     "give one for every count from 2 to 3"),
+    ('{"2": 12, "3": 10, "5": 8}', "param `win_at` gives a value for 5 players, but the game is for 2 to 3",
+     "leave those counts out"),
+    ('{"2": 12, "3": many}', "param `win_at` must be a number, true/false, text, or a list of one of them "
+                         "(all items of one type)", None),
+])
+def test_a_per_count_param_must_cover_the_counts_the_game_allows(game_copy, table, message, hint):
+    errors = _errors(game_copy(edits={"game.yaml": [("  win_at: 12", f"  win_at: {table}")]}))
+    assert (message, hint) in [(msg, h) for _, _, msg, h in errors], errors
+
+
+def test_a_zone_limit_cannot_vary_with_the_player_count(game_copy):
+    errors = _errors(game_copy(edits={"game.yaml": [("  hand_limit: 3", '  hand_limit: {"2": 3, "3": 4}')]}))
+    assert ("zone limit `hand_limit` gives a value per player count; a zone's limit is one number",
+            "use a param that is one number") in [(msg, h) for _, _, msg, h in errors], errors

@@ -203,6 +203,24 @@ class GameCompiler:
                              f"{', '.join(members)} (or leave `start` out: none)",
                              did_you_mean(str(spec["start"]), members))
 
+    def _check_per_count(self, name, table, params):
+        """A param given per player count has a value for every count the
+        game allows, and none for another."""
+        players = self.game.get("players") if isinstance(self.game.get("players"), dict) else {}
+        lo, hi = players.get("min"), players.get("max")
+        if not (isinstance(lo, int) and isinstance(hi, int)):
+            return
+        counts = {int(k) for k in table}
+        missing = [n for n in range(lo, hi + 1) if n not in counts]
+        extra = sorted(n for n in counts if not lo <= n <= hi)
+        if missing:
+            self.diags.error(_loc(params, name), f"param `{name}` gives a value per player count, but none "
+                             f"for {', '.join(map(str, missing))} player{'s' * (missing != [1])}",
+                             f"give one for every count from {lo} to {hi}")
+        if extra:
+            self.diags.error(_loc(params, name), f"param `{name}` gives a value for {', '.join(map(str, extra))} "
+                             f"players, but the game is for {lo} to {hi}", "leave those counts out")
+
     def check_players(self):
         """`players: {min: 4, max: 3}` is a game no count can start: said at
         check time, not by every command that deals it."""
@@ -239,6 +257,8 @@ class GameCompiler:
                                  "text, or a list of one of them (all items of one type)")
                 t = T.ANY
             d.param_types[name] = t
+            if isinstance(value, dict):
+                self._check_per_count(name, value, params)
             if name in d.enums:
                 self.diags.error(_key_loc(params, name), f"`{name}` is both a param and an enumeration")
 
@@ -279,6 +299,9 @@ class GameCompiler:
             if decl.limit is not None and not isinstance(decl.limit, int) and decl.limit not in d.params:
                 self.diags.error(_loc(z, "limit"), f"zone limit `{decl.limit}` is neither a number nor a param",
                                  did_you_mean(str(decl.limit), d.params))
+            elif isinstance(d.params.get(decl.limit), dict):
+                self.diags.error(_loc(z, "limit"), f"zone limit `{decl.limit}` gives a value per player "
+                                 "count; a zone's limit is one number", "use a param that is one number")
             elif isinstance(decl.limit, str) and d.param_types.get(decl.limit) != T.INT:
                 self.diags.error(_loc(z, "limit"), f"zone limit `{decl.limit}` must be a whole number, "
                                  f"but that param is {T.plain(d.param_types.get(decl.limit, T.ANY))}")

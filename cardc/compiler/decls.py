@@ -150,13 +150,17 @@ def decls_from_bundle(bundle: dict) -> Decls:
 
 def param_type(value, enums=()) -> str:
     """The type of a param's value: a number, true/false, text, or a list of
-    one of them.  "" when the value has no single type (a mixed list)."""
+    one of them, or (a table by player count) the type of its values.  ""
+    when the value has no single type (a mixed list)."""
     if isinstance(value, bool):
         return T.BOOL
     if isinstance(value, int):
         return T.INT
     if isinstance(value, str):
         return T.STR
+    if isinstance(value, dict):          # one value per player count: the values' type
+        inner = {param_type(v) for v in value.values()}
+        return inner.pop() if len(inner) == 1 and "" not in inner else ""
     if isinstance(value, list):
         inner = {param_type(v) for v in value}
         if len(inner) == 1 and not next(iter(inner)).startswith("list:") and "" not in inner:

@@ -105,6 +105,15 @@ def _free_vars(ir) -> set:
     return out
 
 
+def by_player_count(table: dict) -> list:
+    """A param given per player count (`{2: 7, 3: 6, 4: 5}`, every count the
+    game allows, checked by the compiler) as existing IR: the value at
+    `game.player_count - lowest` in the list of values."""
+    counts = sorted(int(k) for k in table)
+    values = [table.get(str(k)) for k in range(counts[0], counts[-1] + 1)]     # a gap: reported by the compiler
+    return ["index", ["lit", values], ["bin", "-", ["gattr", "player_count"], ["lit", counts[0]]]]
+
+
 #: builtins whose result depends on the game's random state
 RANDOM_BUILTINS = {"shuffled_order"}
 
@@ -257,8 +266,11 @@ class ExprCompiler:
             return ["game"], T.GAME
         if name in self.d.params:
             value = self.d.params[name]
-            return ["lit", value], self.d.param_types.get(name) or (
+            t = self.d.param_types.get(name) or (
                 T.STR if isinstance(value, str) else T.BOOL if isinstance(value, bool) else T.INT)
+            if isinstance(value, dict):
+                return by_player_count(value), t
+            return ["lit", value], t
         if name in self.d.enums:
             return ["lit", list(self.d.enums[name])], "list:enum:" + name
         fam = self.d.families.get(name)
