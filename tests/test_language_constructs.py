@@ -215,3 +215,39 @@ def test_a_zone_limit_cannot_vary_with_the_player_count(game_copy):
     errors = _errors(game_copy(edits={"game.yaml": [("  hand_limit: 3", '  hand_limit: {"2": 3, "3": 4}')]}))
     assert ("zone limit `hand_limit` gives a value per player count; a zone's limit is one number",
             "use a param that is one number") in [(msg, h) for _, _, msg, h in errors], errors
+
+
+# ---------------------------------------------------------------- a zone family as a whole
+
+WHOLE = ("invariants:\n", "invariants:\n"
+         "  - expect: all([count(p.column) == count(p.column[red]) + count(p.column[blue]) + "
+         "count(p.column[green]) for p in players])\n    message: a player's columns, all at once\n"
+         "  - expect: count(discard) == sum([count(discard[col]) for col in colour])\n"
+         "    message: the discard piles, all at once\n"
+         "  - expect: all([all([c.colour == \"red\" for c in p.column if c in p.column[red]]) "
+         "for p in players])\n"
+         "    message: a family's cards keep their zones\n")
+
+
+def test_a_zone_family_without_a_member_is_all_its_cards_where_a_list_is_read(game_copy):
+    folder = game_copy(EXPEDITION, edits={"game.yaml": [WHOLE]})
+    bundle = _built(folder)
+    st = Game(bundle).new_state(2, seed=2, log=True)
+    checks = st.game.invariants
+    grew = set()
+    while not st.is_terminal():
+        labels = [st.action_to_string(a) for a in st.legal_actions()]
+        st.apply(next((i for i, o in enumerate(labels) if o.startswith(("Play", "Discard"))), 0))
+        for check, message, _ in checks:
+            assert check(st, {}), message
+        names = [st.game.slot_name(st, s) for s in range(len(st.zones))]
+        grew |= {n.split("[")[0].split(" ")[-1] for s, n in enumerate(names)
+                 if "[" in n and len(st.zones[s]) > 0}
+    assert {"discard", "column"} <= {g.split(".")[-1] for g in grew}, grew
+
+
+def test_a_zone_family_still_needs_its_member_as_a_destination(game_copy):
+    errors = _errors(game_copy(EXPEDITION, edits={"game.yaml": [
+        ("move c to discard[c.colour]", "move c to discard")]}))
+    assert [m for _, _, m, _ in errors] == ["`discard` is a family of zones, one per colour; say which, "
+                                            "e.g. `discard[red]` or `discard[c.colour]`"]

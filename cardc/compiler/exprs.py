@@ -204,6 +204,9 @@ class ExprCompiler:
         return method(node, scope)
 
     def as_list(self, node, scope, what="this"):
+        whole = self._whole_family(node, scope)
+        if whole is not None:
+            return whole, "list:card"
         ir, t = self.expr(node, scope)
         if t == T.ZONE:
             return ["cards", ir], "list:card"
@@ -381,6 +384,31 @@ class ExprCompiler:
                 who = self.expect(obj.obj, self.expr(obj.obj, scope), T.PLAYER, "whose zone")
                 return fam, who
         return None
+
+    def _whole_family(self, node, scope):
+        """Where a list of cards is read (`for c in me.column`, `count(discard)`,
+        `x in p.column`), a zone family named without a member is all its
+        zones' cards, member by member; elsewhere (a move's destination) it
+        still needs its member.  None if `node` names no family."""
+        kind = type(node).__name__
+        if kind == "Name" and scope.get(node.name) is None:
+            fam = self.d.families.get(node.name)
+            if fam is not None and fam.owner == "shared":
+                return self._join([["cards", ["zone", fam.zone_id(m)]] for m in fam.members])
+        if kind == "Attr":
+            fam = self.d.families.get(node.name)
+            if fam is not None and fam.owner == "player":
+                obj_ir, t = self.expr(node.obj, scope)
+                if t in (T.PLAYER, T.ANY):
+                    return self._join([["cards", ["pzone", fam.zone_id(m), obj_ir]] for m in fam.members])
+        return None
+
+    @staticmethod
+    def _join(parts):
+        out = parts[0]
+        for part in parts[1:]:
+            out = ["bin", "+", out, part]
+        return out
 
     def _family_zone(self, node, scope, fam, who):
         """`discard[red]`, `discard["red"]` or `discard[c.colour]`: a literal
