@@ -251,3 +251,54 @@ def test_a_zone_family_still_needs_its_member_as_a_destination(game_copy):
         ("move c to discard[c.colour]", "move c to discard")]}))
     assert [m for _, _, m, _ in errors] == ["`discard` is a family of zones, one per colour; say which, "
                                             "e.g. `discard[red]` or `discard[c.colour]`"]
+
+
+# ---------------------------------------------------------------- anyone may answer: ask a list of players
+
+CHALLENGE = ('      let victim = choose p in rivals(me) where count(p.bank) > 0 prompt "Rob whom?"\n',
+             '      let challenger = ask rivals(me) "Challenge {me}\'s theft?"\n'
+             '      if challenger != none:\n        log "{challenger} challenges {me}"\n        return\n'
+             '      let victim = choose p in rivals(me) where count(p.bank) > 0 prompt "Rob whom?"\n')
+
+
+def _first_theft(bundle, answers):
+    """Play to the first theft, answering its challenge questions with `answers` in turn;
+    (who was asked, in order, the thief, the log)."""
+    st = Game(bundle).new_state(3, seed=1, log=True)
+    asked, thief = [], None
+    while not st.is_terminal():
+        labels = [st.action_to_string(a) for a in st.legal_actions()]
+        if (st.pending.prompt or "").startswith("Challenge"):
+            thief = st.turn_player
+            asked.append(st.player_name(st.pending.player))
+            st.apply(labels.index(answers[len(asked) - 1]))
+            if len(asked) == len(answers):
+                break
+            continue
+        st.apply(next((i for i, label in enumerate(labels) if label.startswith("Play Thief")), 0))
+    return asked, thief, st
+
+
+def test_any_listed_player_may_answer_and_the_first_yes_settles_it(game_copy):
+    bundle = _built(game_copy(edits={"cards/cards.yaml": [CHALLENGE]}))
+    asked, thief, st = _first_theft(bundle, ["No", "Yes"])
+    rivals = [st.player_name((thief + k) % 3) for k in (1, 2)]
+    assert asked == rivals                       # in the list's order, each until one says yes
+    while st.pending is not None and not (st.pending.prompt or "").startswith(("Play", "Rob")):
+        st.apply(0)
+    assert f"{rivals[1]} challenges {st.player_name(thief)}" in st.log
+    assert not any(line.startswith(f"{rivals[0]} challenges") for line in st.log)
+
+
+def test_nobody_answering_gives_none(game_copy):
+    bundle = _built(game_copy(edits={"cards/cards.yaml": [CHALLENGE]}))
+    asked, thief, st = _first_theft(bundle, ["No", "No"])
+    assert len(asked) == 2 and st.pending.prompt in ("Rob whom?", "Take which gem?")
+    assert not any(" challenges " in line for line in st.log)
+
+
+def test_asking_something_that_is_no_player_is_an_error(game_copy):
+    errors = _errors(game_copy(edits={"cards/cards.yaml": [(CHALLENGE[0], CHALLENGE[1].replace(
+        "ask rivals(me)", "ask me.bank"))]}))
+    assert errors[0][2] == ("who is asked must be a player (a yes/no question) or a list of players "
+                            "(the first to say yes), not a zone")

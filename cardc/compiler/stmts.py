@@ -109,7 +109,13 @@ class BlockCompiler(ExprCompiler):
             self.emit(value, ["random", var, items, value.var, where])
             return None, T.elem(t)
         if isinstance(value, n.Ask):
-            p = self.expect(value.player, self.expr(value.player, scope), T.PLAYER, "who is asked")
+            asked = self.expr(value.player, scope)
+            if asked[1].startswith("list:") and T.fits(asked[1], "list:player"):
+                return self.ask_each(value, asked, scope, var)
+            if not T.fits(asked[1], T.PLAYER):
+                self.error(value.player, "who is asked must be a player (a yes/no question) or a list "
+                           f"of players (the first to say yes), not {T.plain(asked[1])}")
+            p = asked[0]
             prompt = self.label(value.prompt, scope)
             self.emit(value, ["ask", var, p, prompt])
             return None, T.BOOL
@@ -136,6 +142,24 @@ class BlockCompiler(ExprCompiler):
         self.emit(call, ["set", ["gctr", sig.result], "=", ["lit", None]])
         self.emit(call, ["call", call.name, self._args(call, scope, sig)])
         return ["gctr", sig.result], sig.returns
+
+    def ask_each(self, ask, asked, scope, var):
+        """`let who = ask rivals(me) "Challenge?"`: a window any listed player
+        may answer, holding no card.  Each is asked in the list's order; the
+        first to say yes settles it and is the value (none if nobody does).
+        Lowered to the statements a designer would write for it (a `for`
+        over the players with an `ask` and a `break`), with names no
+        designer can write."""
+        players, each, answer = self.slot(), self.slot(), self.slot()
+        self.emit(ask, ["let", players, asked[0]])
+        self.emit(ask, ["let", var, ["lit", None]])
+        at = {"pos": ask.pos, "end": ask.end}
+        loop = n.For(each, n.Name(players, **at), [
+            n.Let(answer, n.Ask(n.Name(each, **at), ask.prompt, **at), **at),
+            n.If([(n.Name(answer, **at), [n.Assign(n.Name(var, **at), "=", n.Name(each, **at), **at),
+                                          n.Break(**at)])], None, **at)], **at)
+        self._s_For(loop, scope.child({players: asked[1], var: T.PLAYER}))
+        return None, T.PLAYER
 
     def _where(self, var, list_type, where, scope):
         if where is None:
