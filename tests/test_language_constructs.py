@@ -302,3 +302,12 @@ def test_asking_something_that_is_no_player_is_an_error(game_copy):
         "ask rivals(me)", "ask me.bank"))]}))
     assert errors[0][2] == ("who is asked must be a player (a yes/no question) or a list of players "
                             "(the first to say yes), not a zone")
+
+
+def test_set_changes_one_player_counts_value_of_a_per_count_param(game_copy, capsys):
+    from cardc.cli import main
+    folder = game_copy(edits={"game.yaml": [PER_COUNT[0]]})
+    assert main(["play", str(folder), "--seed", "1", "--quiet", "--set", "params.win_at.3=8"]) == 0
+    assert main(["play", str(folder), "--seed", "1", "--set", "params.win_at=8"]) == 2
+    assert "`params.win_at` gives a value per player count: set one count's, e.g. `params.win_at.2=12`" \
+        in capsys.readouterr().err
