@@ -8,7 +8,6 @@ from cardc.diagnostics import Loc
 
 
 def check_constraints(bundle: dict, diags) -> None:
-    from cardc.engine.errors import EngineError
     from cardc.engine.game import Game
     from cardc.engine.state import State
     if not bundle["code"].get("constraints"):
@@ -22,18 +21,17 @@ def check_constraints(bundle: dict, diags) -> None:
         return
     states = [State.initial(game, n, seed=0, run=False)
               for n in range(game.min_players, game.max_players + 1)]
-    for check, message, (file, line, col) in game.constraints:
+    written = [c["expect"] for c in bundle["code"]["constraints"]]     # in game.constraints' order
+    for (check, message, (file, line, col)), ir in zip(game.constraints, written):
         failing = []
         try:
             failing = [st.n for st in states if not check(st, {})]
-        except (EngineError, TypeError, KeyError, IndexError, ValueError) as exc:
+        except _cannot() as exc:
             diags.error(Loc(file, line, col), f"constraint could not be evaluated: {exc}")
             continue
         if failing:
             counts = "" if len(failing) == len(states) else \
                 " (with " + ", ".join(map(str, failing)) + " players)"
-            ir = next(c["expect"] for c in bundle["code"]["constraints"]
-                      if c["loc"] == [file, line, col] and c["message"] == message)
             found, cards = explain(game, ir, next(st for st in states if st.n in failing))
             diags.error(Loc(file, line, col), f"constraint not met: {message}{counts}{found}",
                         (f"{cards}; " if cards else "") + "change the card quantities or values, or the constraint")
