@@ -136,6 +136,7 @@ def test_members_with_labels_show_as_their_labels_in_logs_and_options(game_copy)
          "          move c to discard[c.colour]\n          log \"{me} discards on {c.colour}\"\n")]})
     bundle = _built(folder)
     assert bundle["enums"] == {"colour": ["red", "blue", "green"]}       # the members stay the members
+    assert bundle["labels"] == {"colour": {"red": "♥ Red", "blue": "♠ Blue", "green": "♣ Green"}}
     st = Game(bundle).new_state(2, seed=3, log=True)
     labels = []
     while not st.is_terminal() and len(labels) < 400:
@@ -311,3 +312,20 @@ def test_set_changes_one_player_counts_value_of_a_per_count_param(game_copy, cap
     assert main(["play", str(folder), "--seed", "1", "--set", "params.win_at=8"]) == 2
     assert "`params.win_at` gives a value per player count: set one count's, e.g. `params.win_at.2=12`" \
         in capsys.readouterr().err
+
+
+def test_card_text_prints_a_members_label(game_copy):
+    folder = game_copy(EXPEDITION, edits={
+        "game.yaml": [("colour: [red, blue, green]", 'colour: {red: "♥ Red", blue: "♠ Blue", green: "♣ Green"}')],
+        "cards/numbers.yaml": [("in your {{ colour }} column", "in your {{ labels.colour[colour] }} column")]})
+    texts = {c["id"]: c["text"] for c in _built(folder)["cards"]}
+    assert texts["red_3"] == "Worth 3 in your ♥ Red column." and texts["green_8"].endswith("♣ Green column.")
+
+
+def test_the_rulebook_sees_the_labels(game_copy):
+    from cardc.render.rulebook import render_markdown
+    folder = game_copy(edits={"game.yaml": [("kinds:\n", 'enums:\n  suit: {hearts: "♥ Hearts", spades: "♠ Spades"}\n'
+                                                          "kinds:\n")],
+                              "rulebook.md.j2": [("# {{ name }}\n", "# {{ name }}\n\nSuits: {{ labels.suit.values() "
+                                                                    "| join(', ') }}.\n")]})
+    assert "\nSuits: ♥ Hearts, ♠ Spades.\n" in render_markdown(_built(folder))

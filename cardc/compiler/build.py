@@ -578,7 +578,8 @@ class GameCompiler:
         for key in d.card_fields:
             fields.setdefault(key, None)
         count = self.field(raw, defaults, "count", 1)
-        context = {"params": d.params, "card": {"id": cid, "name": raw.get("name"), **fields},
+        context = {"params": d.params, "labels": d.enum_labels,
+                   "card": {"id": cid, "name": raw.get("name"), **fields},
                    **getattr(raw, "generated", {}), **fields}
         text_template = str(self.field(raw, defaults, "text", "") or "")
         try:
@@ -743,6 +744,8 @@ def compile_game(source, diags) -> dict | None:
     if d.enums:      # only when used, so games without them keep their bundles byte for byte
         bundle["enums"] = d.enums
         bundle["zone_families"] = {f.id: f.enum for f in d.families.values()}
+    if d.enum_labels:
+        bundle["labels"] = d.enum_labels
     bundle = _plain(bundle)
     from cardc.render.layout_check import check_layout  # names in layout.yaml the schema cannot check
     check_layout(source.layout, d.kinds, d.params, diags)

@@ -140,6 +140,7 @@ def decls_from_bundle(bundle: dict) -> Decls:
                                "name": defs[i["card"]]["name"], "kind": defs[i["card"]]["kind"]})
                  for i in bundle["instances"]]
     d.enums = {k: list(v) for k, v in (bundle.get("enums") or {}).items()}
+    d.enum_labels = {k: dict(v) for k, v in (bundle.get("labels") or {}).items()}
     for zid, enum in (bundle.get("zone_families") or {}).items():
         owner = next(z["owner"] for z in bundle["zones"] if z["id"] == f"{zid}[{d.enums[enum][0]}]")
         d.families[zid] = ZoneFamily(zid, enum, owner, d.enums[enum])
