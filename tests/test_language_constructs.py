@@ -84,6 +84,9 @@ def test_a_procedure_gives_back_a_value_with_return(game_copy):
                         "`let x = depth(…)`, then use `x`", None),
     ([("          return\n", "          return 1\n")], [],
      ("rules.yaml", 13), "procedure `draw` gives back no value", "declare `returns: TYPE` for `draw` in rules.yaml"),
+    ([], [("      end game winners [me]\n", "      return 1\n")],
+     ("game.yaml", 44), "only a procedure gives back a value with `return`",
+     "compute values with a function, or move this into a procedure with `returns: TYPE` in rules.yaml"),
 ])
 def test_mistakes_with_returned_values_are_located(game_copy, rules, game, where, message, hint):
     folder = game_copy(edits={"rules.yaml": rules, "game.yaml": game})

@@ -328,10 +328,13 @@ class BlockCompiler(ExprCompiler):
     def _s_Return(self, s, scope):
         returns = self.proc.returns if self.proc is not None else None
         if s.value is not None and returns is None:
-            self.error(s.value, "this block gives back no value" if self.proc is None else
-                       f"procedure `{self.proc.name}` gives back no value",
-                       None if self.proc is None else
-                       f"declare `returns: TYPE` for `{self.proc.name}` in rules.yaml")
+            if self.proc is None:
+                self.error(s.value, "only a procedure gives back a value with `return`",
+                           "compute values with a function, or move this into a procedure with "
+                           "`returns: TYPE` in rules.yaml")
+            else:
+                self.error(s.value, f"procedure `{self.proc.name}` gives back no value",
+                           f"declare `returns: TYPE` for `{self.proc.name}` in rules.yaml")
         elif s.value is not None:
             ir = self.expect(s.value, self.rhs_value(s.value, scope), returns, "the value returned")
             self.emit(s, ["set", ["gctr", self.proc.result], "=", ir])
