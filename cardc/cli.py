@@ -208,6 +208,13 @@ def cmd_play(args) -> int:
     if len(agents) > players:
         raise UsageError(f"--agents names {len(agents)} agents for {players} players: name one a seat "
                          "(" + AGENTS_MEANING + ")")
+    seats = [agents[i % len(agents)] for i in range(players)]
+    if seats.count("human") > 1 and agents.count("human") == 1 and len(agents) > 1:   # a mix meant
+        print(f"note: the agents repeat over the seats, so human plays "
+              + " and ".join(f"P{i + 1}" for i, a in enumerate(seats) if a == "human")
+              + "; to play one seat, name every seat, e.g. --agents "
+              + ",".join(["human"] + [next((a for a in agents if a != "human"), "random")] * (players - 1)),
+              file=sys.stderr)
     seed = args.seed
     if seed is None:
         # a fresh game each time, and the seed said, so that it can be played again

@@ -225,3 +225,12 @@ def test_new_says_where_the_guide_is(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["new", "space_race"]) == 0
     assert "the designer's guide: cardc guide" in capsys.readouterr().out
+
+
+def test_a_person_repeated_over_the_seats_is_told_how_to_play_one(monkeypatch, capsys):
+    import io
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert main(["play", str(MINI), "--seed", "1", "--players", "3", "--agents", "human,greedy"]) == 0
+    assert capsys.readouterr().err.startswith(
+        "note: the agents repeat over the seats, so human plays P1 and P3; to play one seat, name every "
+        "seat, e.g. --agents human,greedy,greedy\n")
