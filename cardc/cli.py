@@ -208,13 +208,7 @@ def cmd_play(args) -> int:
     if len(agents) > players:
         raise UsageError(f"--agents names {len(agents)} agents for {players} players: name one a seat "
                          "(" + AGENTS_MEANING + ")")
-    seats = [agents[i % len(agents)] for i in range(players)]
-    if seats.count("human") > 1 and agents.count("human") == 1 and len(agents) > 1:   # a mix meant
-        print(f"note: the agents repeat over the seats, so human plays "
-              + " and ".join(f"P{i + 1}" for i, a in enumerate(seats) if a == "human")
-              + "; to play one seat, name every seat, e.g. --agents "
-              + ",".join(["human"] + [next((a for a in agents if a != "human"), "random")] * (players - 1)),
-              file=sys.stderr)
+    _note_a_repeated_person(agents, players)
     seed = args.seed
     if seed is None:
         # a fresh game each time, and the seed said, so that it can be played again
@@ -228,6 +222,19 @@ def cmd_play(args) -> int:
         save_json(args.log, replay_record(game, players, seed, result.actions, agents))
         print(f"replay written to {args.log}")
     return 0
+
+
+def _note_a_repeated_person(agents: list, players: int) -> None:
+    """`--agents human,greedy` for three seats seats the person twice (the
+    list repeats): said, with the list that seats them once."""
+    from cardc.play import seat_agents
+    seats = seat_agents(agents, players)
+    if len(agents) > 1 and agents.count("human") == 1 and seats.count("human") > 1:
+        bot = next(a for a in agents if a != "human")
+        print("note: the agents repeat over the seats, so human plays "
+              + " and ".join(f"P{i + 1}" for i, a in enumerate(seats) if a == "human")
+              + "; to play one seat, name every seat, e.g. --agents "
+              + ",".join(["human"] + [bot] * (players - 1)), file=sys.stderr)
 
 
 def _agent_or_usage_error(name: str) -> None:

@@ -79,11 +79,15 @@ class Logger:
         return self.lines[start:]
 
 
+def seat_agents(agent_names, players: int) -> list:
+    """The agent of each seat: seat by seat, the list repeating when there are
+    more seats than names (the first game of `simulate` is seated so too)."""
+    return [agent_names[i % len(agent_names)] for i in range(players)]
+
+
 def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) -> PlayedGame:
     st = game.new_state(players, seed=seed, log=True)
-    # seat by seat; when fewer are named, the list repeats (as in `simulate`)
-    agents = [make_agent(agent_names[i % len(agent_names)], seed * 1000 + i)
-              for i in range(players)]
+    agents = [make_agent(name, seed * 1000 + i) for i, name in enumerate(seat_agents(agent_names, players))]
     logger = Logger(st, echo)
     # the scores after each turn could give away a counter a person may not see
     secret = any(c.get("visibility", "public") != "public"
