@@ -285,6 +285,9 @@ def cmd_scenario(args) -> int:
         # `play`) is its folder of scenarios in the project, scenarios/NAME
         named = [current_project().scenarios / f if not Path(f).exists() else None for f in files]
         files = [n if n is not None and n.is_dir() else f for f, n in zip(files, named)]
+        missing = next((f for f in files if not Path(f).exists()), None)
+        if missing is not None:     # a file that is not there: exit 3, as for every command
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(missing))
     return run_scenarios(files, verbose=args.verbose)
 
 

@@ -121,7 +121,7 @@ def test_a_bad_option_is_a_usage_error_with_exit_2(argv, message, tmp_path, caps
 
 
 @pytest.mark.parametrize("argv", [["replay", "{}/missing.json"], ["compare", "{}/missing.json", "{}/b.json"],
-                                  ["view", "{}/missing.json", "--seat", "1"]])
+                                  ["view", "{}/missing.json", "--seat", "1"], ["scenario", "{}/missing.json"]])
 def test_a_file_that_cannot_be_read_exits_3_naming_it(argv, tmp_path, capsys):
     assert main([a.format(tmp_path) for a in argv]) == 3
     err = capsys.readouterr().err
