@@ -293,8 +293,12 @@ class Runner:
             ir = None
         if ir is None or ir[0] not in ("gctr", "pctr", "cctr", "cpp"):
             raise ScenarioError(loc, f"`{key}` is not a counter")
-        v = self.builder.build(self.lower(value, loc)[0])(st, self.env()) \
-            if isinstance(value, str) else value
+        members = self.decls.enums.get(t[5:], ()) if t.startswith("enum:") else ()
+        if isinstance(value, str) and value in members:
+            v = value               # a counter typed by a named list: its member, as written
+        else:
+            v = self.builder.build(self.lower(value, loc)[0])(st, self.env()) \
+                if isinstance(value, str) else value
         env, b, kind = self.env(), self.builder, ir[0]
         if kind == "gctr":
             st.g[ir[1]] = v

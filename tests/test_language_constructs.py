@@ -332,3 +332,14 @@ def test_the_rulebook_sees_the_labels(game_copy):
                               "rulebook.md.j2": [("# {{ name }}\n", "# {{ name }}\n\nSuits: {{ labels.suit.values() "
                                                                     "| join(', ') }}.\n")]})
     assert "\nSuits: ♥ Hearts, ♠ Spades.\n" in render_markdown(_built(folder))
+
+
+def test_a_scenario_sets_and_checks_a_named_list_counter_by_its_member(game_copy, tmp_path, capsys):
+    from cardc.scenario import run_scenarios
+    folder = _led(game_copy)
+    path = tmp_path / "led.yaml"
+    path.write_text(f"game: {folder}\nplayers: 2\ntitle: the led colour\n"
+                    "start:\n  turn: P1\n  zones:\n    P1.hand: [red_3]\n    P2.hand: [blue_1]\n"
+                    "  counters:\n    game.led: blue\n"
+                    "expect:\n  values:\n    game.led: blue\n    game.led == \"blue\": true\n")
+    assert run_scenarios([path]) == 0, capsys.readouterr().out
