@@ -96,14 +96,14 @@ def test_next_player_set_in_setup_plays_the_first_turn(game_copy):
     from cardc.engine import Game
     from conftest import FIXTURES
     folder = game_copy(FIXTURES / "games" / "circle", edits={"game.yaml": [
-        ("flow:\n", "flow:\n  setup: |\n    game.next_player = players[2]\n")]})
+        ("flow:\n", "flow:\n  setup: |\n    game.next_player = players[game.player_count - 1]\n")]})
     built = build_folder(folder)
     assert built.bundle is not None, built.diags.render()
     st = Game(built.bundle).new_state(4, seed=1)
-    assert (st.current_player(), st.first_player, st.g["next_player"]) == (2, 2, None)
+    assert (st.current_player(), st.first_player, st.g["next_player"]) == (3, 3, None)
     labels = [st.action_to_string(a) for a in st.legal_actions()]
     st.apply(labels.index("Pass"))
-    assert st.current_player() == 3          # and the turn goes on from there
+    assert st.current_player() == 0          # and the turn goes on from there
 
 
 # 5. a text counter without `start`
@@ -164,3 +164,13 @@ def test_a_bare_member_in_a_scenario_is_told_to_be_quoted(tmp_path, capsys):
     assert run_scenarios([path]) == 1
     out = capsys.readouterr().out
     assert 'unknown name `green` (`green` is a colour: as a value it is text, in quotes: `"green"`)' in out
+
+
+def test_a_setup_that_cannot_deal_its_numbers_is_a_warning_at_check_time(game_copy):
+    """A hand of 13 for two players from a deck of 24: the setup's fault is
+    found by `check` (a dry run of the setup for every count), at the
+    statement that fails, not only by the first game played."""
+    folder = game_copy(EXPEDITION, edits={"game.yaml": [("  hand_size: 5", "  hand_size: 13")]})
+    d = _diag(folder, "the setup cannot run with 2 players: `move` of none: no card to move")
+    assert (d.severity, d.loc.line, d.loc.col, d.hint) == (
+        "warning", 31, 9, "check the numbers it deals with (params, card counts) against what there is")

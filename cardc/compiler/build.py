@@ -749,8 +749,8 @@ def compile_game(source, diags) -> dict | None:
     bundle = _plain(bundle)
     from cardc.render.layout_check import check_layout  # names in layout.yaml the schema cannot check
     check_layout(source.layout, d.kinds, d.params, diags)
-    from cardc.compiler.constraints import check_constraints
-    check_constraints(bundle, diags)
+    from cardc.compiler.constraints import check_start
+    check_start(bundle, diags)
     if diags.has_errors:
         return None
     return bundle

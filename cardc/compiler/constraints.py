@@ -1,23 +1,62 @@
-"""Check a game's own constraints (`constraints:` in game.yaml) on the
-state the game starts from: cards in their starting zones, before any setup
-step has run, for every player count the game allows (`game.player_count`
-tells a constraint which)."""
+"""Check a game where it starts, for every player count it allows: its own
+constraints (`constraints:` in game.yaml) on the cards in their starting
+zones, before any setup step has run (`game.player_count` tells a
+constraint which); then, once they hold, its setup run once, so that numbers
+that make the setup impossible (a hand larger than the deck can deal) are a
+warning of `check` (an error with --strict), not only a fault of the first
+game played.  A warning, not an error: the dry run takes the first option of
+every decision, and a game may still be built to study its fault."""
 from __future__ import annotations
+
+import re
 
 from cardc.diagnostics import Loc
 
 
-def check_constraints(bundle: dict, diags) -> None:
+def check_start(bundle: dict, diags) -> None:
     from cardc.engine.game import Game
-    from cardc.engine.state import State
-    if not bundle["code"].get("constraints"):
-        return
     try:
         game = Game(bundle)
     except RecursionError:      # e.g. a function that calls itself, inlined by the engine
-        file, line, col = bundle["code"]["constraints"][0]["loc"]
-        diags.error(Loc(file, line, col), "the engine could not build this game's rules to check this: "
-                    "they nest or call themselves too deep (a function that calls itself?)")
+        if bundle["code"].get("constraints"):
+            file, line, col = bundle["code"]["constraints"][0]["loc"]
+            diags.error(Loc(file, line, col), "the engine could not build this game's rules to check "
+                        "this: they nest or call themselves too deep (a function that calls itself?)")
+        return
+    check_constraints(game, bundle, diags)
+    if not diags.has_errors:
+        check_setup(game, diags)
+
+
+#: decisions a setup may ask for, at most, in the dry run (option 0 each time)
+SETUP_DECISIONS = 1000
+
+
+def check_setup(game, diags) -> None:
+    """Run the setup once per player count (seed 0, the first option of
+    every decision it asks), up to the first turn; a fault is a warning at
+    the statement that failed, naming the count."""
+    from cardc.engine.errors import EngineError
+    setup = game.bundle["code"].get("flow:setup") or {}
+    for n in range(game.min_players, game.max_players + 1):
+        try:
+            st = game.new_state(n, seed=0)
+            for _ in range(SETUP_DECISIONS):
+                if st.terminal or st.pending is None or st.stage not in ("init", "setup"):
+                    break
+                st.apply(0)
+        except EngineError as exc:
+            where = re.match(r"^(.+?):(\d+):(\d+)\b", getattr(exc, "where", "") or "")
+            loc = Loc(where.group(1), int(where.group(2)), int(where.group(3))) if where \
+                else Loc(setup.get("file") or "game.yaml", (setup.get("src") or [[1, 1]])[0][0], 1)
+            diags.warning(loc, f"the setup cannot run with {n} players: {getattr(exc, 'message', exc)}",
+                        "check the numbers it deals with (params, card counts) against what there is")
+            return
+
+
+def check_constraints(game, bundle: dict, diags) -> None:
+    from cardc.engine.state import State
+    if not bundle["code"].get("constraints"):
         return
     states = [State.initial(game, n, seed=0, run=False)
               for n in range(game.min_players, game.max_players + 1)]
