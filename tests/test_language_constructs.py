@@ -343,3 +343,16 @@ def test_a_scenario_sets_and_checks_a_named_list_counter_by_its_member(game_copy
                     "  counters:\n    game.led: blue\n"
                     "expect:\n  values:\n    game.led: blue\n    game.led == \"blue\": true\n")
     assert run_scenarios([path]) == 0, capsys.readouterr().out
+
+
+def test_a_layout_template_prints_a_members_label(game_copy, tmp_path):
+    from pypdf import PdfReader
+    from cardc.cli import main
+    folder = game_copy(edits={
+        "game.yaml": [("kinds:\n", 'enums:\n  suit: {hearts: "Hearts", spades: "Spades"}\nkinds:\n'),
+                      ("card_fields:\n  value: int\n", "card_fields:\n  value: int\n  suit: suit\n")],
+        "cards/cards.yaml": [("    count: 6\n", "    count: 6\n    suit: hearts\n")],
+        "layout.yaml": [('corner: "{{ value }}"', "corner: \"{{ labels.suit[suit] if suit else value }}\"")]})
+    assert main(["print", str(folder), "--cards", "ruby", "--out", str(tmp_path)]) == 0
+    text = "".join(page.extract_text() for page in PdfReader(tmp_path / "errata.pdf").pages)
+    assert "Hearts" in text and "hearts" not in text

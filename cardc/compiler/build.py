@@ -428,7 +428,8 @@ class GameCompiler:
                     context = {**{k: v for k, v in card["fields"].items() if v is not None},
                                "name": card["name"], "id": card["id"], "game": layout.get("title"),
                                "kind": kind.get("label") or str(card["kind"]).replace("_", " ").title(),
-                               "kind_id": card["kind"], "params": self.d.params}
+                               "kind_id": card["kind"], "params": self.d.params,
+                               "labels": self.d.enum_labels}
                     try:
                         sandbox.render(template, context)
                     except sandbox.TemplateProblem as exc:

@@ -158,6 +158,7 @@ class Layout:
     tokens: tuple[TokenSheet, ...] = ()
     also_need: tuple[str, ...] = ()  # what players need that is not printed
     extra_decks: Mapping[str, Deck] = field(default_factory=dict)  # "aids", and one per token sheet
+    labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # enumeration -> member -> label
 
     def deck_of(self, kind: str) -> Deck:
         """The deck a kind prints in; the last deck is the catch-all."""
@@ -281,6 +282,7 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
     return Layout(
         title=title,
         stamp=stamp,
+        labels=dict(bundle.get("labels") or {}),
         decks=tuple(decks),
         icons={name: Icon(**{**icon, "words": tuple(icon.get("words") or ())}) for name, icon in icons.items()},
         colours=dict(game.get("colours") or {}),
