@@ -63,12 +63,10 @@ def validate_bundle(bundle: dict) -> None:
 def read_json_file(path: str | Path, what: str, error: type[Exception]):
     """The JSON value in a file a person hands cardc (a bundle, a replay):
     any file, binary, cut short or nested too deep, raises `error` with one
-    line naming it, never a traceback."""
+    line naming it, never a traceback.  A file that cannot be read at all
+    raises the OSError itself: the command line names it and exits 3."""
     name = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise error(f"{name}: cannot read it ({exc.strerror or exc})") from None
+    raw = Path(path).read_bytes()
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

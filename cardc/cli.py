@@ -9,13 +9,14 @@ import argparse
 import errno
 import importlib
 import json
+import random
 import sys
 import textwrap
 import time
 from pathlib import Path
 
 from cardc import __version__
-from cardc.cliargs import agent_spec, not_negative, positive
+from cardc.cliargs import AGENTS_MEANING, agent_spec, not_negative, positive
 from cardc.diagnostics import SourceCache
 from cardc.paths import project_of
 from cardc.project import (UsageError, build_folder, bundle_bytes, bundle_path, game_folders,
@@ -127,6 +128,7 @@ def cmd_new(args) -> int:
               f"{display_path(made.project.schemas)}/)")
     print(f"created {display_path(made.folder)} and its scenarios in {display_path(made.scenarios)}/")
     print(f"next: cardc check {args.name} && cardc play {args.name} && cardc scenario")
+    print("the designer's guide: cardc guide (its sections), cardc guide zones (one of them)")
     return 0
 
 
@@ -193,23 +195,68 @@ def _game(name):
 
 def cmd_play(args) -> int:
     from cardc.play import play, replay_record, save_json
-    game = _game(args.game)
-    agents = args.agents.split(",")
+    game = _play_game(args)
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    if not agents:
+        raise UsageError(f"--agents names no agent: `{args.agents}`")
+    for name in agents:
+        _agent_or_usage_error(name)
     # without --players, one agent named per seat sets the count (the
-    # smallest the game allows when fewer are named: the last fills the rest)
+    # smallest the game allows when fewer are named: the list repeats)
     players = args.players or max(game.min_players, len(agents))
     if not game.min_players <= players <= game.max_players:
         given = f"--players {players}" if args.players else f"--agents names {len(agents)} agents"
         raise UsageError(f"{given}: {game.id} is for {game.min_players} to {game.max_players} players")
     if len(agents) > players:
         raise UsageError(f"--agents names {len(agents)} agents for {players} players: name one a seat "
-                         "(the last one named fills the remaining seats)")
-    echo = None if args.quiet else print
-    result = play(game, players, args.seed, agents, echo=echo)
+                         "(" + AGENTS_MEANING + ")")
+    _note_a_repeated_person(agents, players)
+    seed = args.seed
+    if seed is None:
+        # a fresh game each time, and the seed said, so that it can be played again
+        seed = random.SystemRandom().randrange(1_000_000)
+        print(f"seed {seed} (cardc play {args.game} --seed {seed} deals the same cards again)")
+    result = play(game, players, seed, agents, echo=None if args.quiet else print)
+    if args.quiet:
+        for line in result.summary:
+            print(line)
     if args.log:
-        save_json(args.log, replay_record(game, players, args.seed, result.actions, agents))
+        save_json(args.log, replay_record(game, players, seed, result.actions, agents))
         print(f"replay written to {args.log}")
     return 0
+
+
+def _note_a_repeated_person(agents: list, players: int) -> None:
+    """`--agents human,greedy` for three seats seats the person twice (the
+    list repeats): said, with the list that seats them once."""
+    from cardc.play import seat_agents
+    seats = seat_agents(agents, players)
+    if len(agents) > 1 and agents.count("human") == 1 and seats.count("human") > 1:
+        bot = next(a for a in agents if a != "human")
+        print("note: the agents repeat over the seats, so human plays "
+              + " and ".join(f"P{i + 1}" for i, a in enumerate(seats) if a == "human")
+              + "; to play one seat, name every seat, e.g. --agents "
+              + ",".join(["human"] + [bot] * (players - 1)), file=sys.stderr)
+
+
+def _agent_or_usage_error(name: str) -> None:
+    from cardc.agents import parse_agent
+    try:
+        parse_agent(name)
+    except ValueError as exc:
+        raise UsageError(f"--agents: {exc}") from None
+
+
+def _play_game(args):
+    """The game of `play`, with `--set` applied as `simulate` applies it."""
+    from cardc.engine import Game
+    from cardc.overrides import parse_sets
+    from cardc.sim.cli import variant_bundle
+    try:
+        overrides = parse_sets(args.set)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return Game(variant_bundle(args.game, overrides))
 
 
 def cmd_replay(args) -> int:
@@ -240,6 +287,9 @@ def cmd_scenario(args) -> int:
         # `play`) is its folder of scenarios in the project, scenarios/NAME
         named = [current_project().scenarios / f if not Path(f).exists() else None for f in files]
         files = [n if n is not None and n.is_dir() else f for f, n in zip(files, named)]
+        missing = next((f for f in files if not Path(f).exists()), None)
+        if missing is not None:     # a file that is not there: exit 3, as for every command
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(missing))
     return run_scenarios(files, verbose=args.verbose)
 
 
@@ -265,7 +315,7 @@ EXAMPLES = {
              "cardc build --check unicorn    # fail if the committed bundle is stale",
     "schemas": "cardc schemas                  # after upgrading cardc: editor schemas in schemas/",
     "cards": "cardc cards unicorn --kind attack --format csv",
-    "play": "cardc play unicorn --seed 7 --agents human,greedy --log game.json",
+    "play": "cardc play unicorn --seed 7 --agents human,greedy,greedy --log game.json",
     "replay": "cardc replay game.json",
     "scenario": "cardc scenario                 # every scenario of the project\n"
                 "cardc scenario unicorn         # one game's, in scenarios/unicorn/\n"
@@ -281,12 +331,15 @@ EXAMPLES = {
     "serve": "cardc serve                    # every game of the project, in the browser",
     "invariants": "cardc invariants unicorn --games 200 --players 3,4",
     "view": "cardc view game.json --seat 2 --at 40",
+    "guide": "cardc guide                    # the sections\n"
+             "cardc guide zone families      # one section",
 }
 
 # Commands in modules of their own: (commands, module, function(subparsers)
 # adding them). A part that does not import (a missing dependency) still
 # lists its commands; running one says what is missing.
 PARTS = [
+    (("guide",), "cardc.designer_guide", "add_command"),
     (("invariants", "view"), "cardc.designer", "add_commands"),
     (("print", "export", "rulebook"), "cardc.cli", "add_render_commands"),
     (("simulate", "sweep", "compare"), "cardc.sim.cli", "add_commands"),
@@ -315,6 +368,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"cardc {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
+    # `new` first: the command a newcomer starts with
+    s = sub.add_parser("new", help="start a game in content/NAME (and a project, outside one)")
+    s.add_argument("name", help="the game id, lower_snake_case")
+    s.add_argument("--title", help="the game's display name, on its cards, backs, guide and rulebook "
+                   "(default: the id in words)")
+    s.set_defaults(func=cmd_new)
+
+
     s = sub.add_parser("check", help="check games for content errors")
     s.add_argument("games", nargs="*", help="game ids or folders (default: every game of the project)")
     s.add_argument("--strict", action="store_true", help="fail on warnings too")
@@ -324,59 +385,61 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("games", nargs="*", help="game ids or folders (default: every game of the project)")
     s.add_argument("--check", action="store_true",
                    help="do not write; fail if a committed bundle is stale")
-    s.add_argument("--strict", action="store_true")
+    s.add_argument("--strict", action="store_true", help="fail on warnings too (no bundle written)")
     s.add_argument("--explain", action="store_true",
                    help="also write the Python the engine generates, to read, to generated/<game>/explain.py")
     s.set_defaults(func=cmd_build)
-
-    s = sub.add_parser("new", help="start a game in content/NAME (and a project, outside one)")
-    s.add_argument("name", help="the game id, lower_snake_case")
-    s.add_argument("--title", help="the game's display name")
-    s.set_defaults(func=cmd_new)
 
     s = sub.add_parser("schemas", help="write the JSON Schemas editors use into the project")
     s.set_defaults(func=cmd_schemas)
 
     s = sub.add_parser("cards", help="list a game's cards")
-    s.add_argument("game")
-    s.add_argument("--kind")
-    s.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    s.add_argument("game", help="game id, folder or bundle")
+    s.add_argument("--kind", help="only the cards of this kind (say, attack)")
+    s.add_argument("--format", choices=["table", "csv", "json"], default="table",
+                   help="a table to read (default), CSV for a spreadsheet, or JSON for a script")
     s.set_defaults(func=cmd_cards)
 
     s = sub.add_parser("play", help="play one game with agents and print its log")
-    s.add_argument("game")
+    s.add_argument("game", help="game id, folder or bundle")
     s.add_argument("--players", type=positive, help="how many (default: one a named agent, at least "
                    "the smallest count the game allows)")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--agents", default="random", help="per seat, comma-separated: random, greedy, mcts "
-                   "(mcts:400 sets its iterations), human; "
-                   "the last one named fills the remaining seats")
+    s.add_argument("--seed", type=int, default=None,
+                   help="the same seed and agents deal and play the same game (default: a fresh "
+                        "seed, printed first)")
+    s.add_argument("--agents", default="random", help="comma-separated: random, greedy, mcts "
+                   "(mcts:400 sets its iterations), human; " + AGENTS_MEANING + " (default random)")
+    s.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                   help="change the content for this game, as in simulate, e.g. params.win_at=15")
     s.add_argument("--log", help="write the replay (bundle hash, seed, actions) to this file")
-    s.add_argument("--quiet", action="store_true")
+    s.add_argument("--quiet", action="store_true",
+                   help="print only the result (the final scores and the winner), not every move")
     s.set_defaults(func=cmd_play)
 
     s = sub.add_parser("replay", help="replay a saved game and print its log")
-    s.add_argument("file")
+    s.add_argument("file", help="a replay written by cardc play --log (or a hole of simulate)")
     s.add_argument("--bundle", help="game id or bundle path (default: the game named in the file)")
-    s.add_argument("--quiet", action="store_true")
+    s.add_argument("--quiet", action="store_true", help="print nothing; only check that it replays")
     s.set_defaults(func=cmd_replay)
 
     s = sub.add_parser("scenario", help="run rules scenarios")
     s.add_argument("files", nargs="*",
                    help="scenario files or folders (default: the project's scenarios folder)")
-    s.add_argument("-v", "--verbose", action="store_true")
+    s.add_argument("-v", "--verbose", action="store_true", help="print every scenario, passed ones too")
     s.set_defaults(func=cmd_scenario)
 
     s = sub.add_parser("bench", help="games and decisions per second with random agents")
-    s.add_argument("games", nargs="*")
+    s.add_argument("games", nargs="*", help="game ids or folders (default: every game of the project)")
     s.add_argument("--games-per", type=not_negative, default=0, help="games per measurement (default: by time)")
-    s.add_argument("--seconds", type=float, default=3.0)
-    s.add_argument("--players", type=positive, default=4)
+    s.add_argument("--seconds", type=float, default=3.0,
+                   help="without --games-per: how long each measurement plays (default 3)")
+    s.add_argument("--players", type=positive, default=4, help="players a game (default 4)")
     s.add_argument("--jobs", type=positive, default=1, help="also measure scaling up to this many cores")
     s.add_argument("--profile", action="store_true", help="print a cProfile of the hot loop")
     s.add_argument("--compile", action="store_true",
                    help="time check+build instead, and for content --scale times larger")
-    s.add_argument("--scale", type=positive, default=10)
+    s.add_argument("--scale", type=positive, default=10,
+                   help="with --compile: how many times larger the generated content is (default 10)")
     s.add_argument("--anchor", metavar="PYTHON",
                    help="a Python with the reference engine (pyminion) installed: run it and each "
                         "game in turn and report cardc's ratio to it (the median over --rounds)")
@@ -470,6 +533,7 @@ def os_error_line(exc: OSError) -> str:
 
 
 def main(argv=None) -> int:
+    from cardc.agents.human import Quit
     from cardc.engine import EngineError
     from cardc.paths import ProjectError
     from cardc.play import ReplayError
@@ -498,6 +562,9 @@ def main(argv=None) -> int:
         print(f"cardc: a part of cardc did not import ({exc}); reinstall cardc "
               "(pip install --force-reinstall cardc) or install what it names", file=sys.stderr)
         return 4
+    except Quit:
+        print("cardc: game left (quit)", file=sys.stderr)
+        return 0
     except (KeyboardInterrupt, EOFError):
         print("\ncardc: stopped", file=sys.stderr)
         return 130

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+# One meaning of --agents wherever a game's seats are filled from a list
+# (`play`, `simulate`, `sweep`).
+AGENTS_MEANING = "seat by seat, the list repeating when there are more seats than agents"
+
 
 def _whole(text: str) -> int:
     try:

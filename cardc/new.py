@@ -11,6 +11,7 @@ project's schemas, so editor completion works at once.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -78,13 +79,23 @@ def _copy(source: Path, dest: Path, project: Project, name: str, title: str | No
         text = path.read_text(encoding="utf-8")
         rel = os.path.relpath(project.schemas, (dest / path.relative_to(tmp)).parent)
         text = _SCHEMA.sub(lambda m: f"{m.group(1)}{Path(rel).as_posix()}/{m.group(2)}", text)
+        shown = title or name.replace("_", " ").title()
         if path.name == "game.yaml":
             text = re.sub(r"^id: \w+$", f"id: {name}", text, count=1, flags=re.M)
-            text = re.sub(r"^name: .*$", f"name: {title or name.replace('_', ' ').title()}",
-                          text, count=1, flags=re.M)
+            text = re.sub(r"^name: .*$", lambda m: f"name: {_yaml_text(shown)}", text, count=1, flags=re.M)
+        if path.name == "layout.yaml":      # the title on the cards, the guide and the backs
+            text = re.sub(r"^title: .*$", lambda m: f"title: {_yaml_text(shown)}", text, count=1, flags=re.M)
+            text = re.sub(r"back: \{title: [^,]*,", lambda m: f"back: {{title: {_yaml_text(shown.upper())},",
+                          text, count=1)
         text = re.sub(rf"^game: {TEMPLATE_GAME}$", f"game: {name}", text, flags=re.M)
         path.write_text(text, encoding="utf-8")
     tmp.rename(dest)
+
+
+def _yaml_text(text: str) -> str:
+    """`text` as a YAML string whatever it holds (a colon, a quote): a JSON
+    string is a YAML double-quoted scalar."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _schema_files() -> list:

@@ -122,6 +122,11 @@ def _walk(node, parts, path, diags, where, game):
             diags.error(where, f"`{path}`: `{so_far}` is a value, it has no `{part}`")
             return None
         node = holder[key]
+    if isinstance(node, dict) and node and all(str(k).isdigit() for k in node):
+        count = next(iter(node))
+        diags.error(where, f"`{path}` gives a value per player count: set one count's, "
+                    f"e.g. `{path}.{count}={node[count]}`")
+        return None
     if not _is_number(node):
         params = game.get("params") or {}
         hint = f"it names a param: set `params.{node}` instead" if isinstance(node, str) \

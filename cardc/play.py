@@ -19,6 +19,7 @@ class PlayedGame:
     state: object
     actions: list = field(default_factory=list)
     lines: list = field(default_factory=list)
+    summary: list = field(default_factory=list)     # the result: final scores and the winner
 
 
 class Logger:
@@ -62,9 +63,12 @@ class Logger:
         d = self.st.pending
         self.emit(f"  {self.st.player_name(d.player)} · {d.prompt or d.kind} → {self.st.action_to_string(action)}")
 
-    def end(self):
+    def end(self) -> list:
+        """The closing lines (final scores, the winner); returns them, so that
+        a quiet game can still print its result."""
         st = self.st
         self.flush()
+        start = len(self.lines)
         self.scores()
         if st.capped:
             self.emit(f"Game stopped at the turn cap ({st.game.max_turns} turns): no winner.")
@@ -72,13 +76,18 @@ class Logger:
             self.emit("Winner: " + " and ".join(st.player_name(w) for w in st.winners))
         else:
             self.emit("No winner.")
+        return self.lines[start:]
+
+
+def seat_agents(agent_names, players: int) -> list:
+    """The agent of each seat: seat by seat, the list repeating when there are
+    more seats than names (the first game of `simulate` is seated so too)."""
+    return [agent_names[i % len(agent_names)] for i in range(players)]
 
 
 def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) -> PlayedGame:
     st = game.new_state(players, seed=seed, log=True)
-    # one agent per seat; when fewer are named, the last one fills the other seats
-    agents = [make_agent(agent_names[min(i, len(agent_names) - 1)], seed * 1000 + i)
-              for i in range(players)]
+    agents = [make_agent(name, seed * 1000 + i) for i, name in enumerate(seat_agents(agent_names, players))]
     logger = Logger(st, echo)
     logger.show_scores = scores_are_public(game) or not any(a.name == "human" for a in agents)
     actions = []
@@ -106,8 +115,8 @@ def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) 
         logger.decision(choice)
         actions.append(choice)
         st.apply(choice)
-    logger.end()
-    return PlayedGame(st, actions, logger.lines)
+    summary = logger.end()
+    return PlayedGame(st, actions, logger.lines, summary)
 
 
 def scores_are_public(game: Game) -> bool:

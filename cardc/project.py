@@ -129,8 +129,8 @@ def _check_layout(source, decls, bundle, diags) -> None:
 
 
 def _check_constraints(source, decls, bundle, diags) -> None:
-    from cardc.engine.constraints import check_constraints
-    check_constraints(bundle, diags)
+    from cardc.engine.constraints import check_start
+    check_start(bundle, diags)
 
 
 def _for_people(diags: Diagnostics, project: Project, prefix: str) -> Diagnostics:

@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 
-def observation_text(obs: dict, game, state=None) -> str:
+def observation_text(obs: dict, game, state=None, scores=None) -> str:
+    """The seat's observation as lines: the turn, the scores as a headline
+    (when given: the seat may know them), the counters, the zones, the board."""
     levels = ", ".join(f"{name} {value}" for name, value in obs.get("levels") or [["round", obs["round"]]])
     lines = [f"Turn {obs['turn']} ({levels}), P{obs['turn_player'] + 1} to play"
              + (f", phase {obs['phase']}" if obs.get("phase") else "")]
+    if scores:
+        lines.append("  SCORES  " + ", ".join(f"P{i + 1} {s}" for i, s in enumerate(scores)))
     types = {scope: {k: c["type"] for k, c in game.counters[scope].items()} for scope in ("game", "player")}
     if obs["game"]:
         lines.append("  game: " + ", ".join(f"{k} {value_text(v, types['game'].get(k), game)}"

@@ -293,8 +293,12 @@ class Runner:
             ir = None
         if ir is None or ir[0] not in ("gctr", "pctr", "cctr", "cpp"):
             raise ScenarioError(loc, f"`{key}` is not a counter")
-        v = self.builder.build(self.lower(value, loc)[0])(st, self.env()) \
-            if isinstance(value, str) else value
+        members = self.decls.enums.get(t[5:], ()) if t.startswith("enum:") else ()
+        if isinstance(value, str) and value in members:
+            v = value               # a counter typed by a named list: its member, as written
+        else:
+            v = self.builder.build(self.lower(value, loc)[0])(st, self.env()) \
+                if isinstance(value, str) else value
         env, b, kind = self.env(), self.builder, ir[0]
         # through the state's one write path: what reads the counter is forgotten
         if kind == "gctr":
@@ -478,7 +482,9 @@ class Runner:
         for key, want in (expect.get("values") or {}).items():
             got, t = self.value(st, key, expect["values"], key)
             want_v = want
-            if want == "none" and t != "str":
+            # a bare `none` is none, whatever the type; a text counter holding the
+            # word is `"none"`, in quotes
+            if want == "none" and (t != "str" or getattr(want, "style", None) is None):
                 want_v = None
             if t == "player" and isinstance(want, str) and want != "none":
                 want_v = self.player(want, _loc(expect["values"], key))
@@ -560,12 +566,27 @@ def load_scenarios(path: Path):
     if isinstance(data, dict) and "scenarios" in data:
         base = {k: v for k, v in data.items() if k != "scenarios"}
         for s in data["scenarios"]:
-            merged = type(s)({**base, **s})
-            merged.value_locs = {**getattr(data, "value_locs", {}), **getattr(s, "value_locs", {})}
-            merged.loc = getattr(s, "loc", None)
+            merged = _merged(data, base, s)
+            if isinstance(base.get("start"), dict) and isinstance(s.get("start"), dict):
+                merged["start"] = _merged(data["start"], data["start"], s["start"], deep=True)
             yield merged
     else:
         yield data
+
+
+def _merged(shared, shared_keys: dict, own, deep=False):
+    """The shared keys of a file with one scenario's own over them, keeping
+    where each was written.  With `deep`, a mapping in both (a start's
+    `zones`, `counters`) is merged key by key, so a scenario's `start:` adds
+    to the file's instead of silently replacing it."""
+    merged = type(own)({**shared_keys, **own})
+    for key in own if deep else ():
+        if isinstance(own[key], dict) and isinstance(shared_keys.get(key), dict):
+            merged[key] = _merged(shared_keys[key], shared_keys[key], own[key])
+    for attr in ("value_locs", "key_locs"):
+        setattr(merged, attr, {**getattr(shared, attr, {}), **getattr(own, attr, {})})
+    merged.loc = getattr(own, "loc", None)
+    return merged
 
 
 def scenario_bundle(gid: str, cards, path: Path, project=None) -> dict:

@@ -24,7 +24,7 @@ CASES = [  # name, file, edits, where, message, hint
     ('dsl_break_outside_loop', 'game.yaml', [('    shuffle draw\n', '    break\n')], 'game.yaml:25:5', '`break` outside a loop', None),
     ('dsl_assign_param', 'game.yaml', [('    me.plays = 1\n', '    win_at = 1\n')], 'game.yaml:30:5', '`win_at` is a param (a fixed number); params cannot change during play', None),
     ('duplicate_card_id', 'cards/cards.yaml', [('  - id: pearl', '  - id: ruby')], 'cards/cards.yaml:10:9', 'duplicate card id `ruby` (first defined at <game>/cards/cards.yaml:4)', None),
-    ('constraint_violated', 'cards/cards.yaml', [('    count: 6', '    count: 7')], 'game.yaml:51:13', 'constraint not met: the draw pile holds 14 cards', 'change the card quantities or values, or the constraint'),
+    ('constraint_violated', 'cards/cards.yaml', [('    count: 6', '    count: 7')], 'game.yaml:51:13', 'constraint not met: the draw pile holds 14 cards: it is 15, not 14', 'the 15 cards counted: 7 ruby, 4 pearl, 2 thief, 2 guard; change the card quantities or values, or the constraint'),
     ('unknown_kind', 'cards/cards.yaml', [('    kind: thief\n', '    kind: theif\n')], 'cards/cards.yaml:18:11', 'unknown card kind `theif`; declare it under `kinds:` in game.yaml', 'did you mean `thief`?'),
     ('unknown_zone_start', 'cards/cards.yaml', [('defaults: {starts_in: draw}', 'defaults: {starts_in: drew}')], 'cards/cards.yaml:2:23', 'unknown zone `drew` for `starts_in`', 'did you mean `draw`?'),
     ('text_template_error', 'cards/cards.yaml', [('text: Worth {{ value }} banked.', 'text: Worth {{ valeu }} banked.')], 'cards/cards.yaml:9:11', "card text template of `ruby`: 'valeu' is undefined", None),

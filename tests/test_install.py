@@ -54,6 +54,7 @@ def test_the_wheel_carries_the_grammar_print_defaults_and_template(wheel):
     grammar = [p.name for p in (REPO / "grammar").iterdir() if p.suffix in (".json", ".lark")]
     assert grammar and {f"cardc/grammar/{n}" for n in grammar} <= names
     assert "cardc/print/defaults.yaml" in names
+    assert "cardc/grammar/README.md" in names, "the designer's guide (`cardc guide`)"
     template = [p.relative_to(REPO).as_posix() for p in (REPO / "cardc" / "template").rglob("*")
                 if p.is_file() and "generated" not in p.parts]
     assert set(template) <= names
@@ -81,7 +82,8 @@ def test_an_installed_cardc_works_in_an_empty_folder(wheel, tmp_path):
 
     assert "usage: cardc" in cardc_ok().stdout
     assert cardc_ok("--version").stdout.startswith("cardc ")
-    cardc_ok("new", "demo")
+    assert "cardc guide" in cardc_ok("new", "demo").stdout
+    assert cardc_ok("guide", "zones").stdout.startswith("### zones\n")
     checked = cardc_ok("check")
     assert "demo: ok (0 errors, 0 warnings" in checked.stdout, checked.stderr
     cardc_ok("build")

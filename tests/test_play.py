@@ -87,3 +87,45 @@ def test_human_undo_goes_back_to_the_last_decision(game_copy):
     first = lines.index("  (undone)")
     assert lines[first - 1].startswith("  P1 · Play a card → ")      # the move taken back
     assert result.actions[0] == 1, "the replay starts with the second answer, not the undone one"
+
+
+def test_human_reads_a_card_by_option_number_or_by_name(mini_game):
+    """`? N` prints the card option N names, `show NAME` any card by its name
+    or id (issue 41); then the choice is still asked."""
+    st = mini_game.new_state(2, seed=1)
+    out = io.StringIO()
+    agent = HumanAgent(stdin=io.StringIO("? 1\nshow thief\n? 99\nshow dragon\n1\n"), stdout=out)
+    assert agent.act(st, st.current_player()) == 0
+    text = out.getvalue()
+    label = st.action_to_string(0)                       # "Bank Ruby" or "Bank Pearl"
+    name = label.split(" ", 1)[1]
+    card = next(c for c in mini_game.cards if c["name"] == name)
+    assert f"> {name} (Gem): {card['text']}\n" in text
+    assert "> Thief (Thief): Take a banked gem from a rival.\n" in text
+    assert text.count("`? N` shows option N's card, `show NAME` a card by its name") == 2
+
+
+def test_a_prompt_that_names_the_player_is_not_prefixed_twice(game_copy):
+    from cardc.engine import Game
+    from cardc.project import build_folder
+    folder = game_copy(edits={"game.yaml": [('prompt "Play a card"', 'prompt "{me}: your move"')]})
+    st = Game(build_folder(folder).bundle).new_state(2, seed=1)
+    out = io.StringIO()
+    HumanAgent(stdin=io.StringIO("1\n"), stdout=out).act(st, st.current_player())
+    assert "\nP1: your move\n" in out.getvalue() and "P1: P1:" not in out.getvalue()
+
+
+def test_the_terminal_shows_scores_as_a_headline_and_placed_tiles_apart_from_empty_cells():
+    """A person sees the scores first (a game with no secret counter), and on
+    ipo's board a lone placed tile (#) is not an empty cell (.)."""
+    from cardc.agents.view import SeatView
+    from cardc.engine import Game
+    from conftest import REPO
+    game = Game.load(REPO / "generated" / "ipo.json")
+    st = game.new_state(2, seed=2)
+    text = SeatView(st, st.current_player()).text()
+    lines = text.splitlines()
+    assert lines[1].startswith("  SCORES  P1 ") and ", P2 " in lines[1]
+    board = [line for line in lines if line[:3].strip().isdigit()]
+    cells = "".join(line[4:] for line in board).split()
+    assert cells.count("#") == 2 and cells.count(".") == len(cells) - 2     # the two seeded tiles

@@ -691,8 +691,9 @@ def test_cli_arguments_and_run(tmp_path, capsys):
     assert run_print(args, bundles.startup()) == 0
     assert (tmp_path / "cards.pdf").exists()
     bad = parser.parse_args(["startup", "--cards", "nobody", "--out", str(tmp_path)])
-    assert run_print(bad, bundles.startup()) == 1
-    assert "no card `nobody`" in capsys.readouterr().err
+    from cardc.project import UsageError       # a usage error: the command line exits 2
+    with pytest.raises(UsageError, match="no card `nobody`"):
+        run_print(bad, bundles.startup())
 
 
 # ---------------------------------------------------------------- tts

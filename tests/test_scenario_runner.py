@@ -130,3 +130,32 @@ def test_turn_end_after_a_step_that_does_not_end_the_turn(tmp_path, capsys):
     assert "case.yaml:12:5: turn_end: the turn has not ended: P1 still decides (Take which gem?: Ruby)" in out
     code, out = run(tmp_path, BASE.replace("steps:\n", "steps:\n  - turn_end: {}\n"), capsys)
     assert code == 1 and "`turn_end` checks go right after the step that ends a turn" in out
+
+
+def test_a_scenarios_start_adds_to_the_files_start(tmp_path, capsys):
+    """The file's `start:` is shared: a case's own `start:` merges with it,
+    key by key, instead of silently replacing it (issue 41)."""
+    text = ("game: cardc/template/content/mini\nplayers: 2\n"
+            "start:\n  zones:\n    draw: [pearl]\n    P1.hand: [thief]\n"
+            "scenarios:\n"
+            "  - title: the shared start alone\n"
+            "    expect: {zones: {P1.hand: [pearl, thief], P2.bank: []}}\n"
+            "  - title: its own zones added to the shared ones\n"
+            "    start:\n      zones:\n        P2.bank: [ruby]\n"
+            "    expect: {zones: {P1.hand: [pearl, thief], P2.bank: [ruby]}}\n"
+            "  - title: its own value of a shared key wins\n"
+            "    start:\n      zones:\n        P1.hand: [guard]\n"
+            "    expect: {zones: {P1.hand: [guard, pearl]}}\n")
+    code, out = run(tmp_path, text, capsys)
+    assert code == 0, out
+    assert out.strip().endswith("3 passed, 0 failed")
+
+
+def test_a_bare_none_in_values_is_none_for_a_text_counter(tmp_path, capsys, game_copy):
+    folder = game_copy(edits={"game.yaml": [("counters:\n", "counters:\n  game: {led: {type: str}}\n")]})
+    text = (f"game: {folder}\nplayers: 2\ntitle: nothing led yet\n"
+            "expect:\n  values:\n    game.led: none\n")
+    code, out = run(tmp_path, text, capsys)
+    assert code == 0, out
+    code, out = run(tmp_path, text.replace("game.led: none", 'game.led: "none"'), capsys)
+    assert code == 1 and '`game.led`: expected none, got none' in out

@@ -11,6 +11,11 @@ import sys
 from cardc.agents.basic import Agent
 
 
+class Quit(Exception):
+    """The person typed `quit`: the game ends by their choice (exit 0),
+    unlike Ctrl-C (130)."""
+
+
 class HumanAgent(Agent):
     name = "human"
 
@@ -22,7 +27,9 @@ class HumanAgent(Agent):
 
     def choose(self, view) -> int:
         self.out.write(view.text() + "\n")
-        self.out.write(f"\n{view.player_name(view.seat)}: {view.prompt or 'choose'}\n")
+        me, prompt = view.player_name(view.seat), view.prompt or "choose"
+        # a prompt that already names the player ("P1: your move") is not named twice
+        self.out.write(f"\n{prompt}\n" if prompt.startswith(f"{me}:") else f"\n{me}: {prompt}\n")
         labels = [view.action_to_string(a) for a in view.legal_actions()]
         for i, label in enumerate(labels):
             self.out.write(f"  {i + 1}. {label}\n")
@@ -38,7 +45,14 @@ class HumanAgent(Agent):
             if text in ("undo", "u"):
                 return "undo"
             if text in ("q", "quit"):
-                raise KeyboardInterrupt
+                raise Quit
             if text.isdigit() and 1 <= int(text) <= len(labels):
                 return int(text) - 1
-            self.out.write(f"type a number from 1 to {len(labels)}, `undo` or `quit`\n")
+            if text.startswith(("?", "show ")):
+                asked = text[1:] if text.startswith("?") else text[5:]
+                shown = view.card_text(asked)
+                self.out.write((shown or f"no card `{asked.strip()}`: `? N` shows option N's card, "
+                                "`show NAME` a card by its name") + "\n")
+                continue
+            self.out.write(f"type a number from 1 to {len(labels)}, `? N` or `show CARD` to read a card, "
+                           "`undo` or `quit`\n")

@@ -57,13 +57,44 @@ class SeatView:
     def players(self) -> int:
         return self._st.n
 
+    def card_text(self, query: str) -> str | None:
+        """A card's name, kind and text, for a person who asks: `query` is an
+        option's number (the card its label names; only what the label
+        shows, so nothing hidden leaks) or a card's name or id (the card
+        list is public, like a rulebook).  None if it names no card."""
+        cards = self._st.game.cards
+        text = query.strip().lower()
+        if text.isdigit():
+            n = int(text)
+            if not 1 <= n <= len(self._st.pending.values):
+                return None
+            label = self.action_to_string(n - 1).lower()
+            named = [c for c in cards if c["name"].lower() in label]
+            card = max(named, key=lambda c: len(c["name"]), default=None)
+        else:
+            card = next((c for c in cards if text in (c["name"].lower(), c["id"])), None)
+        if card is None:
+            return None
+        kind = (self._st.game.bundle.get("kinds") or {}).get(card["kind"], {}).get("label", card["kind"])
+        return f"{card['name']} ({kind}): {card['text'] or '(no text)'}"
+
     def player_name(self, p) -> str:
         return self._st.player_name(p)
 
     def text(self) -> str:
         """The observation as a person reads it (the board drawn if there is one)."""
         from cardc.render_text import observation_text
-        return observation_text(self.observation(), self._st.game, self._st)
+        return observation_text(self.observation(), self._st.game, self._st, self.scores())
+
+    def scores(self) -> list | None:
+        """Every player's score, for a headline, when the seat may know them:
+        the game has a score and no counter a seat may not see (a score
+        over a secret counter would give it away)."""
+        st = self._st
+        game = st.game
+        secret = any(c.get("visibility", "public") != "public"
+                     for scope in ("game", "player") for c in game.counters[scope].values())
+        return None if not game.score or secret else list(st.scores())
 
     @property
     def has_eval(self) -> bool:
@@ -129,6 +160,27 @@ class World:
     def action_keys(self) -> list:
         """Each legal action's stable key (State.legal_actions)."""
         return self._st.legal_actions()
+
+    def card_text(self, query: str) -> str | None:
+        """A card's name, kind and text, for a person who asks: `query` is an
+        option's number (the card its label names; only what the label
+        shows, so nothing hidden leaks) or a card's name or id (the card
+        list is public, like a rulebook).  None if it names no card."""
+        cards = self._st.game.cards
+        text = query.strip().lower()
+        if text.isdigit():
+            n = int(text)
+            if not 1 <= n <= len(self._st.pending.values):
+                return None
+            label = self.action_to_string(n - 1).lower()
+            named = [c for c in cards if c["name"].lower() in label]
+            card = max(named, key=lambda c: len(c["name"]), default=None)
+        else:
+            card = next((c for c in cards if text in (c["name"].lower(), c["id"])), None)
+        if card is None:
+            return None
+        kind = (self._st.game.bundle.get("kinds") or {}).get(card["kind"], {}).get("label", card["kind"])
+        return f"{card['name']} ({kind}): {card['text'] or '(no text)'}"
 
     def apply(self, action: int, last: bool = False) -> None:
         """Take `action`.  With `last`, the world is only scored afterwards:

@@ -66,9 +66,9 @@ class GameCompiler:
         loc = _loc(container, key)
         return Where(value, loc.file, label, loc.line, loc.col)
 
-    def block(self, container, key, label, names, params=()):
+    def block(self, container, key, label, names, params=(), proc=None):
         return compile_block(container[key], self.where(container, key, label), self.d,
-                             self.diags, names, params)
+                             self.diags, names, params, proc)
 
     def expr(self, container, key, label, names, want=None):
         return compile_expr(container[key], self.where(container, key, label), self.d,
@@ -88,6 +88,7 @@ class GameCompiler:
     # ------------------------------------------------------------ declarations
     def declare(self):
         g, d = self.game, self.d
+        self.check_players()
         self.declare_enums_and_params()
         d.kinds = dict(g.get("kinds") or {})
         fields = g.get("card_fields") or {}
@@ -116,7 +117,8 @@ class GameCompiler:
             for name, spec in block.items():
                 if isinstance(spec, dict):
                     t = self.type_of(spec, "type") if "type" in spec else T.INT
-                    start = spec.get("start", {T.INT: 0, T.BOOL: False, T.STR: ""}.get(t))
+                    start = spec.get("start", {T.INT: 0, T.BOOL: False}.get(t))     # others: none
+                    self._check_counter_start(name, t, spec)
                     target[name] = Counter(name, t, start, bool(spec.get("per_player", False)),
                                            str(spec.get("visibility", "public")),
                                            bool(spec.get("bookkeeping", False)))
@@ -149,6 +151,9 @@ class GameCompiler:
                 sig = Signature(name, {p: self.type_of(params, p) for p in params},
                                 self.type_of(spec, "returns") if "returns" in spec else None)
                 target[name] = sig
+        for sig in d.procs.values():
+            if sig.returns is not None:
+                d.game_counters[sig.result] = Counter(sig.result, sig.returns, None, False, "hidden")
         for name in d.functions:
             if name in d.procs:
                 self.diags.error(_key_loc(rules["procs"], name),
@@ -188,13 +193,59 @@ class GameCompiler:
                 scopes[scope][name] = counter
         d.players_out = "out" in d.player_counters
 
+    def _check_counter_start(self, name, t, spec):
+        """A counter typed by an enumeration (`type: suit`) starts as one of
+        its members, or none: checked as a card field of that type is."""
+        if not T.is_enum(t) or spec.get("start") is None:
+            return
+        members = self.d.enums.get(t[5:], [])
+        if str(spec["start"]) not in members:
+            self.diags.error(_loc(spec, "start"), f"counter `{name}` must start as one of {t[5:]}: "
+                             f"{', '.join(members)} (or leave `start` out: none)",
+                             did_you_mean(str(spec["start"]), members))
+
+    def _check_per_count(self, name, table, params):
+        """A param given per player count has a value for every count the
+        game allows, and none for another."""
+        players = self.game.get("players") if isinstance(self.game.get("players"), dict) else {}
+        lo, hi = players.get("min"), players.get("max")
+        if not (isinstance(lo, int) and isinstance(hi, int)):
+            return
+        counts = {int(k) for k in table}
+        missing = [n for n in range(lo, hi + 1) if n not in counts]
+        extra = sorted(n for n in counts if not lo <= n <= hi)
+        if missing:
+            self.diags.error(_loc(params, name), f"param `{name}` gives a value per player count, but none "
+                             f"for {', '.join(map(str, missing))} player{'s' * (missing != [1])}",
+                             f"give one for every count from {lo} to {hi}")
+        if extra:
+            self.diags.error(_loc(params, name), f"param `{name}` gives a value for {', '.join(map(str, extra))} "
+                             f"players, but the game is for {lo} to {hi}", "leave those counts out")
+
+    def check_players(self):
+        """`players: {min: 4, max: 3}` is a game no count can start: said at
+        check time, not by every command that deals it."""
+        players = self.game.get("players")
+        if not isinstance(players, dict):
+            return
+        lo, hi = players.get("min"), players.get("max")
+        if isinstance(lo, int) and isinstance(hi, int) and lo > hi:
+            self.diags.error(_loc(players, "min"), f"players: `min` is {lo} but `max` is {hi}: no number "
+                             "of players can start the game", f"make min at most max, e.g. "
+                             f"`players: {{min: {hi}, max: {lo}}}`")
+
     def declare_enums_and_params(self):
         """`enums:` (named lists of names) first, since types may name them;
         then params, whose values may be numbers, text or lists of one of them."""
         g, d = self.game, self.d
         enums = g.get("enums") or {}
         for name, members in enums.items():
+            if name in T.RESERVED_ENUMS:
+                self.diags.error(_key_loc(enums, name), f"`{name}` is a name cardc keeps for the game's "
+                                 f"{name.replace('_', ' ')}s; name the enumeration otherwise")
             d.enums[name] = [str(m) for m in members]
+            if isinstance(members, dict):           # members with display labels
+                d.enum_labels[name] = {str(m): str(label) for m, label in members.items()}
             if len(set(d.enums[name])) != len(d.enums[name]):
                 dup = next(m for m in d.enums[name] if d.enums[name].count(m) > 1)
                 self.diags.error(_loc(enums, name), f"enumeration `{name}` names `{dup}` twice")
@@ -207,6 +258,8 @@ class GameCompiler:
                                  "text, or a list of one of them (all items of one type)")
                 t = T.ANY
             d.param_types[name] = t
+            if isinstance(value, dict):
+                self._check_per_count(name, value, params)
             if name in d.enums:
                 self.diags.error(_key_loc(params, name), f"`{name}` is both a param and an enumeration")
 
@@ -224,6 +277,19 @@ class GameCompiler:
                 return []
         return cards
 
+    def _check_limit_not_negative(self, z, decl):
+        """A zone can never hold fewer than no cards: a negative limit would
+        make its overflow procedure ask for more cards than there are
+        (a number written there is checked by the schema; a param, here)."""
+        if not isinstance(decl.limit, str):
+            return
+        value = self.d.params.get(decl.limit)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            params = self.game.get("params") or {}
+            self.diags.error(_loc(params, decl.limit), f"param `{decl.limit}` is {value}, but it is the "
+                             f"limit of zone `{decl.id}` (game.yaml, zones), which can hold no fewer "
+                             "than 0 cards", f"make `{decl.limit}` 0 or more")
+
     def _check_zone_refs(self):
         d = self.d
         for i, z in enumerate(self.game.get("zones") or []):
@@ -234,9 +300,14 @@ class GameCompiler:
             if decl.limit is not None and not isinstance(decl.limit, int) and decl.limit not in d.params:
                 self.diags.error(_loc(z, "limit"), f"zone limit `{decl.limit}` is neither a number nor a param",
                                  did_you_mean(str(decl.limit), d.params))
+            elif isinstance(d.params.get(decl.limit), dict):
+                self.diags.error(_loc(z, "limit"), f"zone limit `{decl.limit}` gives a value per player "
+                                 "count; a zone's limit is one number", "use a param that is one number")
             elif isinstance(decl.limit, str) and d.param_types.get(decl.limit) != T.INT:
                 self.diags.error(_loc(z, "limit"), f"zone limit `{decl.limit}` must be a whole number, "
                                  f"but that param is {T.plain(d.param_types.get(decl.limit, T.ANY))}")
+            else:
+                self._check_limit_not_negative(z, decl)
             if decl.limit is not None and decl.overflow is None:
                 self.diags.error(_loc(z, "limit"), f"zone `{decl.id}` has a limit but no `overflow` "
                                  "procedure to call when it is exceeded")
@@ -264,7 +335,7 @@ class GameCompiler:
             sig = self.d.procs[name]
             names = {"me": T.PLAYER, **sig.params} if "me" not in sig.params else dict(sig.params)
             self.code["proc:" + name] = self.block(spec, "do", f"procedure `{name}`", names,
-                                                   list(sig.params))
+                                                   list(sig.params), sig)
         for event, body in (rules.get("hooks") or {}).items():
             if event not in self.d.events:
                 self.diags.error(_key_loc(rules["hooks"], event), f"unknown event `{event}`",
@@ -364,7 +435,8 @@ class GameCompiler:
                     context = {**{k: v for k, v in card["fields"].items() if v is not None},
                                "name": card["name"], "id": card["id"], "game": layout.get("title"),
                                "kind": kind.get("label") or str(card["kind"]).replace("_", " ").title(),
-                               "kind_id": card["kind"], "params": self.d.params}
+                               "kind_id": card["kind"], "params": self.d.params,
+                               "labels": self.d.enum_labels}
                     try:
                         sandbox.render(template, context)
                     except sandbox.TemplateProblem as exc:
@@ -514,7 +586,8 @@ class GameCompiler:
         for key in d.card_fields:
             fields.setdefault(key, None)
         count = self.field(raw, defaults, "count", 1)
-        context = {"params": d.params, "card": {"id": cid, "name": raw.get("name"), **fields},
+        context = {"params": d.params, "labels": d.enum_labels,
+                   "card": {"id": cid, "name": raw.get("name"), **fields},
                    **getattr(raw, "generated", {}), **fields}
         text_template = str(self.field(raw, defaults, "text", "") or "")
         try:
@@ -687,6 +760,8 @@ def compile_game(source, diags, checks=()) -> dict | None:
     if d.enums:      # only when used, so games without them keep their bundles byte for byte
         bundle["enums"] = d.enums
         bundle["zone_families"] = {f.id: f.enum for f in d.families.values()}
+    if d.enum_labels:
+        bundle["labels"] = d.enum_labels
     bundle = _plain(bundle)
     for check in checks:        # the later stages' checks (project.compile_checked)
         check(source, d, bundle, diags)

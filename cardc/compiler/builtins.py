@@ -78,8 +78,11 @@ def _sort_by(c, node, scope):
     fname = getattr(fn, "name", None)
     sig = c.d.functions.get(fname) if fname else None
     if sig is None or len(sig.params) != 1:
+        from cardc.diagnostics import did_you_mean
+        one_arg = sorted(f for f, s in c.d.functions.items() if len(s.params) == 1)
         c.error(fn, "the second argument of `sort_by` must name a function of one argument "
-                "(from rules.yaml), e.g. `sort_by(parts, size)`")
+                "(from rules.yaml), e.g. `sort_by(parts, size)`",
+                did_you_mean(fname, one_arg) if fname and sig is None else None)
         return ["lit", None], T.ANY
     ptype = list(sig.params.values())[0]
     if not T.fits(T.elem(t), ptype):

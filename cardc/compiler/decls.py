@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from cardc.compiler import types as T
 
 # Names of printed card data every card has, whatever the game declares.
-CARD_BUILTIN_FIELDS = {"id": T.STR, "name": T.STR, "kind": T.STR, "text": T.STR}
+CARD_BUILTIN_FIELDS = {"id": T.CARD_ID, "name": T.STR, "kind": T.CARD_KIND, "text": T.STR}
 PLAYER_BUILTINS = {"seat": T.INT, "name": T.STR}
 GAME_BUILTINS = {"turn": T.INT, "round": T.INT, "turn_player": T.PLAYER,
                  "first_player": T.PLAYER, "player_count": T.INT}
@@ -67,6 +67,14 @@ class Signature:
     params: dict             # name -> type
     returns: str | None = None
 
+    @property
+    def result(self) -> str:
+        """A procedure's value travels back in this hidden game counter
+        (`return v` sets it, `let x = name(…)` reads it right after the
+        call): a name no designer can write, declared only for a procedure
+        with `returns`."""
+        return "$result_" + self.name
+
 
 @dataclass
 class Decls:
@@ -85,6 +93,7 @@ class Decls:
     card_ids: set = field(default_factory=set)
     has_grid: bool = False
     enums: dict = field(default_factory=dict)             # name -> [member, ...]
+    enum_labels: dict = field(default_factory=dict)       # name -> {member: label}, when declared
     families: dict = field(default_factory=dict)          # zone id -> ZoneFamily
     param_types: dict = field(default_factory=dict)       # param -> type
     catalog: list = field(default_factory=list)           # [CatalogEntry], in instance order
@@ -132,6 +141,7 @@ def decls_from_bundle(bundle: dict) -> Decls:
                                "name": defs[i["card"]]["name"], "kind": defs[i["card"]]["kind"]})
                  for i in bundle["instances"]]
     d.enums = {k: list(v) for k, v in (bundle.get("enums") or {}).items()}
+    d.enum_labels = {k: dict(v) for k, v in (bundle.get("labels") or {}).items()}
     for zid, enum in (bundle.get("zone_families") or {}).items():
         owner = next(z["owner"] for z in bundle["zones"] if z["id"] == f"{zid}[{d.enums[enum][0]}]")
         d.families[zid] = ZoneFamily(zid, enum, owner, d.enums[enum])
@@ -142,13 +152,17 @@ def decls_from_bundle(bundle: dict) -> Decls:
 
 def param_type(value, enums=()) -> str:
     """The type of a param's value: a number, true/false, text, or a list of
-    one of them.  "" when the value has no single type (a mixed list)."""
+    one of them, or (a table by player count) the type of its values.  ""
+    when the value has no single type (a mixed list)."""
     if isinstance(value, bool):
         return T.BOOL
     if isinstance(value, int):
         return T.INT
     if isinstance(value, str):
         return T.STR
+    if isinstance(value, dict):          # one value per player count: the values' type
+        inner = {param_type(v) for v in value.values()}
+        return inner.pop() if len(inner) == 1 and "" not in inner else ""
     if isinstance(value, list):
         inner = {param_type(v) for v in value}
         if len(inner) == 1 and not next(iter(inner)).startswith("list:") and "" not in inner:

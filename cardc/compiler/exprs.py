@@ -106,6 +106,15 @@ def _free_vars(ir) -> set:
     return out
 
 
+def by_player_count(table: dict) -> list:
+    """A param given per player count (`{2: 7, 3: 6, 4: 5}`, every count the
+    game allows, checked by the compiler) as existing IR: the value at
+    `game.player_count - lowest` in the list of values."""
+    counts = sorted(int(k) for k in table)
+    values = [table.get(str(k)) for k in range(counts[0], counts[-1] + 1)]     # a gap: reported by the compiler
+    return ["index", ["lit", values], ["bin", "-", ["gattr", "player_count"], ["lit", counts[0]]]]
+
+
 #: builtins whose result depends on the game's random state
 RANDOM_BUILTINS = RANDOM
 
@@ -141,7 +150,51 @@ class ExprCompiler:
             return ["cards", ir]
         if not T.fits(t, wanted):
             self.error(node, f"{what} must be {T.plain(wanted)}, but this is {T.plain(t)}")
+        else:
+            self.check_members(node, ir, wanted)
         return ir
+
+    # ------------------------------------------------------------ members
+    def members(self, t: str):
+        """The texts a value of type `t` (an enumeration, a card id, or a
+        list of either) may be; None for any other type."""
+        t = T.elem(t) if t.startswith("list:") else t
+        if t == T.CARD_ID:
+            return sorted(i for i in self.d.card_ids if isinstance(i, str))
+        if t == T.CARD_KIND:
+            return list(self.d.kinds)
+        if T.is_enum(t):
+            return self.d.enums.get(t[5:])
+        return None
+
+    def check_members(self, node, ir, wanted: str) -> None:
+        """Literal text given where `wanted` (a member, or a list of members)
+        is expected, checked against the members: a misspelt card id or
+        member is an error at the text, with a did-you-mean, rather than a
+        comparison that is silently never true."""
+        members = self.members(wanted)
+        if not members:
+            return
+        if ir[0] == "lit" and isinstance(ir[1], list):
+            texts = [v for v in ir[1] if isinstance(v, str)]
+        elif ir[0] == "list":
+            texts = [item[1] for item in ir[1] if item[0] == "lit" and isinstance(item[1], str)]
+        elif ir[0] == "lit" and isinstance(ir[1], str):
+            texts = [ir[1]]
+        else:
+            return
+        kind = T.elem(wanted) if wanted.startswith("list:") else wanted
+        for text in texts:
+            if text in members:
+                continue
+            if kind == T.CARD_ID:
+                self.error(node, f"no card has the id `{text}`", did_you_mean(text, members))
+            elif kind == T.CARD_KIND:
+                self.error(node, f"there is no kind `{text}` (the kinds are {', '.join(members)})",
+                           did_you_mean(text, members))
+            else:
+                self.error(node, f"`{text}` is not a {kind[5:]} (the {kind[5:]}s are "
+                           f"{', '.join(members)})", did_you_mean(text, members))
 
     # ------------------------------------------------------------ entry
     def expr(self, node, scope: Scope):
@@ -152,6 +205,9 @@ class ExprCompiler:
         return method(node, scope)
 
     def as_list(self, node, scope, what="this"):
+        whole = self._whole_family(node, scope)
+        if whole is not None:
+            return whole, "list:card"
         ir, t = self.expr(node, scope)
         if t == T.ZONE:
             return ["cards", ir], "list:card"
@@ -186,6 +242,11 @@ class ExprCompiler:
                 parts.append(part)
             else:
                 ir, t = self.expr(part, scope)
+                labels = self.d.enum_labels.get(t[5:]) if T.is_enum(t) else None
+                if labels:          # a member shows as its label: "♥ Hearts", not "hearts"
+                    members = self.d.enums[t[5:]]
+                    ir, t = ["index", ["lit", [labels[m] for m in members] + [None]],
+                             ["call", "index_of", [["lit", members], ir], {}]], T.STR
                 parts.append(["fmt", ir, t])
         if all(isinstance(p, str) for p in parts):
             return ["lit", "".join(parts)], T.STR
@@ -209,8 +270,11 @@ class ExprCompiler:
             return ["game"], T.GAME
         if name in self.d.params:
             value = self.d.params[name]
-            return ["lit", value], self.d.param_types.get(name) or (
+            t = self.d.param_types.get(name) or (
                 T.STR if isinstance(value, str) else T.BOOL if isinstance(value, bool) else T.INT)
+            if isinstance(value, dict):
+                return by_player_count(value), t
+            return ["lit", value], t
         if name in self.d.enums:
             return ["lit", list(self.d.enums[name])], "list:enum:" + name
         fam = self.d.families.get(name)
@@ -236,6 +300,11 @@ class ExprCompiler:
                      "event": "only a reaction has `event`",
                      "value": "only a modifier has `value`"}[name]
             self.error(node, f"`{name}` is not available here: {where}")
+            return BAD
+        enum = next((e for e, members in self.d.enums.items() if name in members), None)
+        if enum is not None:     # a member is text: `c.colour == "green"`, not `== green`
+            self.error(node, f"unknown name `{name}`", f"`{name}` is a {enum}: as a value it is text, "
+                       f"in quotes: `\"{name}\"`")
             return BAD
         candidates = set(scope.all()) | self.d.all_names()
         hint = did_you_mean(name, sorted(candidates))
@@ -317,6 +386,31 @@ class ExprCompiler:
                 return fam, who
         return None
 
+    def _whole_family(self, node, scope):
+        """Where a list of cards is read (`for c in me.column`, `count(discard)`,
+        `x in p.column`), a zone family named without a member is all its
+        zones' cards, member by member; elsewhere (a move's destination) it
+        still needs its member.  None if `node` names no family."""
+        kind = type(node).__name__
+        if kind == "Name" and scope.get(node.name) is None:
+            fam = self.d.families.get(node.name)
+            if fam is not None and fam.owner == "shared":
+                return self._join([["cards", ["zone", fam.zone_id(m)]] for m in fam.members])
+        if kind == "Attr":
+            fam = self.d.families.get(node.name)
+            if fam is not None and fam.owner == "player":
+                obj_ir, t = self.expr(node.obj, scope)
+                if t in (T.PLAYER, T.ANY):
+                    return self._join([["cards", ["pzone", fam.zone_id(m), obj_ir]] for m in fam.members])
+        return None
+
+    @staticmethod
+    def _join(parts):
+        out = parts[0]
+        for part in parts[1:]:
+            out = ["bin", "+", out, part]
+        return out
+
     def _family_zone(self, node, scope, fam, who):
         """`discard[red]`, `discard["red"]` or `discard[c.colour]`: a literal
         member names its zone at compile time; any other text picks it as
@@ -375,7 +469,7 @@ class ExprCompiler:
                 self.error(node, f"cannot join {T.plain(lt)} and {T.plain(rt)}")
                 return BAD
             return ["bin", "+", lir, rir], joined
-        if node.op == "+" and lt == T.STR and rt == T.STR:
+        if node.op == "+" and T.is_text(lt) and T.is_text(rt):
             return ["bin", "+", lir, rir], T.STR
         for sub, t in ((node.left, lt), (node.right, rt)):
             if t not in (T.INT, T.ANY):
@@ -393,17 +487,19 @@ class ExprCompiler:
             rir, rt = self.as_list(node.right, scope, "the right side of `in`")
             if not T.fits(lt, T.elem(rt)) and lt != T.NONE:
                 self.error(node.left, f"{T.plain(lt)} can never be in {T.plain(rt)}")
+            elif T.is_enum(lt):
+                self.check_members(node.right, rir, T.list_of(lt))
+            else:
+                self.check_members(node.left, lir, T.elem(rt))
             return ["cmp", node.op, lir, rir], T.BOOL
         rir, rt = self.expr(node.right, scope)
         if node.op in ("==", "!="):
-            for et, other in ((lt, rir), (rt, lir)):
-                members = self.d.enums.get(et[5:]) if T.is_enum(et) else None
-                if members and other[0] == "lit" and isinstance(other[1], str) and other[1] not in members:
-                    self.error(node, f"`{other[1]}` is not a {et[5:]} (the {et[5:]}s are "
-                               f"{', '.join(members)})", did_you_mean(other[1], members))
             if not (T.fits(lt, rt) or T.fits(rt, lt)):
                 self.error(node, f"comparing {T.plain(lt)} with {T.plain(rt)} is always "
                            f"{'false' if node.op == '==' else 'true'}")
+            else:
+                self.check_members(node, rir, lt)
+                self.check_members(node, lir, rt)
             return ["cmp", node.op, lir, rir], T.BOOL
         for sub, t in ((node.left, lt), (node.right, rt)):
             if t not in (T.INT, T.ANY):
@@ -455,8 +551,12 @@ class ExprCompiler:
             args = self._args(node, scope, sig)
             return ["fn", name, args], sig.returns or T.ANY
         if name in self.d.procs:
-            self.error(node, f"`{name}` is a procedure: call it as a statement on its own line, "
-                       "not inside an expression")
+            if self.d.procs[name].returns is not None:
+                self.error(node, f"`{name}` is a procedure: take its value on a line of its own, "
+                           f"`let x = {name}(…)`, then use `x`")
+            else:
+                self.error(node, f"`{name}` is a procedure: call it as a statement on its own line, "
+                           "not inside an expression")
             return BAD
         builtin = BUILTINS.get(name)
         if name in RANDOM_BUILTINS and self.no_random:

@@ -11,7 +11,8 @@ slowest).  Every string key of the entry except the effect code and `text`
 is a jinja2 template over the generated values; `text` is a card template
 anyway, and sees them beside the card's fields.  A value that is exactly one
 `{{ name }}` keeps its type, so `value: "{{ number }}"` is the number 2, not
-the text "2".  Each generated card keeps the entry's file locations, so an
+the text "2"; except in the keys that are always text (TEXT_KEYS): a name
+`"{{ number }}"` is the text "2".  Each generated card keeps the entry's file locations, so an
 error in one points at the entry.  The expansion is deterministic and
 bounded (MAX_GENERATED cards per entry).
 """
@@ -25,6 +26,8 @@ from cardc import sandbox
 MAX_GENERATED = 10_000
 # keys that are code (their `{…}` is the effect language's), or templated later
 NOT_TEMPLATED = {"generate", "text", "requires", "effect", "reaction", "hooks", "modifiers"}
+# keys whose value is text whatever it is generated from (a card named "{{ number }}")
+TEXT_KEYS = {"id", "name", "kind", "flavour", "note", "starts_in"}
 _ONE_NAME = re.compile(r"^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
 
 
@@ -80,7 +83,8 @@ def expand_entry(raw, enums, env, error):
                 continue
             one = _ONE_NAME.match(value)
             if one and one.group(1) in context:
-                card[key] = context[one.group(1)]
+                value = context[one.group(1)]
+                card[key] = str(value) if key in TEXT_KEYS and not isinstance(value, str) else value
                 continue
             try:
                 card[key] = sandbox.render_text(env, value, context)

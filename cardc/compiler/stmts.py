@@ -18,8 +18,9 @@ from cardc.limits import MAX_NESTING, MAX_REPEAT
 
 
 class BlockCompiler(ExprCompiler):
-    def __init__(self, decls, where: Where, diags, flags=()):
+    def __init__(self, decls, where: Where, diags, flags=(), proc=None):
         super().__init__(decls, where, diags)
+        self.proc = proc             # the procedure's Signature, when this is one's body
         self.ops: list = []
         self.src: list = []
         self.loops: list = []        # stack of lists of break-jump op indexes
@@ -108,13 +109,57 @@ class BlockCompiler(ExprCompiler):
             self.emit(value, ["random", var, items, value.var, where])
             return None, T.elem(t)
         if isinstance(value, n.Ask):
-            p = self.expect(value.player, self.expr(value.player, scope), T.PLAYER, "who is asked")
+            asked = self.expr(value.player, scope)
+            if asked[1].startswith("list:") and T.fits(asked[1], "list:player"):
+                return self.ask_each(value, asked, scope, var)
+            if not T.fits(asked[1], T.PLAYER):
+                self.error(value.player, "who is asked must be a player (a yes/no question) or a list "
+                           f"of players (the first to say yes), not {T.plain(asked[1])}")
+            p = asked[0]
             prompt = self.label(value.prompt, scope)
             self.emit(value, ["ask", var, p, prompt])
             return None, T.BOOL
         if isinstance(value, n.Window):
             return self.window(value, scope, var)
+        if self.returning_call(value):
+            return self.call_for_value(value, scope)
         return self.expr(value, scope)
+
+    def returning_call(self, value) -> bool:
+        return isinstance(value, n.Call) and value.name in self.d.procs
+
+    def call_for_value(self, call, scope):
+        """`let x = name(…)` of a procedure with `returns`: the call, then its
+        value, read from the procedure's result counter (set to none first,
+        so that one that ends without `return v` gives none)."""
+        sig = self.d.procs[call.name]
+        if sig.returns is None:
+            self.error(call, f"procedure `{call.name}` gives back no value",
+                       f"declare `returns: TYPE` for it in rules.yaml and end it with `return VALUE`, "
+                       f"or call it on a line of its own")
+            self._s_ExprStmt(n.ExprStmt(call, pos=call.pos, end=call.end), scope)
+            return None, T.ANY
+        self.emit(call, ["set", ["gctr", sig.result], "=", ["lit", None]])
+        self.emit(call, ["call", call.name, self._args(call, scope, sig)])
+        return ["gctr", sig.result], sig.returns
+
+    def ask_each(self, ask, asked, scope, var):
+        """`let who = ask rivals(me) "Challenge?"`: a window any listed player
+        may answer, holding no card.  Each is asked in the list's order; the
+        first to say yes settles it and is the value (none if nobody does).
+        Lowered to the statements a designer would write for it (a `for`
+        over the players with an `ask` and a `break`), with names no
+        designer can write."""
+        players, each, answer = self.slot(), self.slot(), self.slot()
+        self.emit(ask, ["let", players, asked[0]])
+        self.emit(ask, ["let", var, ["lit", None]])
+        at = {"pos": ask.pos, "end": ask.end}
+        loop = n.For(each, n.Name(players, **at), [
+            n.Let(answer, n.Ask(n.Name(each, **at), ask.prompt, **at), **at),
+            n.If([(n.Name(answer, **at), [n.Assign(n.Name(var, **at), "=", n.Name(each, **at), **at),
+                                          n.Break(**at)])], None, **at)], **at)
+        self._s_For(loop, scope.child({players: asked[1], var: T.PLAYER}))
+        return None, T.PLAYER
 
     def _where(self, var, list_type, where, scope):
         if where is None:
@@ -192,10 +237,12 @@ class BlockCompiler(ExprCompiler):
         if not tir or tir[0] not in ("gctr", "pctr", "cctr", "cpp"):
             if tir and tir[0] == "gattr" and target.name in ("turn_player", "first_player"):
                 pass
+            elif [tir, tt] == [["lit", None], T.ANY]:
+                return          # a misspelt counter: said once, by the expression (with did-you-mean)
             else:
                 self.error(target, "only counters (player, game or card) and locals can be set")
                 return
-        if isinstance(s.value, (n.Choose, n.Random, n.Ask, n.Window)):
+        if isinstance(s.value, (n.Choose, n.Random, n.Ask, n.Window)) or self.returning_call(s.value):
             tmp = self.slot()
             vir, vt = self.rhs(s.value, scope, tmp)
             self.note_local(tmp, vt)
@@ -209,6 +256,8 @@ class BlockCompiler(ExprCompiler):
                 self.error(s.value, f"the amount must be a number, not {T.plain(vt)}")
         elif not T.fits(vt, tt):
             self.error(s.value, f"this counter holds {T.plain(tt)}, not {T.plain(vt)}")
+        else:
+            self.check_members(s.value, vir, tt)        # `game.led = "gren"` for a `colour` counter
         self.emit(s, ["set", tir, s.op, vir])
 
     def _s_ExprStmt(self, s, scope):
@@ -277,9 +326,32 @@ class BlockCompiler(ExprCompiler):
         self.loops[-1].append(self.emit(s, ["jump", None]))
 
     def _s_Return(self, s, scope):
-        if s.value is not None:
-            self.error(s.value, "procedures do not return values; use a function in rules.yaml")
+        returns = self.proc.returns if self.proc is not None else None
+        if s.value is not None and returns is None:
+            if self.proc is None:
+                self.error(s.value, "only a procedure gives back a value with `return`",
+                           "compute values with a function, or move this into a procedure with "
+                           "`returns: TYPE` in rules.yaml")
+            else:
+                self.error(s.value, f"procedure `{self.proc.name}` gives back no value",
+                           f"declare `returns: TYPE` for `{self.proc.name}` in rules.yaml")
+        elif s.value is not None:
+            ir = self.expect(s.value, self.rhs_value(s.value, scope), returns, "the value returned")
+            self.emit(s, ["set", ["gctr", self.proc.result], "=", ir])
+        elif returns is not None:
+            self.error(s, f"procedure `{self.proc.name}` gives back {T.plain(returns)}: "
+                       "`return VALUE`")
         self.emit(s, ["return"])
+
+    def rhs_value(self, value, scope):
+        """A value that may be another procedure's (`return other(…)`)."""
+        if self.returning_call(value):
+            tmp = self.slot()
+            ir, t = self.call_for_value(value, scope)
+            self.note_local(tmp, t)
+            self.emit(value, ["let", tmp, ir])
+            return ["var", tmp], t
+        return self.expr(value, scope)
 
     def label(self, node, scope):
         """A prompt, a label or a log line: text built only when someone reads it."""
@@ -424,8 +496,19 @@ class BlockCompiler(ExprCompiler):
                 self.note_local(item.var, T.elem(t))    # an option names a card by it (card_locals)
                 out.append(["for", item.var, lst, self._menu_items(item.items, inner, ends)])
             elif isinstance(item, n.MenuIf):
-                cond = self.condition(item.cond, scope)
-                out.append(["if", cond, self._menu_items(item.items, scope.child(), ends)])
+                # `if … elif … else` among options: lowered to one `if` per
+                # branch, each also requiring that no branch above it held
+                branches = [(item.cond, item.items)] + list(item.elifs)
+                if item.other is not None:
+                    branches.append((None, item.other))
+                failed = []
+                for cond, items in branches:
+                    this = self.condition(cond, scope) if cond is not None else None
+                    test = [["not", c] for c in failed] + ([this] if this is not None else [])
+                    out.append(["if", test[0] if len(test) == 1 else ["and", test],
+                                self._menu_items(items, scope.child(), ends)])
+                    if this is not None:
+                        failed.append(this)
         return out
 
 
@@ -453,14 +536,15 @@ def _parse_error(where: Where, diags, exc: DslError):
     diags.error(loc, exc.message, exc.hint)
 
 
-def compile_block(text, where: Where, decls, diags, names: dict, params=()) -> dict | None:
-    """Parse, check and lower one block of statements."""
+def compile_block(text, where: Where, decls, diags, names: dict, params=(), proc=None) -> dict | None:
+    """Parse, check and lower one block of statements (`proc`: the Signature
+    of the procedure it is the body of)."""
     try:
         stmts = parse_block(text)
     except DslError as exc:
         _parse_error(where, diags, exc)
         return None
-    bc = BlockCompiler(decls, where, diags)
+    bc = BlockCompiler(decls, where, diags, proc=proc)
     for name, t in names.items():
         bc.note_local(name, t)
     bc.block(stmts, Scope(names))

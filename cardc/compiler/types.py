@@ -5,12 +5,20 @@ Compound: `list:T`, `event:TAG` (the event of a reaction window),
 `enum:NAME` (text that is one of a declared enumeration's members; it fits
 where text is wanted and text fits it, so only literals are checked),
 `perplayer:T` (a card counter held per player, indexed by a player),
+`enum:card_id` (CARD_ID: a card's id, text that is one of the game's card
+ids: a literal compared with it or given where it is wanted is checked
+against the game's cards, as an enumeration's members are), and
+`enum:card_kind` (CARD_KIND, likewise for the game's kinds),
 `fn:NAME` (a function passed by name, e.g. to sort_by).
 """
 from __future__ import annotations
 
 INT, BOOL, STR, PLAYER, CARD, ZONE, CELL, NONE, ANY, GAME = (
     "int", "bool", "str", "player", "card", "zone", "cell", "none", "any", "game")
+
+CARD_ID = "enum:card_id"       # names no enumeration may take (see RESERVED_ENUMS)
+CARD_KIND = "enum:card_kind"
+RESERVED_ENUMS = {CARD_ID[5:], CARD_KIND[5:]}
 
 NULLABLE = {PLAYER, CARD, CELL, STR, ANY}
 DECLARABLE = {"int": INT, "bool": BOOL, "str": STR, "player": PLAYER, "card": CARD,
@@ -42,6 +50,11 @@ def is_event(t: str) -> bool:
 
 def is_enum(t: str) -> bool:
     return t.startswith("enum:")
+
+
+def is_text(t: str) -> bool:
+    """Text of any kind: plain text or an enumeration's member."""
+    return t == STR or is_enum(t)
 
 
 def fits(actual: str, wanted: str) -> bool:
@@ -87,8 +100,10 @@ def plain(t: str) -> str:
              GAME: "the game", ANY: "anything"}
     if t in words:
         return words[t]
+    if t in (CARD_ID, CARD_KIND):
+        return "a " + t[5:].replace("_", " ")
     if t.startswith("list:"):
-        return "a list of " + plain(elem(t)).removeprefix("a ").removeprefix("an ") + "s"
+        return "a list of " + plain(elem(t)).removeprefix("a ").removeprefix("an ").strip("`") + "s"
     if t.startswith("event:"):
         return f"a `{t[6:]}` window event"
     if is_enum(t):

@@ -295,3 +295,5 @@ class MenuFor(Node):
 class MenuIf(Node):
     cond: Expr
     items: list
+    elifs: list = field(default_factory=list)     # [(cond, items)], each tried when those above fail
+    other: list | None = None                     # the `else:` items

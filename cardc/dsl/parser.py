@@ -459,7 +459,18 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def menu_if(self, meta, c):
-        return self._at(n.MenuIf(c[0], list(c[1:])), meta)
+        cond, items, *rest = c
+        other = rest.pop() if rest else None
+        return self._at(n.MenuIf(cond, items, [tuple(e) for e in rest], other), meta)
+
+    def menu_elif(self, c):
+        return (c[0], c[1])
+
+    def menu_else(self, c):
+        return c[0]
+
+    def menu_items(self, c):
+        return list(c)
 
     # ----- expressions
     def expr_start(self, c):

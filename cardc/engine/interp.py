@@ -252,6 +252,13 @@ class Interpreter:
                 self.touch("flow:round")
                 self.stage = "round"
             elif stage == "setup":
+                # `game.next_player = p` in setup picks who plays the first turn
+                chosen = None if self.game.plain_turn_order else self.g.get("next_player")
+                if chosen is not None:
+                    self.g["next_player"] = None
+                    self.touch("g:next_player")
+                    self.turn_player = chosen
+                    self.touch("flow:turn_player")
                 self.first_player = self.turn_player
                 self.round = 1
                 self.touch("flow:first_player")

@@ -21,6 +21,7 @@ keys, non-text keys, unknown tags and alias bombs. Every failure raises
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -607,9 +608,53 @@ def _syntax_error(exc: yaml.MarkedYAMLError, source: _Source) -> Diagnostic:
             "tab character in indentation; YAML needs spaces",
             "indent with spaces (set your editor to insert spaces for Tab)",
         )
+    unclosed = _unclosed_bracket(exc, words)
+    if unclosed is not None:
+        return Diagnostic(Loc(source.file, exc.context_mark.line + 1, exc.context_mark.column + 1), "error",
+                          f"invalid YAML: this `{unclosed[0]}` is never closed: the "
+                          f"{'list' if unclosed[0] == '[' else 'mapping'} runs on to line {line}, "
+                          "which cannot be part of it", f"close it with `{unclosed[1]}` after its last item")
+    if "mapping values are not allowed" in words:
+        over = _indented_too_far(source.lines, line)
+        if over is not None:
+            return Diagnostic(Loc(source.file, line, over[0] + 1), "error",
+                              "invalid YAML: this line is indented more than the line above it, so YAML "
+                              "reads it as more text of that line's value",
+                              f"line `{over[1]}` up with the keys above it (column {over[2] + 1})")
     if plain is None:
         return Diagnostic(loc, "error", f"invalid YAML: {problem}", exc.context)
     return Diagnostic(loc, "error", f"invalid YAML: {plain} ({problem})", hint)
+
+
+def _unclosed_bracket(exc, words: str):
+    """("[", "]") when a `[` (or `{`) opened on an earlier line is what the
+    parser gave up on at a `key:` of a later line: the bracket was never
+    closed, and the place to show is the bracket, not the line after it."""
+    for opening, closing in (("[", "]"), ("{", "}")):
+        if f"expected ',' or '{closing}'" in words and exc.context_mark is not None \
+                and exc.problem_mark is not None and exc.problem_mark.line > exc.context_mark.line \
+                and "got ':'" in words:
+            return opening, closing
+    return None
+
+
+_KEY_LINE = re.compile(r"^( *)(?:- )?([A-Za-z_][\w.\[\]-]*):(?: |$)")
+
+
+def _indented_too_far(lines: list, line: int):
+    """(its indent, its key, the indent of the key above) when line `line`
+    is a `key: value` indented past the `key: value` line above it: one extra
+    space, which YAML reads as the value above going on, and then trips on
+    the `:`.  None for any other line."""
+    this = _KEY_LINE.match(lines[line - 1]) if line <= len(lines) else None
+    above = next((lines[n] for n in range(line - 2, -1, -1)
+                  if lines[n].strip() and not lines[n].lstrip().startswith("#")), None)
+    if this is None or above is None:
+        return None
+    prev = re.match(r"^( *)(?:- )?[^\s:#][^:#]*: +\S", above)   # a key with a value after it
+    if prev is None or len(this.group(1)) <= len(prev.group(1)):
+        return None
+    return len(this.group(1)), this.group(2), len(prev.group(1))
 
 
 def folded_surprises(value: Any):

@@ -147,7 +147,7 @@ def _context(face: Face, layout: Layout, params: Mapping[str, Any],
     fields = {k: v for k, v in face.fields.items() if v is not None}
     return {**fields, "name": face.name, "id": face.card_id, "kind": face.kind_label,
             "kind_id": face.kind, "game": layout.title, "params": params, "stamp": layout.stamp,
-            "number": number, "total": total}
+            "number": number, "total": total, "labels": layout.labels}
 
 
 def numbered(card: Prepared, layout: Layout, fonts: Fonts, params: Mapping[str, Any],

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 from cardc.project import generated_dir
 
 from .atomic import write_atomic
-from .errors import RenderError
+from .errors import OptionError, RenderError
 from .pipeline import BACKS, FITS, MAX_OFFSET, PrintOptions, render_game
 
 from .sheets import PAPERS
@@ -89,7 +89,9 @@ def add_print_arguments(parser: argparse.ArgumentParser) -> None:
                         help="shift backs by X,Y mm (measure with the calibration page in guide.pdf)")
     parser.add_argument("--cards", type=parse_ids, default=(), metavar="ID,...",
                         help="print only these cards (an errata sheet, errata.pdf)")
-    parser.add_argument("--proof", action="store_true", help="a contact sheet of every card (proof.pdf)")
+    parser.add_argument("--proof", action="store_true",
+                        help="a contact sheet of every card (proof.pdf), or of the --cards named; "
+                             "no backs, bleed or offset")
     parser.add_argument("--low-ink", action="store_true",
                         help="white cards with coloured titles and a thin rule, and plain white backs, to save toner")
     parser.add_argument("--fit", choices=FITS, default=None,
@@ -102,7 +104,30 @@ def add_print_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="DIR", help="output folder (default generated/<game>/)")
 
 
+def _usage(error: OptionError):
+    """A bad option is a usage error (exit 2), said as every command says one."""
+    from cardc.project import UsageError
+    return UsageError(str(error))
+
+
+# What --proof leaves out: it prints one face per card, without backs,
+# bleed or imposition, so these options would silently do nothing.
+_NOT_IN_A_PROOF = (("backs", "--backs", "long-edge"), ("bleed", "--bleed", 0.0),
+                   ("offset", "--offset", (0.0, 0.0)), ("fit", "--fit", "cards"))
+
+
+def proof_notes(args: argparse.Namespace) -> list[str]:
+    """A note for each option given with --proof that a proof does not use."""
+    if not args.proof:
+        return []
+    return [f"{flag} does nothing with --proof (a proof is one face per card, without backs or "
+            f"bleed): print without --proof for {flag}"
+            for key, flag, default in _NOT_IN_A_PROOF if getattr(args, key, default) != default]
+
+
 def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
+    for note in proof_notes(args):
+        print(f"note: {note}", file=sys.stderr)
     options = PrintOptions(paper=args.paper, bleed=args.bleed, backs=args.backs, offset=args.offset,
                            cards=args.cards, proof=args.proof, fit=getattr(args, "fit", None),
                            low_ink=getattr(args, "low_ink", False), stamp=getattr(args, "stamp", None))
@@ -110,6 +135,8 @@ def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
         rendered = render_game(bundle, options, _art_root(args))
         out = _out_dir(args, bundle)
         paths = [write_atomic(out / name, data) for name, data in rendered.files.items()]
+    except OptionError as error:
+        raise _usage(error) from None
     except RenderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -123,7 +150,8 @@ def run_print(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="game id (its bundle generated/<game>.json is exported)")
     parser.add_argument("--tts", action="store_true",  # the only export; kept so old commands still work
-                        help="Tabletop Simulator saved object (tts/<game>.json), deck sheets and a PNG per card")
+                        help="not needed (kept so old commands still work): export always writes the Tabletop "
+                             "Simulator saved object, deck sheets and a PNG per card")
     parser.add_argument("--card-px", type=int, default=None, metavar="PX",
                         help="card width in pixels, 100-2048 (default 409; larger cards give sheets with fewer columns)")
     parser.add_argument("--url-base", metavar="URL",
@@ -136,6 +164,9 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
+    if getattr(args, "tts", False):
+        print("note: --tts is not needed: export always writes the Tabletop Simulator files",
+              file=sys.stderr)
     if getattr(args, "shop", None) or getattr(args, "cmyk", False):
         try:
             if not getattr(args, "shop", None):
@@ -143,6 +174,8 @@ def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
             notes: list[str] = []
             paths = export_for_shop(bundle, args.shop, _out_dir(args, bundle), getattr(args, "cmyk", False),
                                     _art_root(args), notes)
+        except OptionError as error:
+            raise _usage(error) from None
         except RenderError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
@@ -155,6 +188,8 @@ def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
     try:
         paths = export_tts(bundle, _out_dir(args, bundle), getattr(args, "card_px", None), getattr(args, "url_base", None),
                            _art_root(args))
+    except OptionError as error:
+        raise _usage(error) from None
     except RenderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -175,6 +210,8 @@ def run_rulebook(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
 
     try:
         paths = write_rulebook(bundle, _out_dir(args, bundle), args.format, getattr(args, "paper", "a4"))
+    except OptionError as error:
+        raise _usage(error) from None
     except RenderError as error:
         # A RulebookError reads "file:line: error: ..." already.
         print(error if isinstance(error, RulebookError) else f"error: {error}", file=sys.stderr)

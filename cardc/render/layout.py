@@ -162,6 +162,7 @@ class Layout:
     also_need: tuple[str, ...] = ()  # what players need that is not printed
     hand_out: tuple[str, ...] = ()  # kinds each player takes one of at setup (the setup picture shows it)
     extra_decks: Mapping[str, Deck] = field(default_factory=dict)  # "aids", and one per token sheet
+    labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # enumeration -> member -> label
 
     @property
     def stamp(self) -> str:
@@ -293,6 +294,7 @@ def load_layout(bundle: Mapping[str, Any]) -> Layout:
         title=title,
         version=f"v{version.removeprefix('v')}" if version else "",
         build="#" + str(bundle.get("source_hash") or "")[:6],
+        labels=dict(bundle.get("labels") or {}),
         decks=tuple(decks),
         icons={name: Icon(**{**icon, "words": tuple(icon.get("words") or ())}) for name, icon in icons.items()},
         colours=dict(game.get("colours") or {}),

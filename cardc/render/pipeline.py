@@ -32,7 +32,7 @@ from .atomic import write_atomic
 from .cards import (Face, Prepared, PreparedBack, contrast_ratio, numbered, prepare, prepare_all, prepare_back, readable,
                     render_strict, render_template)
 from .components import board_pages, cell_names, tracker_pages
-from .errors import RenderError
+from .errors import OptionError, RenderError
 from .fonts import Fonts, load_fonts
 from .guide import guide_pages
 from .layout import Deck, Layout, load_layout
@@ -61,18 +61,18 @@ class PrintOptions:
 
     def check(self) -> None:
         if self.paper not in PAPERS:
-            raise RenderError(f"--paper must be one of {', '.join(PAPERS)}, not {self.paper!r}")
+            raise OptionError(f"--paper must be one of {', '.join(PAPERS)}, not {self.paper!r}")
         if self.backs not in BACKS:
-            raise RenderError(f"--backs must be one of {', '.join(BACKS)}, not {self.backs!r}")
+            raise OptionError(f"--backs must be one of {', '.join(BACKS)}, not {self.backs!r}")
         if not 0 <= self.bleed <= MAX_BLEED + 1e-9:
-            raise RenderError(f"--bleed must be between 0 and 3.175 mm (1/8 in), not {self.bleed:g}")
+            raise OptionError(f"--bleed must be between 0 and 3.175 mm (1/8 in), not {self.bleed:g}")
         if self.stamp is not None and not (0 < len(self.stamp) <= MAX_STAMP and self.stamp.isprintable()):
-            raise RenderError(f"--stamp must be 1 to {MAX_STAMP} printable characters (a date, a build "
+            raise OptionError(f"--stamp must be 1 to {MAX_STAMP} printable characters (a date, a build "
                               f"name), not {self.stamp!r}")
         if self.fit is not None and self.fit not in FITS:
-            raise RenderError(f"--fit must be one of {', '.join(FITS)}, not {self.fit!r}")
+            raise OptionError(f"--fit must be one of {', '.join(FITS)}, not {self.fit!r}")
         if not all(math.isfinite(v) and abs(v) <= MAX_OFFSET for v in self.offset):
-            raise RenderError(f"--offset must be X,Y with each between -{MAX_OFFSET:g} and {MAX_OFFSET:g} mm "
+            raise OptionError(f"--offset must be X,Y with each between -{MAX_OFFSET:g} and {MAX_OFFSET:g} mm "
                               f"(the calibration page measures -15 to 15), not {self.offset[0]:g},{self.offset[1]:g}")
 
     @property
@@ -221,7 +221,7 @@ def select_ids(physical: Sequence[str], faces: Mapping[str, Face], wanted: Seque
     for card_id in wanted:
         if card_id not in faces:
             hint = did_you_mean(card_id, faces)
-            raise RenderError(f"--cards: no card `{card_id}` in {game}" + (f"; {hint}" if hint else ""))
+            raise OptionError(f"--cards: no card `{card_id}` in {game}" + (f"; {hint}" if hint else ""))
     return [i for i in physical if i in set(wanted)] if wanted else list(physical)
 
 
@@ -396,7 +396,8 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions, art_root: Path
     if options.proof:
         pdf = Pdf(f"{title}: proof", fonts)
         counts = Counter(physical)
-        faces_to_review = [p for p in prepared.values() if p.face.deck.style != "tile"]  # tiles only say a cell
+        faces_to_review = [p for p in prepared.values() if p.face.deck.style != "tile"  # tiles only say a cell
+                           and (not options.cards or p.face.card_id in options.cards)]
         proof_pages(pdf.canvas, faces_to_review, fonts, PAPERS[options.paper], title,
                     lambda p: f"{p.face.card_id} · ×{counts.get(p.face.card_id, 0)} · {p.face.deck.id}")
         rendered.files["proof.pdf"] = pdf.finish()

@@ -48,7 +48,7 @@ from reportlab.pdfgen.canvas import Canvas
 from .atomic import write_atomic
 from .cards import Prepared, draw_back, draw_front, prepare_all, prepare_back
 from .components import board_pages, tracker_pages
-from .errors import RenderError
+from .errors import OptionError, RenderError
 from .fonts import Fonts, load_fonts
 from .layout import Deck, load_layout
 from .text import to_bbcode
@@ -217,7 +217,7 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = N
                url_base: str | None = None, art_root: Path | None = None) -> list[Path]:
     """Write the TTS saved object, sheets, backs, manifest and web images; returns the paths."""
     if card_px is not None and not MIN_PX <= card_px <= MAX_CARD_PX:
-        raise RenderError(f"--card-px must be between {MIN_PX} and {MAX_CARD_PX}, not {card_px}")
+        raise OptionError(f"--card-px must be between {MIN_PX} and {MAX_CARD_PX}, not {card_px}")
     fonts = load_fonts()
     layout = load_layout(bundle)
     params = bundle.get("params") or {}

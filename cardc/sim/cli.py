@@ -19,7 +19,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from cardc.cliargs import not_negative, positive
+from cardc.cliargs import AGENTS_MEANING, not_negative, positive
 from cardc.paths import find_project
 from cardc.project import UsageError, build_folder, game_folders, generated_dir, load_bundle
 from cardc.sim import report as rep
@@ -54,8 +54,8 @@ def add_commands(sub) -> None:
     s.set_defaults(func=cmd_sweep)
 
     s = sub.add_parser("compare", help="two saved simulation reports side by side")
-    s.add_argument("a", help="report JSON (cardc simulate --json)")
-    s.add_argument("b")
+    s.add_argument("a", help="the first report, the baseline (written by cardc simulate --json)")
+    s.add_argument("b", help="the second report, compared with the first")
     s.add_argument("--significant", action="store_true", help="show only significant differences")
     s.add_argument("--json", metavar="PATH", help="write the comparison as JSON")
     s.set_defaults(func=cmd_compare)
@@ -68,7 +68,8 @@ def _common(s) -> None:
     s.add_argument("game", help="game id or folder")
     s.add_argument("--players", help="player counts, e.g. 3,4,5 (default: every count allowed)")
     s.add_argument("--agents", default="random",
-                   help="agents, comma-separated; they rotate through the seats (default random)")
+                   help="agents, comma-separated: " + AGENTS_MEANING + "; the seating shifts one "
+                        "seat each game, so every agent plays every seat (default random)")
     s.add_argument("--seed", type=int, default=0, help="the run's seed: same seed, same report")
     s.add_argument("--jobs", type=positive, default=os.cpu_count() or 1,
                    help="worker processes (default: every core); results do not depend on it")
@@ -226,9 +227,14 @@ def cmd_compare(args) -> int:
 
 def _read_report(path) -> dict:
     try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read report `{path}`: {exc}") from None
+        text = Path(path).read_text(encoding="utf-8")    # unreadable: the OSError, exit 3
+    except UnicodeDecodeError:
+        raise UsageError(f"`{path}` is not a report written by `cardc simulate --json` (not text)") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"`{path}` is not a report written by `cardc simulate --json` "
+                         f"(not JSON: {exc})") from None
     if not isinstance(data, dict) or "metrics" not in data or data.get("kind") == "sweep":
         raise UsageError(f"`{path}` is not a report written by `cardc simulate --json`")
     return data
