@@ -4,18 +4,24 @@ from __future__ import annotations
 
 def observation_text(obs: dict, game, state=None, scores=None) -> str:
     """The seat's observation as lines: the turn, the scores as a headline
-    (when given: the seat may know them), the counters, the zones, the board."""
+    (when given: the seat may know them), the counters (less those the
+    content marks `bookkeeping: true`, the rules' own machinery, as the
+    browser table leaves them out), the zones, the board."""
     levels = ", ".join(f"{name} {value}" for name, value in obs.get("levels") or [["round", obs["round"]]])
     lines = [f"Turn {obs['turn']} ({levels}), P{obs['turn_player'] + 1} to play"
              + (f", phase {obs['phase']}" if obs.get("phase") else "")]
     if scores:
         lines.append("  SCORES  " + ", ".join(f"P{i + 1} {s}" for i, s in enumerate(scores)))
-    types = {scope: {k: c["type"] for k, c in game.counters[scope].items()} for scope in ("game", "player")}
-    if obs["game"]:
-        lines.append("  game: " + ", ".join(f"{k} {value_text(v, types['game'].get(k), game)}"
-                                            for k, v in obs["game"].items()))
+    types = {scope: {k: c["type"] for k, c in game.counters[scope].items() if not c.get("bookkeeping")}
+             for scope in ("game", "player")}
+    shown_game = {k: v for k, v in obs["game"].items() if k in types["game"]}
+    if shown_game:
+        lines.append("  game: " + ", ".join(f"{k} {value_text(v, types['game'][k], game)}"
+                                            for k, v in shown_game.items()))
     for name, values in obs["counters"].items():
-        typ = types["player"].get(name)
+        if name not in types["player"]:
+            continue
+        typ = types["player"][name]
         lines.append(f"  {name}: " + ", ".join(f"P{i + 1} {value_text(v, typ, game)}"
                                                for i, v in enumerate(values)))
     for key, zone in obs["zones"].items():

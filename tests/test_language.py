@@ -350,3 +350,18 @@ def test_set_changes_a_text_param(tmp_path):
     assert built.bundle["params"]["first_colour"] == "blue"
     wrong = build_folder(EXPEDITION, overrides={"params.first_colour": "purple"})
     assert "`purple` is not a colour (the colours are red, blue, green)" in [d.message for d in wrong.diags.errors]
+
+
+def test_the_terminal_game_leaves_out_the_rules_bookkeeping_counters():
+    """Counters the content marks `bookkeeping: true` (unicorn's `plays`) are
+    the rules' machinery: the terminal view leaves them out, as the browser
+    table does, and keeps the others (`partner`)."""
+    from cardc.engine import Game
+    from cardc.project import load_bundle
+    from cardc.render_text import observation_text
+    game = Game(load_bundle("unicorn"))
+    assert game.counters["player"]["plays"].get("bookkeeping")
+    st = game.new_state(3, seed=1)
+    text = observation_text(st.observation(0), game, st)
+    assert "  partner: " in text
+    assert "  plays: " not in text and "declined" not in text
