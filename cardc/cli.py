@@ -290,7 +290,7 @@ def cmd_scenario(args) -> int:
         missing = next((f for f in files if not Path(f).exists()), None)
         if missing is not None:     # a file that is not there: exit 3, as for every command
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(missing))
-    return run_scenarios(files, verbose=args.verbose)
+    return run_scenarios(files, verbose=args.verbose, reference=args.reference)
 
 
 def cmd_bench(args) -> int:
@@ -426,6 +426,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("files", nargs="*",
                    help="scenario files or folders (default: the project's scenarios folder)")
     s.add_argument("-v", "--verbose", action="store_true", help="print every scenario, passed ones too")
+    s.add_argument("--reference", action="store_true",
+                   help="run on the engine with every optimisation off (no caches, op by op): slower; "
+                        "a scenario that passes only one way is an engine bug worth reporting")
     s.set_defaults(func=cmd_scenario)
 
     s = sub.add_parser("bench", help="games and decisions per second with random agents")

@@ -663,11 +663,11 @@ def expand(paths) -> list[Path]:
     return out
 
 
-def run_scenarios(paths, verbose=False, out=None) -> int:
+def run_scenarios(paths, verbose=False, out=None, reference=False) -> int:
     out = out or sys.stdout
     cache, passed, failed = {}, 0, 0
     for path in expand(paths):
-        for r in run_file(path, cache):
+        for r in run_file(path, cache, reference):
             if r.ok:
                 passed += 1
                 if verbose:

@@ -78,3 +78,11 @@ def test_a_start_state_write_forgets_what_a_cached_function_read(tmp_path, refer
     path.write_text(STALE_START)
     (result,) = run_file(path, {}, reference=reference)
     assert result.ok, result.failures
+
+
+def test_cardc_scenario_runs_in_the_reference_mode_when_asked(tmp_path, capsys):
+    from cardc.cli import main
+    path = tmp_path / "stale.yaml"
+    path.write_text(STALE_START)
+    assert main(["scenario", str(path), "--reference"]) == 0
+    assert capsys.readouterr().out.endswith("1 passed, 0 failed\n")
