@@ -260,6 +260,7 @@ class PairedDiff:
         d = self.diff.summary()
         return {"n": self.diff.n, "base": self.base.mean, "variant": self.variant.mean,
                 "diff": d["mean"], "lo": d["lo"], "hi": d["hi"], "width": d["hi"] - d["lo"],
+                "sd": self.diff.sd, "base_sd": self.base.sd, "variant_sd": self.variant.sd,
                 "p": d.get("p"), "significant": self.diff.n > 1 and (d["lo"] > 0 or d["hi"] < 0)}
 
 
