@@ -14,6 +14,7 @@ import math
 from collections import defaultdict
 
 from cardc.sim import answer as units
+from cardc.sim.quality import rows as quality_rows
 from cardc.sim.run import DEFAULT_SECONDS_PER_ACTION
 from cardc.sim.stats import ENDINGS, Tally, is_rate, mark_significant, newcombe, welch, wilson
 
@@ -60,6 +61,7 @@ def summarize(agg, bundle: dict, plan, *, overrides=None, holes=(), holes_skippe
                             "by_turn": [[t, row[0], row[1] / row[0], row[2] / row[3]]
                                         for t, row in sorted(cs.by_turn.items())]}
                    for n, cs in counts.items()},
+        "quality": {str(n): cs.quality.summary(n, cs.seats, cs.agents) for n, cs in counts.items()},
         "cards": _cards(agg, bundle),
         "decisions": _decisions(counts.values()),
         "holes": list(holes), "holes_not_saved": holes_skipped,
@@ -257,6 +259,13 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
         t.add_row(n, _num(f.get("mean")), _num(f.get("sd")), _num(w.get("median")),
                   f"{w.get('p10')}–{w.get('p90')}", _num(lc.get("mean"), 2))
     console.print(t)
+
+    if report.get("quality"):
+        t = _table("Quality measures (Browne; Ludii), 95% intervals",
+                   ("measure", *(f"{n} players" for n in report["quality"])), left=("measure",))
+        for name, cells in quality_rows(report["quality"]):
+            t.add_row(name, *cells.values())
+        console.print(t)
 
     zones = report["use_zones"]
     t = Table(title=f"Card usage (win rate: the seats that did it; top {card_rows} by plays)")
@@ -529,6 +538,14 @@ def render_html(report: dict) -> str:
         parts.append(svg_lines({"leader": [(r[0], r[2]) for r in s["by_turn"]],
                                 "all seats": [(r[0], r[3]) for r in s["by_turn"]]}, "turns"))
         parts.append(svg_histogram(f.get("counts", []), "final score"))
+
+    if report.get("quality"):
+        head = "".join(f"<th>{e(n)} players</th>" for n in report["quality"])
+        body = "".join(f"<tr><td>{e(name)}</td>" + "".join(f"<td>{e(c)}</td>" for c in cells.values())
+                       + "</tr>" for name, cells in quality_rows(report["quality"]))
+        parts.append("<h2>Quality measures</h2><p class=note>From Browne's and Ludii's metrics of "
+                     "automated game evaluation, per player count, with 95% intervals.</p>"
+                     f"<table class=quality><tr><th>measure</th>{head}</tr>{body}</table>")
 
     parts.append("<h2>Cards</h2><p class=note>Resolved = played for its effect; answered = a "
                  "reaction window answered with it. Win rate: of the seats that resolved it in a "

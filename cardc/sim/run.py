@@ -77,6 +77,7 @@ class GameRecord:
     turns: int = 0
     decisions: int = 0
     choices: int = 0                    # decisions with more than one legal action
+    options: int = 0                    # legal actions summed over the decisions (branching)
     minutes: float = 0.0                # estimated from `timing`
     scores: list | None = None          # final `score` per seat (None if the game faulted)
     score_sign: int = 1                 # -1 when the lowest score wins
@@ -178,6 +179,7 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
             seat = decider[0] = st.pending.player
             choice = len(st.pending.values) > 1
             rec.choices += choice
+            rec.options += len(st.pending.values)
             t0 = time.thread_time()
             try:
                 action = agents[seat].act(SeatView(st, seat))
