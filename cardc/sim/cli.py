@@ -74,6 +74,8 @@ def add_commands(sub) -> None:
 
     from cardc.sim.skill import add_command as add_skill
     add_skill(sub)
+    from cardc.sim.tune import add_command as add_tune
+    add_tune(sub)
 
 
 def _common(s) -> None:
