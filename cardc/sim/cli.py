@@ -26,7 +26,7 @@ from cardc.sim import report as rep
 from cardc.sim.answer import baseline_values, compare_answer, sweep_answer
 from cardc.sim.sequential import DETECT_POINTS, DETECT_SHARE, Design, look_sizes
 from cardc.sim.stats import ALPHA, ANSWER_USE, CARD_USES, mark_significant
-from cardc.sim.run import (HoleWriter, Plan, Totals, executor, peak_rss_mb, play_many,
+from cardc.sim.run import (HoleWriter, Plan, Totals, cpu_seconds, executor, peak_rss_mb, play_many,
                            seconds_per_decision, write_bundle)
 
 
@@ -416,7 +416,8 @@ class _Runner:
         args = self.args
         run = {"seconds": round(self.seconds, 3), "games_per_s": round(self.played / self.seconds, 2)
                if self.seconds else 0.0, "workers": self.pool.workers, "cluster": args.cluster,
-               "seconds_per_decision": seconds_per_decision(totals.think), **self.memory}
+               "seconds_per_decision": seconds_per_decision(totals.think),
+               "cpu_seconds": cpu_seconds(totals), **self.memory}
         holes = [h for h in self.holes.saved if h["overrides"] == self.variants[k]]
         use = args.use_zones.split(",") if args.use_zones else None
         return rep.summarize(totals.aggregates[k], self.bundles[k], self.plan,
