@@ -76,7 +76,7 @@ class Quality:
                 top = _leaders(scores, rec.score_sign)
                 self.winner_leads[t].add(sum(p in rec.winners for p in top) / len(top))
 
-    def merge(self, other: "Quality") -> None:
+    def merge(self, other: Quality) -> None:
         self.leader_wins.merge(other.leader_wins)
         self.lead_changes.merge(other.lead_changes)
         self.branching.merge(other.branching)

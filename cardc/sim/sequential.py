@@ -76,7 +76,7 @@ class Design:
                 for name, d in sorted(diffs.items()) if self.chosen(name)]
         tested = [(k, name, d) for k, name, d in rows if d.get("p") is not None]
         adjusted = holm([d["p"] for _, _, d in tested], self.level)
-        changed = {(k, name) for (k, name, _), p in zip(tested, adjusted) if p < self.level}
+        changed = {(k, name) for (k, name, _), p in zip(tested, adjusted, strict=True) if p < self.level}
         out: list[dict] = [{} for _ in variants]
         for k, name, d in rows:
             if (k, name) in changed:

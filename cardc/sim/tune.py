@@ -45,7 +45,7 @@ class Knob:
     choices: tuple = ()
 
     @classmethod
-    def parse(cls, text: str) -> "Knob":
+    def parse(cls, text: str) -> Knob:
         path, sep, rest = text.partition("=")
         path, rest = path.strip(), rest.strip()
         if not sep or not path or not rest:
