@@ -119,3 +119,17 @@ def test_compare_opens_with_its_answer_in_the_same_units(tmp_path, capsys):
     assert answer[-1].startswith("  Power: detecting a 5-pt change in a win rate needs about ")
     printed = capsys.readouterr().out
     assert printed.startswith("B against A (200 and 200") and " pts" in printed
+
+
+def test_a_sequential_sweep_is_the_same_whatever_the_jobs(tmp_path):
+    runs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"s{jobs}.json"
+        assert main(["sweep", str(MINI), "--set", "params.win_at=10", "--games", "30",
+                     "--max-games", "120", "--players", "2", "--jobs", jobs, "--quiet",
+                     "--holes", str(tmp_path / "h"), "--json", str(out)]) == 0
+        sweep = json.loads(out.read_text())
+        for part in (sweep, sweep["baseline"], *(v["report"] for v in sweep["variants"])):
+            part.pop("run")
+        runs.append(sweep)
+    assert runs[0] == runs[1]
