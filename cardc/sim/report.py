@@ -208,7 +208,7 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
 
     t = Table(title="How games end")
     for col in ("ending", "games", "share [95% CI]"):
-        t.add_column(col, justify="right" if col != "ending" else "left")
+        t.add_column(col, justify="right" if col != "ending" else "left", overflow="fold")
     for name, e in report["endings"].items():
         if e["games"]:
             t.add_row(name.replace("_", " "), f"{e['games']:,}", _ci(e))
@@ -219,7 +219,7 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
                                      if timing["assumed"] else ""))
     for col in ("players", "games", "turns mean", "turns p10–p90", "minutes mean",
                 "minutes p10–p90", "vs target", "one-option decisions"):
-        t.add_column(col, justify="right")
+        t.add_column(col, justify="right", overflow="fold")
     for n, L in report["length"].items():
         tu, mi = L["turns"], L["minutes"]
         target = L.get("target")
@@ -230,10 +230,10 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
 
     for n, seats in report["seats"].items():
         t = Table(title=f"{n} players: win rate and finishing place by seat")
-        t.add_column("seat")
-        t.add_column("win rate [95% CI]", justify="right")
+        t.add_column("seat", overflow="fold")
+        t.add_column("win rate [95% CI]", justify="right", overflow="fold")
         for p in range(1, int(n) + 1):
-            t.add_column(f"place {p}", justify="right")
+            t.add_column(f"place {p}", justify="right", overflow="fold")
         for win, places in zip(seats["win"], seats["places"]):
             t.add_row(str(win["seat"]), _ci(win), *(_pct(c["share"]) for c in places))
         console.print(t)
@@ -244,7 +244,7 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
             continue
         t = Table(title=f"Win rate by {title}")
         for col in ("players", title, "seats played", "win rate [95% CI]"):
-            t.add_column(col, justify="left" if col == title else "right")
+            t.add_column(col, justify="left" if col == title else "right", overflow="fold")
         for n, rows in by.items():
             for name, tally in rows.items():
                 t.add_row(n, name, f"{tally['trials']:,}", _ci(tally))
@@ -253,7 +253,7 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
     t = Table(title="Scores")
     for col in ("players", "final mean", "final sd", "winning median", "winning p10–p90",
                 "lead changes mean"):
-        t.add_column(col, justify="right")
+        t.add_column(col, justify="right", overflow="fold")
     for n, s in report["scores"].items():
         f, w, lc = s["final"], s["winning"], s["lead_changes"]
         t.add_row(n, _num(f.get("mean")), _num(f.get("sd")), _num(w.get("median")),
@@ -272,7 +272,7 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
     answers = any("answered" in c for c in report["cards"])
     for col in ("card", "kind", "resolved/game", "in games", "win when resolved",
                 *(("answered/game",) if answers else ()), *(f"→{z}/game" for z in zones)):
-        t.add_column(col, justify="left" if col in ("card", "kind") else "right")
+        t.add_column(col, justify="left" if col in ("card", "kind") else "right", overflow="fold")
     cards = sorted(report["cards"], key=lambda c: (-c["resolved"]["times"], -_answers(c),
                                                    -_entries(c, zones), c["id"]))
     shown = [c for c in cards if c["resolved"]["times"] or _answers(c) or _entries(c, zones)][:card_rows]
