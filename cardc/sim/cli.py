@@ -27,7 +27,7 @@ from cardc.sim.answer import baseline_values, compare_answer, sweep_answer
 from cardc.sim.sequential import DETECT_POINTS, DETECT_SHARE, Design, look_sizes
 from cardc.sim.stats import ALPHA, ANSWER_USE, CARD_USES, mark_significant
 from cardc.sim.run import (HoleWriter, Plan, Totals, cpu_seconds, executor, peak_rss_mb, play_many,
-                           seconds_per_decision, write_bundle)
+                           seconds_per_decision, workers_cpu_seconds, write_bundle)
 
 
 def add_commands(sub) -> None:
@@ -354,6 +354,7 @@ class _Runner:
         self.games, self.bundle_files = {}, {}
         self.total = total * len(bundles)
         self.seconds, self.played, self.worker_rss, self.memory = 0.0, 0, 0.0, {}
+        self.parent_cpu = 0.0       # CPU seconds of this process while games were played
         self.stack = contextlib.ExitStack()
         self.progress = progress
 
@@ -393,8 +394,10 @@ class _Runner:
                     line = {"variant": self.variants[k], **line}
                 self.lines.write(json.dumps(line) + "\n")
 
+        cpu0 = time.process_time()
         play_many(self.pool, self.bundles, self.plan, start, stop, totals, on_chunk,
                   lines=self.lines is not None)
+        self.parent_cpu += time.process_time() - cpu0
         self.worker_rss = max(self.worker_rss, totals.worker_rss_mb)
         return totals
 
@@ -417,7 +420,9 @@ class _Runner:
         run = {"seconds": round(self.seconds, 3), "games_per_s": round(self.played / self.seconds, 2)
                if self.seconds else 0.0, "workers": self.pool.workers, "cluster": args.cluster,
                "seconds_per_decision": seconds_per_decision(totals.think),
-               "cpu_seconds": cpu_seconds(totals), **self.memory}
+               "cpu_seconds": cpu_seconds(totals), "parent_cpu_seconds": round(self.parent_cpu, 3),
+               "workers_cpu_seconds": workers_cpu_seconds(totals),
+               **self.memory}
         holes = [h for h in self.holes.saved if h["overrides"] == self.variants[k]]
         use = args.use_zones.split(",") if args.use_zones else None
         return rep.summarize(totals.aggregates[k], self.bundles[k], self.plan,

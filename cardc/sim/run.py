@@ -356,8 +356,13 @@ def cpu_seconds(totals: "Totals") -> float:
     """CPU seconds of this process and of every worker that played a chunk
     (workers on other machines included): what a run cost, however busy the
     machine; the fork server's one import of the engine is not counted."""
+    return round(time.process_time() + workers_cpu_seconds(totals), 3)
+
+
+def workers_cpu_seconds(totals: "Totals") -> float:
+    """CPU seconds of the workers other than this process (0 inline)."""
     me = _worker_id()
-    return round(time.process_time() + sum(c for pid, c in totals.worker_cpu.items() if pid != me), 3)
+    return round(sum(c for pid, c in totals.worker_cpu.items() if pid != me), 3)
 
 
 def peak_rss_mb() -> float:

@@ -34,8 +34,9 @@ def measure(game: str, games: int, players: str, agents: str, jobs: int, seed: i
                         "--seed", str(seed), "--quiet", "--max-holes", "0", "--json", str(out)],
                        check=True, stdout=subprocess.DEVNULL)
         wall = time.perf_counter() - t0
-        cpu = json.loads(out.read_text())["run"]["cpu_seconds"]
-    return {"jobs": jobs, "games": games, "wall_s": wall, "cpu_s": cpu}
+        run = json.loads(out.read_text())["run"]
+    return {"jobs": jobs, "games": games, "wall_s": wall, "cpu_s": run["cpu_seconds"],
+            "parent_s": run["parent_cpu_seconds"], "workers_s": run["workers_cpu_seconds"]}
 
 
 def main(argv=None) -> int:
@@ -52,12 +53,20 @@ def main(argv=None) -> int:
     print(f"{args.game}: {args.games} games, players {args.players}, agents {args.agents}, "
           f"{os.cpu_count()} cores")
     print(f"{'jobs':>5} {'wall s':>8} {'speed-up':>9} {'efficiency':>11} {'CPU s':>8} "
-          f"{'CPU ms/game':>12} {'overhead ms/game':>17}")
+          f"{'CPU ms/game':>12} {'overhead ms/game':>17} {'parent ms/game':>15}")
     for r in rows:
         speed = one["wall_s"] / r["wall_s"] * one["jobs"]
         print(f"{r['jobs']:>5} {r['wall_s']:>8.2f} {speed:>8.2f}x {100 * speed / r['jobs']:>10.0f}% "
               f"{r['cpu_s']:>8.2f} {1000 * r['cpu_s'] / r['games']:>12.2f} "
-              f"{1000 * (r['cpu_s'] - one['cpu_s']) / r['games']:>17.2f}")
+              f"{1000 * (r['cpu_s'] - one['cpu_s']) / r['games']:>17.2f} "
+              f"{1000 * r['parent_s'] / r['games']:>15.2f}")
+    many = rows[-1]
+    if many["jobs"] > 1:
+        work = many["workers_s"] / many["games"]
+        feed = work / (many["parent_s"] / many["games"])
+        print(f"with {many['jobs']} workers the parent spent {1000 * many['parent_s'] / many['games']:.2f} "
+              f"ms a game while they played (ship, merge, progress) against {1000 * work:.2f} ms in the "
+              f"workers: one parent keeps about {feed:.0f} workers busy")
     return 0
 
 
