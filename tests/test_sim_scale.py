@@ -24,8 +24,14 @@ def test_a_shipped_bundle_plays_the_same_games_and_is_compiled_once():
 
 
 def test_a_run_reports_the_cpu_time_of_every_process(tmp_path):
-    out = tmp_path / "r.json"
-    assert main(["simulate", str(MINI), "--games", "40", "--jobs", "2", "--quiet",
-                 "--holes", str(tmp_path / "h"), "--json", str(out)]) == 0
-    run = json.loads(out.read_text())["run"]
-    assert run["workers"] == 2 and run["cpu_seconds"] > 0
+    runs = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"r{jobs}.json"
+        assert main(["simulate", str(MINI), "--games", "40", "--jobs", jobs, "--quiet",
+                     "--holes", str(tmp_path / "h"), "--json", str(out)]) == 0
+        runs[jobs] = json.loads(out.read_text())["run"]
+    inline, pool = runs["1"], runs["2"]
+    # inline, the games are the parent's own work; in a pool, the workers'
+    assert inline["workers_cpu_seconds"] == 0 and inline["parent_cpu_seconds"] > 0
+    assert pool["workers"] == 2 and pool["workers_cpu_seconds"] > 0
+    assert pool["cpu_seconds"] >= pool["workers_cpu_seconds"] + pool["parent_cpu_seconds"]
