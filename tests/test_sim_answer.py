@@ -67,6 +67,8 @@ def test_a_sweep_stops_at_the_first_look_where_everything_is_decided(tmp_path):
     assert sweep["stopped"].startswith(f"Stopped at look {seq['looks']} of 6 ({sweep['games']:,} games)")
     assert "at most 5% chance of calling any difference changed when none is" in seq["error_rates"]
     assert sweep["answer"][-1] == sweep["stopped"]
+    assert "  Decided unchanged (each moves by less than 5 pts or 10%): random's win rate, " \
+           "seat 1's win rate, seat 2's win rate." in sweep["answer"]
 
 
 def test_the_budget_ends_a_sweep_that_cannot_decide(tmp_path):

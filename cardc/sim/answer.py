@@ -129,6 +129,13 @@ def sweep_answer(sweep: dict, baseline_values: dict) -> list[str]:
                 + ".")
         else:
             out.append("  Nothing changed detectably (no difference passes Holm's correction at 5%).")
+        verdicts = v.get("verdicts") or {}
+        unchanged = [n for n, x in verdicts.items() if x == "unchanged"]
+        if unchanged:
+            seq = sweep["sequential"]
+            out.append(f"  Decided unchanged (each moves by less than {100 * seq['detect_points']:g} pts "
+                       f"or {100 * seq['detect_share']:g}%): " + ", ".join(label(n) for n in unchanged)
+                       + ".")
         same = [(n, d) for n, d in v["diffs"].items() if not d["significant"] and d["n"] > 1]
         rates = [(n, d) for n, d in same if n.startswith("win.")]
         if rates:
