@@ -163,6 +163,8 @@ def sweep_report(args, progress=None) -> dict:
     done, totals, verdicts = 0, None, None
     with _Runner(args, bundles, variants, plan, limit, progress) as runner:
         for look, stop in enumerate(looks, 1):
+            if design is not None:     # the bar runs to the next look, not to the budget
+                runner.expect(stop)
             totals = runner.run(done, stop, totals)
             done = stop
             if design is not None:
@@ -401,6 +403,11 @@ class _Runner:
         self.worker_rss = max(self.worker_rss, totals.worker_rss_mb)
         return totals
 
+    def expect(self, games: int) -> None:
+        """The progress bar's end: `games` games of every variant."""
+        self.total = games * len(self.bundles)
+        self.bar.update(self.task, total=self.total)
+
     def _save_hole(self, k, rec):
         """Save a hole's replay; a variant's replay needs the variant's bundle
         (saved beside it), a game outside content/ its folder."""
@@ -460,9 +467,13 @@ class _LineProgress:
                            "fields": dict(fields), "start": time.perf_counter(), "shown": -1})
         return len(self.tasks) - 1
 
-    def update(self, task, completed=None, advance=None, **fields):
+    def update(self, task, completed=None, advance=None, total=None, **fields):
         t = self.tasks[task]
         t["fields"].update(fields)
+        if total is not None and total != t["total"]:
+            t["total"] = total          # a new end: the lines go on from the share done so far
+            t["shown"] = min(int(t["completed"] / total / PROGRESS_STEP), int(1 / PROGRESS_STEP)) \
+                if total else -1
         if advance:
             t["completed"] += advance
         if completed is not None:
