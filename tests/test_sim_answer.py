@@ -135,3 +135,14 @@ def test_a_sequential_sweep_is_the_same_whatever_the_jobs(tmp_path):
             part.pop("run")
         runs.append(sweep)
     assert runs[0] == runs[1]
+
+
+def test_a_sequential_sweeps_progress_ends_at_its_last_look(tmp_path, capsys):
+    """The bar runs to the next look, so a sweep that stops early still ends at 100%."""
+    out = tmp_path / "s.json"
+    assert main(["sweep", str(MINI), "--set", "params.win_at=10", "--games", "20", "--max-games",
+                 "400", "--players", "2", "--jobs", "1", "--holes", str(tmp_path / "h"),
+                 "--json", str(out)]) == 0
+    games = json.loads(out.read_text())["games"]
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"Mini: {2 * games}/{2 * games} games (100%)")
