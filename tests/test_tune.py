@@ -39,6 +39,7 @@ def test_tune_removes_a_planted_start_bonus_and_names_the_fix(tmp_path, game_cop
                                           "targets by ")
     assert "params.seat1_bonus: 30 → 0." in result["answer"][1]
     assert result["answer"][2].startswith("  every seat within ±5 pts of 1/players: worst: seat ")
+    assert "(as written: worst: seat 1 at 3 players " in result["answer"][2]
 
 
 @pytest.mark.slow
@@ -57,6 +58,15 @@ def test_tune_searches_a_wide_range_with_tpe(tmp_path, game_copy):
 def test_bad_ranges_are_usage_errors(vary, message, capsys):
     assert main(["tune", str(CONTENT / "startup"), "--vary", vary, "--fair", "5", "--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_path_the_content_does_not_take_names_the_vary(capsys):
+    assert main(["tune", str(CONTENT / "startup"), "--vary", "params.nope=0:5", "--fair", "5",
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "--set params.nope=0: error: `params.nope`: no `nope` in `params`" in err
+    assert "cardc: `--vary params.nope=0:5`: the content does not take this value (the diagnostic " \
+           "above says why)" in err
 
 
 def test_tune_needs_a_target(capsys):

@@ -273,8 +273,13 @@ def cmd_tune(args) -> int:
         raise UsageError("--trials must be at least 1 and --games at least 2")
     bundle = variant_bundle(args.game, {})
     plan = make_plan(args, bundle)
-    for k in knobs:        # a path that names no number is the designer's to fix, not a skipped trial
-        variant_bundle(args.game, {k.path: str(k.choices[0] if k.choices else k.low)})
+    for k, text in zip(knobs, args.vary, strict=True):
+        # a path that names no number is the designer's to fix, not a skipped trial
+        try:
+            variant_bundle(args.game, {k.path: str(k.choices[0] if k.choices else k.low)})
+        except UsageError:
+            raise UsageError(f"`--vary {text}`: the content does not take this value "
+                             "(the diagnostic above says why)") from None
     written = baseline_values(bundle, [k.path for k in knobs])
     pool = executor(args.jobs, args.cluster)
     try:
@@ -328,8 +333,9 @@ def answer(result: dict) -> list[str]:
         return lines
     met = "meets every target" if best["miss"] == 0 else f"misses by {best['miss']:.1f} pts"
     lines.append(f"Best found ({met}): " + (", ".join(result["fix"]) or "the content as written") + ".")
-    for e in best["evidence"]:
-        lines.append(f"  {e['target']}: {e['found']} — {'met' if e['met'] else 'missed'}.")
+    for e, was in zip(best["evidence"], base["evidence"], strict=False):
+        lines.append(f"  {e['target']}: {e['found']} — {'met' if e['met'] else 'missed'} "
+                     f"(as written: {was['found']}).")
     return lines
 
 
