@@ -51,23 +51,26 @@ def test_the_html_page_opens_with_the_same_answer(tmp_path):
 
 def test_a_sweep_stops_at_the_first_look_where_everything_is_decided(tmp_path):
     """The baseline against itself: every difference is 0 with no spread,
-    unchanged at the first look; a real change of the win target leaves the
-    win rates within 5 points after a few looks, within the budget."""
+    unchanged at the first look; a lower win target leaves the win rates
+    within 8 points (`--detect 8`), decided after a few looks, before the
+    budget is spent."""
     out = tmp_path / "s.json"
     assert main(["sweep", str(MINI), "--set", "params.win_at=12,10", "--games", "50",
-                 "--max-games", "1600", "--players", "2", "--jobs", "1", "--quiet",
+                 "--max-games", "1600", "--detect", "8", "--players", "2", "--jobs", "1", "--quiet",
                  "--holes", str(tmp_path / "h"), "--json", str(out)]) == 0
     sweep = json.loads(out.read_text())
     same, lower = sweep["variants"]
     seq = sweep["sequential"]
     assert seq["looks_planned"] == 6 and seq["level"] == pytest.approx(0.05 / 6)   # 50 ... 1600
     assert set(same["verdicts"].values()) == {"unchanged"}
-    assert sweep["games"] in look_sizes(50, 1600) and sweep["games"] > 50
+    assert sweep["games"] in look_sizes(50, 1600) and 50 < sweep["games"] < 1600
     assert lower["decided"] and set(lower["verdicts"]) == {"win.random", "win.seat1", "win.seat2"}
     assert sweep["stopped"].startswith(f"Stopped at look {seq['looks']} of 6 ({sweep['games']:,} games)")
     assert "at most 5% chance of calling any difference changed when none is" in seq["error_rates"]
     assert sweep["answer"][-1] == sweep["stopped"]
-    assert "  Decided unchanged (each moves by less than 5 pts or 10%): random's win rate, " \
+    for v in sweep["variants"]:      # a verdict of "changed" is the report's significance mark
+        assert all((x == "changed") == v["diffs"][n]["significant"] for n, x in v["verdicts"].items())
+    assert "  Decided unchanged (each moves by less than 8 pts or 10%): random's win rate, " \
            "seat 1's win rate, seat 2's win rate." in sweep["answer"]
 
 

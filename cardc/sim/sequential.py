@@ -5,7 +5,8 @@ games (doubling looks) until the budget (`--max-games`) is spent.  At each
 look a difference the patterns name (`--decide-on`) is
 
 * **changed** when its paired t test passes Holm's correction over every
-  such difference of every variant, at level alpha / looks;
+  outcome difference of every variant (the report's family), at level
+  alpha / looks;
 * **unchanged** when its interval at level 1 - alpha / looks lies inside
   plus or minus the smallest difference that matters (`--detect`: points
   of a win rate, or a share of the baseline for other metrics);
@@ -71,12 +72,15 @@ class Design:
 
     def verdicts(self, variants: list[dict]) -> list[dict]:
         """{metric: "changed" | "unchanged" | "open"} for each variant's
-        `diffs` (summaries of paired differences), for the chosen metrics."""
-        rows = [(k, name, d) for k, diffs in enumerate(variants)
-                for name, d in sorted(diffs.items()) if self.chosen(name)]
-        tested = [(k, name, d) for k, name, d in rows if d.get("p") is not None]
+        `diffs` (summaries of paired differences), for the chosen metrics.
+        Holm's correction runs over every difference given (the report's
+        family of outcome metrics), so a verdict of "changed" is exactly
+        the report's significance mark."""
+        every = [(k, name, d) for k, diffs in enumerate(variants) for name, d in sorted(diffs.items())]
+        tested = [(k, name, d) for k, name, d in every if d.get("p") is not None]
         adjusted = holm([d["p"] for _, _, d in tested], self.level)
         changed = {(k, name) for (k, name, _), p in zip(tested, adjusted, strict=True) if p < self.level}
+        rows = [(k, name, d) for k, name, d in every if self.chosen(name)]
         out: list[dict] = [{} for _ in variants]
         for k, name, d in rows:
             if (k, name) in changed:
