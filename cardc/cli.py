@@ -328,6 +328,7 @@ EXAMPLES = {
     "sweep": "cardc sweep unicorn --set params.pr_penalty=50,100 --games 500",
     "compare": "cardc compare before.json after.json --significant",
     "skill": "cardc skill unicorn --players 3 --agents random,greedy --games 40",
+    "tune": "cardc tune startup --vary params.start_money=5:20 --fair 5 --players 3 --trials 20",
     "serve": "cardc serve                    # every game of the project, in the browser",
     "invariants": "cardc invariants unicorn --games 200 --players 3,4",
     "view": "cardc view game.json --seat 2 --at 40",

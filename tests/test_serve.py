@@ -193,8 +193,8 @@ def test_a_sweep_from_the_page_gives_the_terminals_differences(tmp_path):
     sim.run()
     assert sim.error is None, sim.error
     out = tmp_path / "s.json"
-    assert main(["sweep", str(MINI), "--games", "20", "--players", "2", "--seed", "1", "--jobs", "1",
-                 "--set", "params.win_at=10,14", "--quiet", "--holes", str(tmp_path / "h2"),
+    assert main(["sweep", str(MINI), "--games", "20", "--fixed", "--players", "2", "--seed", "1",
+                 "--jobs", "1", "--set", "params.win_at=10,14", "--quiet", "--holes", str(tmp_path / "h2"),
                  "--json", str(out)]) == 0
     terminal = json.loads(out.read_text())
     assert [v["diffs"] for v in sim.report["variants"]] == [v["diffs"] for v in terminal["variants"]]

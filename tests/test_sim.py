@@ -198,7 +198,7 @@ def test_card_use_counts_each_seat_of_an_agent_with_zeros():
 
 def test_sweep_shows_card_use_by_agent_in_a_family_of_its_own(tmp_path, capsys):
     out, page = tmp_path / "sweep.json", tmp_path / "sweep.html"
-    code = main(["sweep", str(MINI), "--set", "params.win_at=12,20", "--games", "200",
+    code = main(["sweep", str(MINI), "--set", "params.win_at=12,20", "--games", "200", "--fixed",
                  "--players", "2", "--agents", "random,greedy", "--jobs", "1", "--json", str(out),
                  "--html", str(page),
                  "--holes", str(tmp_path / "holes")])
@@ -376,7 +376,7 @@ def test_progress_goes_to_stderr_as_lines_when_the_output_is_no_terminal(tmp_pat
     err = capsys.readouterr().err.splitlines()
     assert err[-1].startswith("Mini: 20/20 games (100%)") and "elapsed" in err[-1]
     assert any("/20 games (" in line and not line.startswith("Mini: 20/20") for line in err)
-    assert main(["sweep", str(MINI), "--set", "params.win_at=20", *args]) == 0
+    assert main(["sweep", str(MINI), "--set", "params.win_at=20", "--fixed", *args]) == 0
     err = capsys.readouterr().err.splitlines()
     assert err[-1].startswith("Mini: 40/40 games (100%)")           # both variants' games
     assert main(["simulate", str(MINI), *args, "--quiet"]) == 0

@@ -23,9 +23,11 @@ from cardc.cliargs import AGENTS_MEANING, not_negative, positive
 from cardc.paths import find_project
 from cardc.project import UsageError, build_folder, game_folders, generated_dir, load_bundle
 from cardc.sim import report as rep
-from cardc.sim.stats import ANSWER_USE, CARD_USES, mark_significant
-from cardc.sim.run import (HoleWriter, Plan, Totals, executor, peak_rss_mb, play_many,
-                           seconds_per_decision, write_bundle)
+from cardc.sim.answer import baseline_values, compare_answer, sweep_answer
+from cardc.sim.sequential import DETECT_POINTS, DETECT_SHARE, Design, look_sizes
+from cardc.sim.stats import ALPHA, ANSWER_USE, CARD_USES, mark_significant
+from cardc.sim.run import (HoleWriter, Plan, Totals, cpu_seconds, executor, peak_rss_mb, play_many,
+                           seconds_per_decision, workers_cpu_seconds, write_bundle)
 
 
 def add_commands(sub) -> None:
@@ -43,12 +45,22 @@ def add_commands(sub) -> None:
     s.add_argument("--set", action="append", default=[], required=True, metavar="PATH=V1,V2,...",
                    help="values to try, one variant each (repeat for several paths)")
     s.add_argument("--games", type=positive, default=500,
-                   help="games per variant (with --until-decisive: per batch; default 500)")
+                   help="games per variant at the first look (then 2x, 4x, ... until decided; "
+                        "with --fixed: all the games; default 500)")
+    s.add_argument("--fixed", action="store_true",
+                   help="play exactly --games games, no sequential stopping")
+    s.add_argument("--detect", type=float, default=100 * DETECT_POINTS, metavar="POINTS",
+                   help="the smallest win-rate difference that matters, in percentage points "
+                        "(default 5): smaller is called unchanged")
+    s.add_argument("--detect-change", type=float, default=100 * DETECT_SHARE, metavar="PERCENT",
+                   help="the same for other metrics, in percent of the baseline (default 10)")
     s.add_argument("--until-decisive", type=float, metavar="WIDTH",
-                   help="play batches until every difference's 95%% interval is narrower than WIDTH")
-    s.add_argument("--max-games", type=positive, default=20_000, help="stop --until-decisive here")
+                   help="instead: play batches until every difference's 95%% interval is narrower "
+                        "than WIDTH")
+    s.add_argument("--max-games", type=positive, default=20_000,
+                   help="the budget: games per variant at most (default 20000)")
     s.add_argument("--decide-on", default="win.*",
-                   help="metrics (comma-separated, * wildcards) --until-decisive waits for "
+                   help="metrics (comma-separated, * wildcards) a sweep waits for "
                         "(default win.*: win rates by seat and by agent)")
     s.add_argument("--html", metavar="PATH", help="write an HTML page of the differences")
     s.set_defaults(func=cmd_sweep)
@@ -62,6 +74,8 @@ def add_commands(sub) -> None:
 
     from cardc.sim.skill import add_command as add_skill
     add_skill(sub)
+    from cardc.sim.tune import add_command as add_tune
+    add_tune(sub)
 
 
 def _common(s) -> None:
@@ -141,14 +155,26 @@ def sweep_report(args, progress=None) -> dict:
     bundles = [variant_bundle(args.game, v) for v in variants]
     plan = make_plan(args, bundles[0])
     patterns = [p.strip() for p in args.decide_on.split(",") if p.strip()]
-    limit = max(args.games, args.max_games) if args.until_decisive else args.games
-    done, totals = 0, None
+    sequential = not getattr(args, "fixed", True) and not args.until_decisive
+    limit = args.games if not sequential and not args.until_decisive else max(args.games, args.max_games)
+    looks = look_sizes(args.games, limit) if sequential else \
+        list(range(args.games, limit, args.games)) + [limit]
+    design = Design(len(looks), tuple(patterns), detect_points=args.detect / 100,
+                    detect_share=args.detect_change / 100) if sequential else None
+    done, totals, verdicts = 0, None, None
     with _Runner(args, bundles, variants, plan, limit, progress) as runner:
-        while done < limit:
-            stop = min(done + args.games, limit)
+        for look, stop in enumerate(looks, 1):
+            if design is not None:     # the bar runs to the next look, not to the budget
+                runner.expect(stop)
             totals = runner.run(done, stop, totals)
             done = stop
-            if not args.until_decisive or _decided(totals, patterns, args.until_decisive):
+            if design is not None:
+                verdicts = design.verdicts([{n: d.summary() for n, d in p.diffs.items()
+                                             if not n.startswith(CARD_USES)}
+                                            for p in totals.paired[1:]])
+                if all(v != "open" for vs in verdicts for v in vs.values()):
+                    break
+            elif not args.until_decisive or _decided(totals, patterns, args.until_decisive):
                 break
     sweep = {"format": rep.REPORT_FORMAT, "kind": "sweep", "game": bundles[0]["game"],
              "name": bundles[0]["name"], "seed": plan.seed, "games": done,
@@ -165,17 +191,39 @@ def sweep_report(args, progress=None) -> dict:
             d["card"], _, d["agent"] = rest.partition(".")
             d["use"] = use
             d["name"] = names.get(d["card"], d["card"]) + (" (answer)" if n.startswith(ANSWER_USE) else "")
+        decided = (_widths_ok(every, patterns, args.until_decisive) if args.until_decisive else
+                   all(v != "open" for v in verdicts[k - 1].values()) if verdicts else None)
         sweep["variants"].append({
-            "set": variants[k], "diffs": diffs, "cards": cards,
-            "decided": _widths_ok(every, patterns, args.until_decisive) if args.until_decisive else None,
+            "set": variants[k], "diffs": diffs, "cards": cards, "decided": decided,
+            **({"verdicts": verdicts[k - 1]} if verdicts else {}),
             "report": runner.summary(k, totals)})
     sweep["correction"] = "holm"
-    sweep["families"] = mark_families(sweep["variants"])
+    sweep["level"] = design.level if design else ALPHA
+    sweep["families"] = mark_families(sweep["variants"], sweep["level"])
+    if design is not None:
+        sweep["sequential"] = {"looks": look, "looks_planned": len(looks), "level": design.level,
+                               "detect_points": design.detect_points,
+                               "detect_share": design.detect_share, "budget": limit,
+                               "error_rates": design.describe()}
+        sweep["stopped"] = _stopped(sweep, look, len(looks), limit)
+    sweep["answer"] = sweep_answer(sweep, baseline_values(bundles[0], [p for v in variants for p in v]))
     sweep["run"] = sweep["baseline"]["run"]
     return sweep
 
 
-def mark_families(variants: list) -> dict:
+def _stopped(sweep: dict, look: int, looks: int, budget: int) -> str:
+    """Why a sequential sweep stopped, in words."""
+    open_ = sorted({n for v in sweep["variants"] for n, x in v["verdicts"].items() if x == "open"})
+    tally = [x for v in sweep["variants"] for x in v["verdicts"].values()]
+    if not open_:
+        return (f"Stopped at look {look} of {looks} ({sweep['games']:,} games): every difference "
+                f"waited for is decided ({tally.count('changed')} changed, "
+                f"{tally.count('unchanged')} unchanged by less than the smallest that matters).")
+    return (f"The budget of {budget:,} games is spent; still undecided: {', '.join(open_[:6])}"
+            + (" ..." if len(open_) > 6 else "") + " (raise --max-games or --detect).")
+
+
+def mark_families(variants: list, alpha: float = ALPHA) -> dict:
     """Mark significance in two families, each Holm-corrected on its own:
     the outcome metrics (`diffs`: length, win rates, scores) of every
     variant, and the card-use metrics (`cards`: `played.<card>.<agent>` and
@@ -186,7 +234,7 @@ def mark_families(variants: list) -> dict:
     never) cannot be significant and is left out of its family
     (`tested: false`), so dead cards do not weaken the test of live ones."""
     outcome = [d for v in variants for d in v["diffs"].values()]
-    mark_significant(outcome)
+    mark_significant(outcome, alpha)
     cards = [d for v in variants for d in v["cards"].values()]
     tested = []
     for d in cards:
@@ -195,7 +243,7 @@ def mark_families(variants: list) -> dict:
             tested.append(d)
         else:
             d["significant_alone"] = d["significant"] = False
-    mark_significant(tested)
+    mark_significant(tested, alpha)
     return {"outcome": {"tests": len(outcome), "significant": sum(d["significant"] for d in outcome)},
             "card_use": {"tests": len(tested), "untested": len(cards) - len(tested),
                          "significant": sum(d["significant"] for d in tested)}}
@@ -219,9 +267,11 @@ def cmd_compare(args) -> int:
     if a["game"] != b["game"]:
         print(f"note: comparing two different games ({a['game']} and {b['game']})", file=sys.stderr)
     rows = rep.compare(a, b)
-    rep.print_compare(a, b, rows, only_significant=args.significant)
+    answer = compare_answer(a, b, rows)
+    rep.print_compare(a, b, rows, only_significant=args.significant, answer=answer)
     if args.json:
-        _write(args.json, json.dumps({"a": args.a, "b": args.b, "rows": rows}, indent=1))
+        _write(args.json, json.dumps({"a": args.a, "b": args.b, "answer": answer, "rows": rows},
+                                     indent=1))
     return 0
 
 
@@ -313,6 +363,7 @@ class _Runner:
         self.games, self.bundle_files = {}, {}
         self.total = total * len(bundles)
         self.seconds, self.played, self.worker_rss, self.memory = 0.0, 0, 0.0, {}
+        self.parent_cpu = 0.0       # CPU seconds of this process while games were played
         self.stack = contextlib.ExitStack()
         self.progress = progress
 
@@ -352,10 +403,17 @@ class _Runner:
                     line = {"variant": self.variants[k], **line}
                 self.lines.write(json.dumps(line) + "\n")
 
+        cpu0 = time.process_time()
         play_many(self.pool, self.bundles, self.plan, start, stop, totals, on_chunk,
                   lines=self.lines is not None)
+        self.parent_cpu += time.process_time() - cpu0
         self.worker_rss = max(self.worker_rss, totals.worker_rss_mb)
         return totals
+
+    def expect(self, games: int) -> None:
+        """The progress bar's end: `games` games of every variant."""
+        self.total = games * len(self.bundles)
+        self.bar.update(self.task, total=self.total)
 
     def _save_hole(self, k, rec):
         """Save a hole's replay; a variant's replay needs the variant's bundle
@@ -375,7 +433,10 @@ class _Runner:
         args = self.args
         run = {"seconds": round(self.seconds, 3), "games_per_s": round(self.played / self.seconds, 2)
                if self.seconds else 0.0, "workers": self.pool.workers, "cluster": args.cluster,
-               "seconds_per_decision": seconds_per_decision(totals.think), **self.memory}
+               "seconds_per_decision": seconds_per_decision(totals.think),
+               "cpu_seconds": cpu_seconds(totals), "parent_cpu_seconds": round(self.parent_cpu, 3),
+               "workers_cpu_seconds": workers_cpu_seconds(totals),
+               **self.memory}
         holes = [h for h in self.holes.saved if h["overrides"] == self.variants[k]]
         use = args.use_zones.split(",") if args.use_zones else None
         return rep.summarize(totals.aggregates[k], self.bundles[k], self.plan,
@@ -413,9 +474,13 @@ class _LineProgress:
                            "fields": dict(fields), "start": time.perf_counter(), "shown": -1})
         return len(self.tasks) - 1
 
-    def update(self, task, completed=None, advance=None, **fields):
+    def update(self, task, completed=None, advance=None, total=None, **fields):
         t = self.tasks[task]
         t["fields"].update(fields)
+        if total is not None and total != t["total"]:
+            t["total"] = total          # a new end: the lines go on from the share done so far
+            t["shown"] = min(int(t["completed"] / total / PROGRESS_STEP), int(1 / PROGRESS_STEP)) \
+                if total else -1
         if advance:
             t["completed"] += advance
         if completed is not None:

@@ -13,6 +13,8 @@ import html
 import math
 from collections import defaultdict
 
+from cardc.sim import answer as units
+from cardc.sim.quality import rows as quality_rows
 from cardc.sim.run import DEFAULT_SECONDS_PER_ACTION
 from cardc.sim.stats import ENDINGS, Tally, is_rate, mark_significant, newcombe, welch, wilson
 
@@ -59,6 +61,7 @@ def summarize(agg, bundle: dict, plan, *, overrides=None, holes=(), holes_skippe
                             "by_turn": [[t, row[0], row[1] / row[0], row[2] / row[3]]
                                         for t, row in sorted(cs.by_turn.items())]}
                    for n, cs in counts.items()},
+        "quality": {str(n): cs.quality.summary(n, cs.seats, cs.agents) for n, cs in counts.items()},
         "cards": _cards(agg, bundle),
         "decisions": _decisions(counts.values()),
         "holes": list(holes), "holes_not_saved": holes_skipped,
@@ -205,7 +208,7 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
 
     t = Table(title="How games end")
     for col in ("ending", "games", "share [95% CI]"):
-        t.add_column(col, justify="right" if col != "ending" else "left")
+        t.add_column(col, justify="right" if col != "ending" else "left", overflow="fold")
     for name, e in report["endings"].items():
         if e["games"]:
             t.add_row(name.replace("_", " "), f"{e['games']:,}", _ci(e))
@@ -216,7 +219,7 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
                                      if timing["assumed"] else ""))
     for col in ("players", "games", "turns mean", "turns p10–p90", "minutes mean",
                 "minutes p10–p90", "vs target", "one-option decisions"):
-        t.add_column(col, justify="right")
+        t.add_column(col, justify="right", overflow="fold")
     for n, L in report["length"].items():
         tu, mi = L["turns"], L["minutes"]
         target = L.get("target")
@@ -227,10 +230,10 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
 
     for n, seats in report["seats"].items():
         t = Table(title=f"{n} players: win rate and finishing place by seat")
-        t.add_column("seat")
-        t.add_column("win rate [95% CI]", justify="right")
+        t.add_column("seat", overflow="fold")
+        t.add_column("win rate [95% CI]", justify="right", overflow="fold")
         for p in range(1, int(n) + 1):
-            t.add_column(f"place {p}", justify="right")
+            t.add_column(f"place {p}", justify="right", overflow="fold")
         for win, places in zip(seats["win"], seats["places"]):
             t.add_row(str(win["seat"]), _ci(win), *(_pct(c["share"]) for c in places))
         console.print(t)
@@ -241,7 +244,7 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
             continue
         t = Table(title=f"Win rate by {title}")
         for col in ("players", title, "seats played", "win rate [95% CI]"):
-            t.add_column(col, justify="left" if col == title else "right")
+            t.add_column(col, justify="left" if col == title else "right", overflow="fold")
         for n, rows in by.items():
             for name, tally in rows.items():
                 t.add_row(n, name, f"{tally['trials']:,}", _ci(tally))
@@ -250,19 +253,26 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
     t = Table(title="Scores")
     for col in ("players", "final mean", "final sd", "winning median", "winning p10–p90",
                 "lead changes mean"):
-        t.add_column(col, justify="right")
+        t.add_column(col, justify="right", overflow="fold")
     for n, s in report["scores"].items():
         f, w, lc = s["final"], s["winning"], s["lead_changes"]
         t.add_row(n, _num(f.get("mean")), _num(f.get("sd")), _num(w.get("median")),
                   f"{w.get('p10')}–{w.get('p90')}", _num(lc.get("mean"), 2))
     console.print(t)
 
+    if report.get("quality"):
+        t = _table("Quality measures (Browne; Ludii), 95% intervals",
+                   ("measure", *(f"{n} players" for n in report["quality"])), left=("measure",))
+        for name, cells in quality_rows(report["quality"]):
+            t.add_row(name, *cells.values())
+        console.print(t)
+
     zones = report["use_zones"]
     t = Table(title=f"Card usage (win rate: the seats that did it; top {card_rows} by plays)")
     answers = any("answered" in c for c in report["cards"])
     for col in ("card", "kind", "resolved/game", "in games", "win when resolved",
                 *(("answered/game",) if answers else ()), *(f"→{z}/game" for z in zones)):
-        t.add_column(col, justify="left" if col in ("card", "kind") else "right")
+        t.add_column(col, justify="left" if col in ("card", "kind") else "right", overflow="fold")
     cards = sorted(report["cards"], key=lambda c: (-c["resolved"]["times"], -_answers(c),
                                                    -_entries(c, zones), c["id"]))
     shown = [c for c in cards if c["resolved"]["times"] or _answers(c) or _entries(c, zones)][:card_rows]
@@ -340,22 +350,34 @@ def _as_tally(m: dict) -> dict:
     return {"wins": round(m["mean"] * m["n"]), "trials": m["n"], "rate": m["mean"]}
 
 
-def print_compare(a: dict, b: dict, rows: list, console=None, only_significant=False) -> None:
+def print_compare(a: dict, b: dict, rows: list, console=None, only_significant=False,
+                  answer=()) -> None:
     from rich.console import Console
-    from rich.table import Table
     console = console or Console()
-    t = Table(title=f"B − A: A = {_label(a)}, B = {_label(b)}  (* = significant at 5% after "
-                    "Holm's correction over all rows)")
-    for col in ("", "A", "B", "B − A", "95% interval"):
-        t.add_column(col, justify="left" if not col else "right")
+    for line in answer:
+        console.print(line, markup=False, highlight=False)
+    t = _table(f"B − A: A = {_label(a)}, B = {_label(b)}  (* = significant at 5% after "
+               "Holm's correction over all rows)", ("", "A", "B", "B − A", "change", "95% interval"))
     for r in rows:
         if only_significant and not r["significant"]:
             continue
         star = "*" if r["significant"] else ""
         style = "bold" if star else None
-        t.add_row(r["what"] + (" *" if star else ""), _fmt(r["a"]), _fmt(r["b"]),
-                  f"{r['diff']:+.4g}", f"[{r['lo']:+.4g}, {r['hi']:+.4g}]", style=style)
+        n = r["what"]
+        t.add_row(n + (" *" if star else ""), units.value(n, r["a"]), units.value(n, r["b"]),
+                  units.difference(n, r["diff"]), units.change({"base": r["a"], "diff": r["diff"]}),
+                  units.interval(n, r["lo"], r["hi"]), style=style)
     console.print(t)
+
+
+def _table(title: str, columns, caption=None, left=("", "metric", "card", "agent")):
+    """A rich table whose cells wrap, never cut: a narrow terminal or a
+    file of 60 columns still shows every character (long words fold)."""
+    from rich.table import Table
+    t = Table(title=title, caption=caption)
+    for col in columns:
+        t.add_column(col, justify="left" if col in left else "right", overflow="fold")
+    return t
 
 
 def _label(report) -> str:
@@ -363,28 +385,30 @@ def _label(report) -> str:
     return f"{report['game']} ({report['plan']['games']} games{', ' + over if over else ''})"
 
 
-def _fmt(x) -> str:
-    return f"{x:.4g}"
-
-
 # ---------------------------------------------------------------- sweep
 
 def print_sweep(sweep: dict, console=None) -> None:
     from rich.console import Console
-    from rich.table import Table
     console = console or Console()
+    for line in sweep.get("answer", ()):
+        console.print(line, markup=False, highlight=False)
     console.print(f"[bold]{sweep['name']}[/bold] sweep: {sweep['games']:,} paired games per variant "
                   f"(seed {sweep['seed']}); differences are variant − baseline with 95% intervals "
-                  "(paired t); * = significant at 5% after Holm's correction over every outcome "
-                  "metric of every variant (card use: a family of its own)")
+                  "(paired t), win rates in percent and their differences in points; * = significant "
+                  "after Holm's correction over every outcome metric of every variant (card use: a "
+                  "family of its own)" + (f"; {sweep['sequential']['error_rates']}"
+                                          if sweep.get("sequential") else ""))
     for v in sweep["variants"]:
-        t = Table(title=", ".join(f"{k}={x}" for k, x in v["set"].items()))
-        for col in ("metric", "baseline", "variant", "difference", "95% interval"):
-            t.add_column(col, justify="left" if col == "metric" else "right")
+        verdicts = v.get("verdicts") or {}
+        t = _table(", ".join(f"{k}={x}" for k, x in v["set"].items()),
+                   ("metric", "baseline", "variant", "difference", "change", "95% interval",
+                    *(("decided",) if verdicts else ())))
         for name, d in v["diffs"].items():
             star = d["significant"]
-            t.add_row(name + (" *" if star else ""), _fmt(d["base"]), _fmt(d["variant"]),
-                      f"{d['diff']:+.4g}", f"[{d['lo']:+.4g}, {d['hi']:+.4g}]",
+            t.add_row(name + (" *" if star else ""), units.value(name, d["base"]),
+                      units.value(name, d["variant"]), units.difference(name, d["diff"]),
+                      units.change(d), units.interval(name, d["lo"], d["hi"]),
+                      *((verdicts.get(name, "–"),) if verdicts else ()),
                       style="bold" if star else None)
         console.print(t)
         if v.get("cards"):
@@ -410,16 +434,14 @@ def _card_summary(variant: dict) -> str:
 
 
 def _print_card_use(console, variant: dict) -> None:
-    from rich.table import Table
     marked, near = card_rows(variant)
-    t = Table(title="card use: times a seat of the agent resolved the card per game, or "
-                    "answered a window with it (“(answer)”) (JSON: cards.played.<card id>.<agent>, "
-                    "cards.answered.<card id>.<agent>)",
-              caption=_card_summary(variant) + ("; below the line: the closest, not significant"
-                                                if near else ""))
-    for col in ("card", "agent", "baseline", "variant", "difference", "change", "95% interval",
-                "p (Holm)"):
-        t.add_column(col, justify="left" if col in ("card", "agent") else "right")
+    t = _table("card use: times a seat of the agent resolved the card per game, or "
+               "answered a window with it (“(answer)”) (JSON: cards.played.<card id>.<agent>, "
+               "cards.answered.<card id>.<agent>)",
+               ("card", "agent", "baseline", "variant", "difference", "change", "95% interval",
+                "p (Holm)"),
+               caption=_card_summary(variant) + ("; below the line: the closest, not significant"
+                                                 if near else ""))
     for i, d in enumerate(marked + near):
         star = d["significant"]
         t.add_row(d["name"] + (" *" if star else ""), d["agent"],
@@ -517,6 +539,14 @@ def render_html(report: dict) -> str:
                                 "all seats": [(r[0], r[3]) for r in s["by_turn"]]}, "turns"))
         parts.append(svg_histogram(f.get("counts", []), "final score"))
 
+    if report.get("quality"):
+        head = "".join(f"<th>{e(n)} players</th>" for n in report["quality"])
+        body = "".join(f"<tr><td>{e(name)}</td>" + "".join(f"<td>{e(c)}</td>" for c in cells.values())
+                       + "</tr>" for name, cells in quality_rows(report["quality"]))
+        parts.append("<h2>Quality measures</h2><p class=note>From Browne's and Ludii's metrics of "
+                     "automated game evaluation, per player count, with 95% intervals.</p>"
+                     f"<table class=quality><tr><th>measure</th>{head}</tr>{body}</table>")
+
     parts.append("<h2>Cards</h2><p class=note>Resolved = played for its effect; answered = a "
                  "reaction window answered with it. Win rate: of the seats that resolved it in a "
                  "game.</p>")
@@ -561,14 +591,17 @@ def render_html(report: dict) -> str:
 def render_sweep_html(sweep: dict) -> str:
     e = html.escape
     parts = [f"<!doctype html><meta charset=utf-8><title>{e(sweep['name'])}: sweep</title>"
-             f"<style>{CSS}</style><h1>{e(sweep['name'])}: sweep of {sweep['games']:,} paired games</h1>"
-             "<p class=note>Each bar: variant − baseline on the same seeds, with its 95% interval.</p>"]
+             f"<style>{CSS}</style><h1>{e(sweep['name'])}: sweep of {sweep['games']:,} paired games</h1>",
+             "<div class=answer>" + "".join(f"<p>{e(line.strip())}</p>" for line in sweep.get("answer", ()))
+             + "</div>",
+             "<p class=note>Each bar: variant − baseline on the same seeds, with its 95% interval"
+             " (win rates in percentage points).</p>"]
     names = sorted({m for v in sweep["variants"] for m in v["diffs"]})
     for name in names:
         items = [(", ".join(f"{k}={x}" for k, x in v["set"].items()), v["diffs"][name]["diff"],
                   v["diffs"][name]["lo"], v["diffs"][name]["hi"])
                  for v in sweep["variants"] if name in v["diffs"]]
-        parts.append(f"<h2>{e(name)}</h2>" + svg_bars(items))
+        parts.append(f"<h2>{e(name)}</h2>" + svg_bars(items, percent=units.rate_metric(name)))
     for v in sweep["variants"]:
         if not v.get("cards"):
             continue

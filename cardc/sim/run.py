@@ -20,6 +20,9 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import os
+import pickle
+import socket
 import time
 from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
@@ -77,6 +80,7 @@ class GameRecord:
     turns: int = 0
     decisions: int = 0
     choices: int = 0                    # decisions with more than one legal action
+    options: int = 0                    # legal actions summed over the decisions (branching)
     minutes: float = 0.0                # estimated from `timing`
     scores: list | None = None          # final `score` per seat (None if the game faulted)
     score_sign: int = 1                 # -1 when the lowest score wins
@@ -178,6 +182,7 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
             seat = decider[0] = st.pending.player
             choice = len(st.pending.values) > 1
             rec.choices += choice
+            rec.options += len(st.pending.values)
             t0 = time.thread_time()
             try:
                 action = agents[seat].act(SeatView(st, seat))
@@ -266,29 +271,47 @@ class ChunkResult:
     lines: list = field(default_factory=list)      # (variant, dict)
     worker_rss_mb: float = 0.0                     # the worker's peak memory so far
     think: dict = field(default_factory=dict)      # agent -> [seconds, decisions], all variants
+    cpu: tuple = ((), 0.0)                         # ((host, pid) of the worker, its CPU seconds so far)
 
 
 _GAMES: dict[str, Game] = {}
 
 
-def _game(bundle: dict) -> Game:
-    """Compile each bundle once per worker process (keyed by its hash)."""
-    key = bundle["source_hash"]
+@dataclass(frozen=True)
+class Shipped:
+    """A bundle on its way to worker processes: its hash and its pickled
+    bytes, made once by the parent.  Pickling the bundle's dict for every
+    chunk cost the parent 11 ms a chunk (startup), and unpickling it the
+    worker 4 ms, about 5% of a chunk's games; bytes travel as they are, and
+    a worker that has compiled the bundle never unpickles it again."""
+    key: str
+    data: bytes
+
+    @classmethod
+    def of(cls, bundle: dict) -> "Shipped":
+        return cls(bundle["source_hash"], pickle.dumps(bundle, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _game(bundle) -> Game:
+    """Compile each bundle (a dict or a Shipped one) once per worker
+    process, keyed by its hash."""
+    key = bundle.key if isinstance(bundle, Shipped) else bundle["source_hash"]
     if key not in _GAMES:
         if len(_GAMES) > 16:
             _GAMES.clear()
-        _GAMES[key] = Game(bundle)
+        _GAMES[key] = Game(pickle.loads(bundle.data) if isinstance(bundle, Shipped) else bundle)
     return _GAMES[key]
 
 
 def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = False) -> ChunkResult:
-    """Play games [start, stop) under every variant (bundles[0] is the baseline)."""
+    """Play games [start, stop) under every variant (bundles[0] is the
+    baseline; dicts, or Shipped from a process pool)."""
     games = [_game(b) for b in bundles]
     out = ChunkResult(start, stop, [Aggregate() for _ in games], [Paired() for _ in games])
     # a sweep also pairs card use by agent (the baseline's resolvable and
     # answering cards)
-    cards = resolvable_cards(bundles[0]) if len(bundles) > 1 else ()
-    answers = answering_cards(bundles[0]) if len(bundles) > 1 else ()
+    cards = resolvable_cards(games[0].bundle) if len(games) > 1 else ()
+    answers = answering_cards(games[0].bundle) if len(games) > 1 else ()
     for index in range(start, stop):
         base = None
         for k, game in enumerate(games):
@@ -307,6 +330,7 @@ def run_chunk(bundles: list, plan: Plan, start: int, stop: int, lines: bool = Fa
             if lines:
                 out.lines.append((k, rec.line()))
     out.worker_rss_mb = peak_rss_mb()
+    out.cpu = (_worker_id(), time.process_time())
     return out
 
 
@@ -321,6 +345,24 @@ def add_think(total: dict, more: dict) -> None:
 def seconds_per_decision(think: dict) -> dict:
     """agent -> mean CPU seconds an agent took for a decision with 2+ options."""
     return {agent: round(s / n, 6) for agent, (s, n) in sorted(think.items()) if n}
+
+
+def _worker_id() -> tuple:
+    """This process, told apart from those of other machines of a cluster."""
+    return socket.gethostname(), os.getpid()
+
+
+def cpu_seconds(totals: "Totals") -> float:
+    """CPU seconds of this process and of every worker that played a chunk
+    (workers on other machines included): what a run cost, however busy the
+    machine; the fork server's one import of the engine is not counted."""
+    return round(time.process_time() + workers_cpu_seconds(totals), 3)
+
+
+def workers_cpu_seconds(totals: "Totals") -> float:
+    """CPU seconds of the workers other than this process (0 inline)."""
+    me = _worker_id()
+    return round(sum(c for pid, c in totals.worker_cpu.items() if pid != me), 3)
 
 
 def peak_rss_mb() -> float:
@@ -360,14 +402,22 @@ class _Done:
 
 class _Processes:
     """A process pool on this machine.  forkserver (where available) rather
-    than fork: the progress bar runs a thread, and forking threads is unsafe."""
+    than fork: the progress bar runs a thread, and forking threads is unsafe.
+    The fork server imports the engine and the agents once (preload), so a
+    worker starts as a fork of it instead of importing them again; bundles
+    travel as Shipped bytes, compiled once per worker."""
 
     def __init__(self, jobs: int):
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        if "forkserver" in methods:
+            ctx.set_forkserver_preload([__name__])
         self.pool = ProcessPoolExecutor(jobs, mp_context=ctx)
         self.workers = jobs
         self.window = jobs * 4
+
+    def ship(self, bundles):
+        return [Shipped.of(b) for b in bundles]
 
     def submit(self, fn, *args):
         return self.pool.submit(fn, *args)
@@ -428,7 +478,8 @@ def executor(jobs: int = 1, cluster=None):
 def stream(pool, bundles: list, plan: Plan, start: int, stop: int, chunk: int, lines: bool = False):
     """Yield the ChunkResults of games [start, stop) in order, keeping at most
     `pool.window` chunks in flight: constant memory however many games."""
-    args = pool.scatter(bundles) if hasattr(pool, "scatter") else bundles
+    args = pool.scatter(bundles) if hasattr(pool, "scatter") else \
+        pool.ship(bundles) if hasattr(pool, "ship") else bundles
     pending = deque()
     for lo in range(start, stop, chunk):
         if len(pending) >= pool.window:
@@ -446,6 +497,7 @@ class Totals:
     paired: list
     worker_rss_mb: float = 0.0
     think: dict = field(default_factory=dict)      # agent -> [seconds, decisions]
+    worker_cpu: dict = field(default_factory=dict)  # (host, pid) -> CPU seconds of that worker so far
 
     @classmethod
     def empty(cls, variants: int) -> "Totals":
@@ -453,6 +505,8 @@ class Totals:
 
     def merge(self, chunk: ChunkResult) -> None:
         self.worker_rss_mb = max(self.worker_rss_mb, chunk.worker_rss_mb)
+        pid, cpu = chunk.cpu
+        self.worker_cpu[pid] = max(self.worker_cpu.get(pid, 0.0), cpu)
         add_think(self.think, chunk.think)
         for mine, theirs in zip(self.aggregates, chunk.aggregates):
             mine.merge(theirs)

@@ -260,6 +260,7 @@ class PairedDiff:
         d = self.diff.summary()
         return {"n": self.diff.n, "base": self.base.mean, "variant": self.variant.mean,
                 "diff": d["mean"], "lo": d["lo"], "hi": d["hi"], "width": d["hi"] - d["lo"],
+                "sd": self.diff.sd, "base_sd": self.base.sd, "variant_sd": self.variant.sd,
                 "p": d.get("p"), "significant": self.diff.n > 1 and (d["lo"] > 0 or d["hi"] < 0)}
 
 
@@ -378,6 +379,12 @@ class CardUse:
         self.seats.merge(other.seats)
 
 
+def _quality():
+    """A new `quality.Quality` (imported here: that module builds on this one)."""
+    from cardc.sim.quality import Quality
+    return Quality()
+
+
 @dataclass
 class CountStats:
     """Everything that depends on the number of players."""
@@ -395,9 +402,11 @@ class CountStats:
     lead_changes: Dist = field(default_factory=Dist)
     # turns completed -> [games sampled, sum of the leader's score, sum of all scores, seats]
     by_turn: dict[int, list] = field(default_factory=dict)
+    quality: "Quality" = field(default_factory=lambda: _quality())      # Browne's / Ludii's measures
 
     def add(self, rec) -> None:
         self.games += 1
+        self.quality.add(rec)
         self.turns.add(rec.turns)
         self.minutes.add(round(rec.minutes, 1))
         self.decisions += rec.decisions
@@ -431,6 +440,7 @@ class CountStats:
             getattr(self, name).merge(getattr(other, name))
         self.decisions += other.decisions
         self.choices += other.choices
+        self.quality.merge(other.quality)
         for seat, places in other.places.items():
             self.places.setdefault(seat, Counter()).update(places)
         _merge_map(self.seats, other.seats, Tally)
