@@ -60,7 +60,7 @@ def test_ipo_board_diagrams_of_founding_growing_merging_a_safe_company_and_a_lan
 
     ipo = shipped("ipo")
     founding = replay_example(ipo, "founding.yaml", 1)
-    assert founding.before.cells == {"B2": ("·", "tile")}
+    assert founding.before.cells == {"B2": ("#", "tile")}
     assert founding.after.cells == {"B2": ("YAKS", "tile"), "C2": ("YAKS", "tile")}
     assert founding.steps == ("P1 → C2", "P1 → Yakshave Labs")
     growing = replay_example(ipo, "placement.yaml", 2)
