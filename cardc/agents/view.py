@@ -161,27 +161,6 @@ class World:
         """Each legal action's stable key (State.legal_actions)."""
         return self._st.legal_actions()
 
-    def card_text(self, query: str) -> str | None:
-        """A card's name, kind and text, for a person who asks: `query` is an
-        option's number (the card its label names; only what the label
-        shows, so nothing hidden leaks) or a card's name or id (the card
-        list is public, like a rulebook).  None if it names no card."""
-        cards = self._st.game.cards
-        text = query.strip().lower()
-        if text.isdigit():
-            n = int(text)
-            if not 1 <= n <= len(self._st.pending.values):
-                return None
-            label = self.action_to_string(n - 1).lower()
-            named = [c for c in cards if c["name"].lower() in label]
-            card = max(named, key=lambda c: len(c["name"]), default=None)
-        else:
-            card = next((c for c in cards if text in (c["name"].lower(), c["id"])), None)
-        if card is None:
-            return None
-        kind = (self._st.game.bundle.get("kinds") or {}).get(card["kind"], {}).get("label", card["kind"])
-        return f"{card['name']} ({kind}): {card['text'] or '(no text)'}"
-
     def apply(self, action: int, last: bool = False) -> None:
         """Take `action`.  With `last`, the world is only scored afterwards:
         the engine stops at the next menu without working out its options."""

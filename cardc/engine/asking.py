@@ -98,7 +98,7 @@ class Decision:
 # number can mean another card in another state, or in another world an agent
 # imagines.  Its key is: where the rules ask (the code and its pc), which
 # option (a menu's option by its body's pc), and what the choice names, a card
-# by its id ("card", "poach"), a seat, a cell, a word or a number, and, for
+# by its id ("card", "<its id>"), a seat, a cell, a word or a number, and, for
 # options that would otherwise read the same, which of them (0, 1, …).  A card
 # the deciding player cannot see is ("hidden card",): a key tells no more
 # than the label.  Keys are plain tuples: hashable, equal across states and
