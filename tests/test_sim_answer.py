@@ -12,7 +12,7 @@ import pytest
 from cardc.cli import main
 from cardc.sim.answer import baseline_values, detectable, games_needed
 from cardc.sim.sequential import Design, look_sizes
-from conftest import MINI
+from conftest import CONTENT, MINI
 
 SWEEP = ["sweep", str(MINI), "--set", "params.win_at=10", "--games", "100", "--fixed",
          "--players", "2", "--agents", "random,greedy", "--jobs", "1"]
@@ -124,6 +124,52 @@ def test_compare_opens_with_its_answer_in_the_same_units(tmp_path, capsys):
     assert answer[-1].startswith("  Power: detecting a 5-pt change in a win rate needs about ")
     printed = capsys.readouterr().out
     assert printed.startswith("B against A (200 and 200") and " pts" in printed
+
+
+def test_compare_shows_each_quality_measure_on_both_sides_with_its_change(tmp_path, capsys,
+                                                                         monkeypatch):
+    """A shipped game against a finish line at 400 instead of 1000: games get
+    far shorter, with fewer lead changes and more choices a decision; the
+    quality measures are tested together with the rest (one Holm family)."""
+    for name, extra in (("a", []), ("b", ["--set", "params.win_at=400"])):
+        assert main(["simulate", str(CONTENT / "unicorn"), "--games", "40", "--players", "3",
+                     "--agents", "random,greedy", "--seed", "1", "--jobs", "1", "--quiet",
+                     "--holes", str(tmp_path / "h"), "--json", str(tmp_path / f"{name}.json"),
+                     *extra]) == 0
+    monkeypatch.setenv("COLUMNS", "60")
+    out, page = tmp_path / "c.json", tmp_path / "c.html"
+    assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--json", str(out),
+                 "--html", str(page)]) == 0
+    data = json.loads(out.read_text())
+    quality = next(line for line in data["answer"] if line.startswith("  Quality measures"))
+    assert quality == ("  Quality measures changed (Holm's correction over these 7 and the rows "
+                       "above together): branching: legal actions per decision (3 players) +1.52 "
+                       "(3.98 → 5.5; 95% [+1.3, +1.75]); lead changes per game (3 players) -3.4 "
+                       "(6.33 → 2.93; 95% [-5.19, -1.61]).")
+    rows = {r["what"]: r for r in data["rows"]}
+    assert [n for n in rows if n.startswith("quality ")] == [
+        "quality 3p decisiveness", "quality 3p drama", "quality 3p lead changes per game",
+        "quality 3p winner leads at 25% of the game", "quality 3p winner leads at 50% of the game",
+        "quality 3p winner leads at 75% of the game",
+        "quality 3p branching: legal actions per decision", "quality 3p first-player advantage",
+        "quality 3p skill gap: greedy − random"]
+    for r in rows.values():
+        assert r["lo"] <= r["diff"] <= r["hi"] and r["diff"] == pytest.approx(r["b"] - r["a"])
+    # the rows that repeat a test carry its verdict: counted once by Holm's correction
+    drama, decisive = rows["quality 3p drama"], rows["quality 3p decisiveness"]
+    assert drama["diff"] == -decisive["diff"] and drama["p_adjusted"] == decisive["p_adjusted"]
+    assert rows["quality 3p first-player advantage"]["p_adjusted"] == rows["win 3p seat 1"]["p_adjusted"]
+    assert rows["quality 3p lead changes per game"]["significant"]
+    printed = capsys.readouterr().out.splitlines()
+    assert [line for line in printed if len(line) > 60] == [] and "…" not in "\n".join(printed)
+    words = " ".join(" ".join(printed).split())
+    assert "Quality measures (Browne; Ludii), B − A: drama mirrors decisiveness" in words
+    assert sum(line.startswith("│ 3p") for line in printed) == 9     # one row per measure
+    text = page.read_text()
+    assert text.index("Quality measures changed") < text.index("<h2>Quality measures</h2>")
+    # a measure that is itself a difference is shown in points, its change in % of it left out
+    assert ("<td>3p first-player advantage</td><td>-8.3 pts</td><td>-8.3 pts</td><td>+0.0 pts</td>"
+            "<td>–</td>") in text
 
 
 def test_a_sequential_sweep_is_the_same_whatever_the_jobs(tmp_path):

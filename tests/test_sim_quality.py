@@ -64,3 +64,21 @@ def test_reports_show_the_measures_per_player_count(tmp_path, capsys):
     assert "Quality measures (Browne; Ludii)" in printed and "skill gap: best agent" in printed
     text = page.read_text()
     assert "<h2>Quality measures</h2>" in text and "decisiveness: leader at 2/3 wins" in text
+
+
+def test_a_report_saved_without_the_spread_compares_the_same(tmp_path):
+    """Reports saved before the quality measures kept their sd still compare:
+    the sd comes back from the t interval."""
+    from cardc.sim.quality import compare_rows
+    out = tmp_path / "r.json"
+    assert main(["simulate", str(MINI), "--games", "40", "--players", "2", "--jobs", "1", "--quiet",
+                 "--holes", str(tmp_path / "h"), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    old = json.loads(out.read_text())
+    for q in old["quality"].values():
+        for m in (q["lead_changes"], q["branching"], *q["winner_leads"]):
+            del m["sd"]
+    new_rows, old_rows = compare_rows(report, report), compare_rows(old, old)
+    assert [r["what"] for r in new_rows] == [r["what"] for r in old_rows]
+    for x, y in zip(new_rows, old_rows):
+        assert (x["lo"], x["hi"]) == pytest.approx((y["lo"], y["hi"]))

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
+from cardc.sim.quality import QUALITY
+from cardc.sim.quality import unit as quality_unit
 from cardc.sim.sequential import DETECT_POINTS, DETECT_SHARE
 from cardc.sim.stats import ALPHA, is_rate
 
@@ -30,15 +32,20 @@ POWER = 0.8
 # ---------------------------------------------------------------- units
 
 def rate_metric(name: str) -> bool:
-    """A metric measured in percent: a 0/1 metric (`win.seat1`, `capped`)
-    or a win-rate row of `compare` (`win 4p seat 1`)."""
-    return is_rate(name) or name.startswith("win ")
+    """A metric measured in percent (its differences in points): a 0/1
+    metric (`win.seat1`, `capped`), a win-rate row of `compare` (`win 4p
+    seat 1`) or a quality measure that is a share or a difference of shares
+    (`quality 4p decisiveness`, `quality 4p skill gap: ...`)."""
+    return is_rate(name) or name.startswith("win ") or quality_unit(name) in ("percent", "points")
 
 
 def value(name: str, x) -> str:
-    """A metric's value in the report's units."""
+    """A metric's value in the report's units (a quality measure that is
+    itself a difference, such as the first-player advantage, in points)."""
     if x is None:
         return "–"
+    if quality_unit(name) == "points":
+        return f"{100 * x:+.1f} pts"
     return f"{100 * x:.1f}%" if rate_metric(name) else f"{x:,.3g}" if abs(x) < 100 else f"{x:,.1f}"
 
 
@@ -55,8 +62,11 @@ def interval(name: str, lo, hi) -> str:
     return f"[{lo:+,.3g}, {hi:+,.3g}]"
 
 
-def change(d: dict) -> str:
-    """The difference as a share of the baseline ("new" from nothing)."""
+def change(d: dict, name: str = "") -> str:
+    """The difference as a share of the baseline ("new" from nothing; "–"
+    for a baseline that is itself a difference, which may be near 0)."""
+    if quality_unit(name) == "points":
+        return "–"
     if not d.get("base"):
         return "new" if d.get("diff") else "0%"
     share = 100 * d["diff"] / abs(d["base"])
@@ -65,6 +75,9 @@ def change(d: dict) -> str:
 
 def label(name: str) -> str:
     """A metric's name in words: win.seat1 -> "seat 1's win rate"."""
+    if name.startswith(QUALITY):        # quality 4p decisiveness -> decisiveness (4 players)
+        count, _, measure = name[len(QUALITY):].partition("p ")
+        return f"{measure} ({count} players)"
     if name.startswith("win.seat"):
         return f"seat {name[8:]}'s win rate"
     if name.startswith("win."):
@@ -205,20 +218,27 @@ def compare_answer(a: dict, b: dict, rows: list) -> list[str]:
     what = ", ".join(f"{k}={v}" for k, v in over.items() if a.get("overrides", {}).get(k) != v)
     out = [f"B against A ({a['plan']['games']:,} and {b['plan']['games']:,} independent games"
            + (f"; B sets {what}" if what else "") + "):"]
-    changed = sorted((r for r in rows if r["significant"]), key=lambda r: r["p_adjusted"])
+    outcome = [r for r in rows if not r["what"].startswith(QUALITY)]
+    changed = sorted((r for r in outcome if r["significant"]), key=lambda r: r["p_adjusted"])
     if changed:
-        out.append("  Changed (sure at 5% after Holm's correction): " + "; ".join(
-            f"{label(r['what'])} {difference(r['what'], r['diff'])} ({value(r['what'], r['a'])} → "
-            f"{value(r['what'], r['b'])}; 95% {interval(r['what'], r['lo'], r['hi'])})"
-            for r in changed[:4]) + (f"; and {len(changed) - 4} more" if len(changed) > 4 else "") + ".")
+        out.append("  Changed (sure at 5% after Holm's correction): " + _listed(changed) + ".")
     else:
         out.append("  Nothing changed detectably (no difference passes Holm's correction at 5%).")
-    rates = [r for r in rows if r["what"].startswith("win") and not r["significant"]
+    rates = [r for r in outcome if r["what"].startswith("win") and not r["significant"]
              and math.isfinite(r["lo"]) and math.isfinite(r["hi"])]
     if rates:
         widest = max(max(abs(r["lo"]), abs(r["hi"])) for r in rates)
         out.append(f"  Not changed: {len(rates)} win rates, each within ±{100 * widest:.1f} pts (95%).")
-    level = ALPHA / max(1, len(rows))
+    # a row that repeats another's test (drama, first-player advantage) is not named twice
+    quality = [r for r in rows if r["what"].startswith(QUALITY) and "same_as" not in r]
+    moved = sorted((r for r in quality if r["significant"]), key=lambda r: r["p_adjusted"])
+    if moved:
+        out.append(f"  Quality measures changed (Holm's correction over these {len(quality)} and "
+                   "the rows above together): " + _listed(moved) + ".")
+    elif quality:
+        out.append(f"  Quality measures: none of {len(quality)} changed detectably (Holm's "
+                   "correction over them and the rows above together).")
+    level = ALPHA / max(1, sum("same_as" not in r for r in rows))
     # two independent runs: each needs twice the pairs of a paired test of
     # the same spread; a win rate near 1/2 has the largest spread, 0.5
     need = 2 * games_needed(0.5, DETECT_POINTS, level)
@@ -226,3 +246,11 @@ def compare_answer(a: dict, b: dict, rows: list) -> list[str]:
                f"{need:,} games in each report ({100 * POWER:.0f}% power); a paired `cardc sweep` "
                "needs fewer.")
     return out
+
+
+def _listed(rows: list, most: int = 4) -> str:
+    """The first `most` changed rows of `cardc compare` in words."""
+    return "; ".join(
+        f"{label(r['what'])} {difference(r['what'], r['diff'])} ({value(r['what'], r['a'])} → "
+        f"{value(r['what'], r['b'])}; 95% {interval(r['what'], r['lo'], r['hi'])})"
+        for r in rows[:most]) + (f"; and {len(rows) - most} more" if len(rows) > most else "")

@@ -70,6 +70,7 @@ def add_commands(sub) -> None:
     s.add_argument("b", help="the second report, compared with the first")
     s.add_argument("--significant", action="store_true", help="show only significant differences")
     s.add_argument("--json", metavar="PATH", help="write the comparison as JSON")
+    s.add_argument("--html", metavar="PATH", help="write the comparison as an HTML page")
     s.set_defaults(func=cmd_compare)
 
     from cardc.sim.skill import add_command as add_skill
@@ -272,6 +273,8 @@ def cmd_compare(args) -> int:
     if args.json:
         _write(args.json, json.dumps({"a": args.a, "b": args.b, "answer": answer, "rows": rows},
                                      indent=1))
+    if args.html:
+        _write(args.html, rep.render_compare_html(a, b, rows, answer))
     return 0
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from cardc.sim.stats import Moments, Tally, newcombe, wilson
+from cardc.sim.stats import Z95, Moments, Tally, newcombe, t_quantile, welch, wilson
 
 #: where in the game (share of its turns) the eventual winner's lead is read
 TIMES = (0.25, 0.5, 0.75)
@@ -106,7 +106,7 @@ class Quality:
 
 def _mean(m: Moments) -> dict:
     s = m.summary()
-    return {"n": s["n"], "mean": s["mean"], "lo": s["lo"], "hi": s["hi"]}
+    return {"n": s["n"], "mean": s["mean"], "sd": s["sd"], "lo": s["lo"], "hi": s["hi"]}
 
 
 def _skill_gap(agents: dict) -> dict | None:
@@ -161,3 +161,96 @@ def rows(quality: dict) -> list[tuple[str, dict]]:
         f"{q['skill_gap']['best']} {pts(q['skill_gap']['diff'])} [{pts(q['skill_gap']['lo'])}, "
         f"{pts(q['skill_gap']['hi'])}]" if q["skill_gap"] else "–"))
     return table
+
+
+# ---------------------------------------------------------------- compare
+
+#: a compare row of a quality measure is named `quality <n>p <measure>`
+QUALITY = "quality "
+
+#: each measure's unit in `cardc compare`: a share ("percent", its change in
+#: points), a difference of rates already ("points"), or a plain number
+UNITS = {"decisiveness": "percent", "drama": "percent", "lead changes": "number",
+         "winner leads": "percent", "branching": "number",
+         "first-player advantage": "points", "skill gap": "points"}
+
+
+def unit(name: str) -> str | None:
+    """The unit of a quality row of `cardc compare`; None for any other row."""
+    if not name.startswith(QUALITY):
+        return None
+    measure = name.split(" ", 2)[-1]
+    return next((u for m, u in UNITS.items() if measure.startswith(m)), None)
+
+
+def compare_rows(a: dict, b: dict) -> list[dict]:
+    """B against A for each measure of each player count both reports hold,
+    as rows like `report.compare`'s (the runs are independent: Newcombe's
+    interval for shares, Welch's for means, a normal interval for the skill
+    gap's change).  Drama is decisiveness seen from the other side, and the
+    first-player advantage moves exactly as seat 1's win rate: their rows
+    name the test they repeat (`same_as`) and carry no p of their own, so
+    Holm's correction counts each test once."""
+    out = []
+    qa, qb = a.get("quality") or {}, b.get("quality") or {}
+    for n in sorted(set(qa) & set(qb), key=int):
+        x, y, name = qa[n], qb[n], f"{QUALITY}{n}p "
+        dx, dy = x["decisiveness"], y["decisiveness"]
+        if dx["trials"] and dy["trials"]:
+            d = newcombe(dx["wins"], dx["trials"], dy["wins"], dy["trials"])
+            out.append({"what": name + "decisiveness", "a": dx["rate"], "b": dy["rate"], **d})
+            out.append({"what": name + "drama", "a": 1 - dx["rate"], "b": 1 - dy["rate"],
+                        "diff": -d["diff"], "lo": -d["hi"], "hi": -d["lo"], "p": None,
+                        "same_as": name + "decisiveness"})
+        out += _means(name + "lead changes per game", x["lead_changes"], y["lead_changes"])
+        for i, t in enumerate(TIMES):
+            out += _means(f"{name}winner leads at {100 * t:.0f}% of the game",
+                          x["winner_leads"][i], y["winner_leads"][i])
+        out += _means(name + "branching: legal actions per decision", x["branching"], y["branching"])
+        fx, fy = x["first_player"], y["first_player"]
+        if fx["trials"] and fy["trials"]:
+            d = newcombe(round(fx["rate"] * fx["trials"]), fx["trials"],
+                         round(fy["rate"] * fy["trials"]), fy["trials"])
+            out.append({"what": name + "first-player advantage", "a": fx["advantage"],
+                        "b": fy["advantage"], **d, "p": None, "same_as": f"win {n}p seat 1"})
+        gap = _gap_change(x["skill_gap"], (a.get("agents") or {}).get(n, {}),
+                          (b.get("agents") or {}).get(n, {}))
+        if gap:
+            out.append({"what": f"{name}skill gap: {gap.pop('best')} − random", **gap})
+    return out
+
+
+def _means(what: str, x: dict, y: dict) -> list[dict]:
+    if not x["n"] or not y["n"]:
+        return []
+    return [{"what": what, "a": x["mean"], "b": y["mean"], **welch(_spread(x), _spread(y))}]
+
+
+def _spread(m: dict) -> dict:
+    """{n, mean, sd}; a report saved before the sd was kept gives it back
+    through its t interval (half-width = t * sd / sqrt(n))."""
+    if "sd" in m or m["n"] < 2:
+        return {"sd": 0.0, **m}
+    return {**m, "sd": (m["hi"] - m["mean"]) * math.sqrt(m["n"]) / t_quantile(m["n"] - 1)}
+
+
+def _gap_change(gap_a: dict | None, agents_a: dict, agents_b: dict) -> dict | None:
+    """The change of A's skill gap (A's best agent against random) in B: a
+    difference of two differences of independent rates, with a normal
+    (Wald) interval; None when either run lacks one of the two agents."""
+    if not gap_a:
+        return None
+    best, tallies = gap_a["best"], []
+    for agents in (agents_a, agents_b):
+        for agent in (best, "random"):
+            t = agents.get(agent)
+            if not t or not t["trials"]:
+                return None
+            tallies.append((t["wins"] / t["trials"], t["trials"]))
+    (ba, _), (ra, _), (bb, _), (rb, _) = tallies
+    diff = (bb - rb) - (ba - ra)
+    se = math.sqrt(sum(p * (1 - p) / k for p, k in tallies))
+    p = (1.0 - math.erf(abs(diff) / se / math.sqrt(2))) if se else (1.0 if diff == 0 else 0.0)
+    lo, hi = diff - Z95 * se, diff + Z95 * se
+    return {"best": best, "a": ba - ra, "b": bb - rb, "diff": diff, "lo": lo, "hi": hi, "p": p,
+            "significant": lo > 0 or hi < 0}

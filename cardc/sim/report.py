@@ -14,6 +14,8 @@ import math
 from collections import defaultdict
 
 from cardc.sim import answer as units
+from cardc.sim.quality import QUALITY
+from cardc.sim.quality import compare_rows as quality_compare
 from cardc.sim.quality import rows as quality_rows
 from cardc.sim.run import DEFAULT_SECONDS_PER_ACTION
 from cardc.sim.stats import ENDINGS, Tally, is_rate, mark_significant, newcombe, welch, wilson
@@ -314,11 +316,13 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
 # ---------------------------------------------------------------- compare
 
 def compare(a: dict, b: dict) -> list[dict]:
-    """Rows of B against A: every shared metric and every win rate, the
+    """Rows of B against A: every shared metric, every win rate and every
+    quality measure (`quality.compare_rows`, named `quality <n>p ...`), the
     difference B - A and its 95% interval.  The runs are independent: rates
     use Newcombe's interval, other means Welch's t interval.  A difference
     is significant when it stays so after Holm's correction over all the
-    rows (`stats.mark_significant`)."""
+    rows (`stats.mark_significant`): the quality measures are one family
+    with the rest, so adding them never makes a mark easier to get."""
     rows = []
     for name in sorted(set(a["metrics"]) & set(b["metrics"])):
         ma, mb = a["metrics"][name], b["metrics"][name]
@@ -341,7 +345,13 @@ def compare(a: dict, b: dict) -> list[dict]:
                             **newcombe(x["wins"], x["trials"], y["wins"], y["trials"])})
         elif x["n"] and y["n"]:
             out.append({"what": what, "a": x["mean"], "b": y["mean"], **welch(x, y)})
+    out += quality_compare(a, b)
     mark_significant(out)
+    tests = {r["what"]: r for r in out}
+    for r in out:
+        source = tests.get(r.get("same_as"))
+        if source is not None:       # the same test shown another way: its verdict
+            r.update({k: source.get(k) for k in ("p", "p_adjusted", "significant", "significant_alone")})
     return out
 
 
@@ -356,18 +366,40 @@ def print_compare(a: dict, b: dict, rows: list, console=None, only_significant=F
     console = console or Console()
     for line in answer:
         console.print(line, markup=False, highlight=False)
-    t = _table(f"B − A: A = {_label(a)}, B = {_label(b)}  (* = significant at 5% after "
-               "Holm's correction over all rows)", ("", "A", "B", "B − A", "change", "95% interval"))
-    for r in rows:
-        if only_significant and not r["significant"]:
-            continue
-        star = "*" if r["significant"] else ""
-        style = "bold" if star else None
-        n = r["what"]
-        t.add_row(n + (" *" if star else ""), units.value(n, r["a"]), units.value(n, r["b"]),
-                  units.difference(n, r["diff"]), units.change({"base": r["a"], "diff": r["diff"]}),
-                  units.interval(n, r["lo"], r["hi"]), style=style)
-    console.print(t)
+    shown = [r for r in rows if r["significant"] or not only_significant]
+    for title, group in compare_groups(a, b, shown):
+        t = _table(title, ("", "A", "B", "B − A", "change", "95% interval"))
+        for r in group:
+            t.add_row(compare_name(r), *compare_cells(r),
+                      style="bold" if r["significant"] else None)
+        console.print(t)
+
+
+def compare_groups(a: dict, b: dict, rows: list) -> list[tuple[str, list]]:
+    """The two tables of `cardc compare`: the outcome rows and the quality
+    measures (left out when empty), each with its title."""
+    quality = [r for r in rows if r["what"].startswith(QUALITY)]
+    groups = [(f"B − A: A = {_label(a)}, B = {_label(b)}  (* = significant at 5% after "
+               "Holm's correction over all rows, both tables)",
+               [r for r in rows if not r["what"].startswith(QUALITY)])]
+    if quality:
+        groups.append(("Quality measures (Browne; Ludii), B − A: drama mirrors decisiveness and "
+                       "first-player advantage mirrors seat 1's win rate (the same test each)",
+                       quality))
+    return groups
+
+
+def compare_name(r: dict) -> str:
+    """A compare row's name as its table shows it (`3p decisiveness` in the
+    quality table), starred when significant."""
+    return r["what"].removeprefix(QUALITY) + (" *" if r["significant"] else "")
+
+
+def compare_cells(r: dict) -> tuple[str, ...]:
+    """A compare row's A, B, B − A, change and interval in the report's units."""
+    n = r["what"]
+    return (units.value(n, r["a"]), units.value(n, r["b"]), units.difference(n, r["diff"]),
+            units.change({"base": r["a"], "diff": r["diff"]}, n), units.interval(n, r["lo"], r["hi"]))
 
 
 def _table(title: str, columns, caption=None, left=("", "metric", "card", "agent")):
@@ -624,6 +656,22 @@ def render_sweep_html(sweep: dict) -> str:
                          "<th>difference</th><th>change</th><th>95% interval</th><th>p (Holm)</th></tr>"
                          f"{rows}</table>" + ("<p class=note>Rows without * are the closest to "
                                               "significance, not significant.</p>" if near else ""))
+    return "\n".join(parts) + "\n"
+
+
+def render_compare_html(a: dict, b: dict, rows: list, answer=()) -> str:
+    """`cardc compare --html`: the answer, then the same two tables as the
+    terminal's (outcomes, quality measures), significant rows marked."""
+    e = html.escape
+    parts = [f"<!doctype html><meta charset=utf-8><title>{e(a['name'])}: comparison</title>"
+             f"<style>{CSS}</style><h1>{e(a['name'])}: B against A</h1>",
+             "<div class=answer>" + "".join(f"<p>{e(line.strip())}</p>" for line in answer) + "</div>"]
+    for i, (title, group) in enumerate(compare_groups(a, b, rows)):
+        body = "".join(f"<tr{' class=bad' if r['significant'] else ''}><td>{e(compare_name(r))}</td>"
+                       + "".join(f"<td>{e(c)}</td>" for c in compare_cells(r)) + "</tr>" for r in group)
+        parts.append(f"<h2>{'Quality measures' if i else 'Outcomes'}</h2><p class=note>{e(title)}</p>"
+                     f"<table{' class=quality' if i else ''}><tr><th></th><th>A</th><th>B</th>"
+                     f"<th>B − A</th><th>change</th><th>95% interval</th></tr>{body}</table>")
     return "\n".join(parts) + "\n"
 
 
