@@ -188,7 +188,7 @@ def test_a_sweep_from_the_page_gives_the_terminals_differences(tmp_path):
     from cardc.cli import main
     from cardc.serve.simulate import Simulation
     sim = Simulation("mini", str(MINI), 20, "2", "random", 1, ["params.win_at=10,14"],
-                     holes=str(tmp_path / "h1"))
+                     holes=str(tmp_path / "h1"), fixed=True)
     assert sim.sweep
     sim.run()
     assert sim.error is None, sim.error
@@ -199,6 +199,30 @@ def test_a_sweep_from_the_page_gives_the_terminals_differences(tmp_path):
     terminal = json.loads(out.read_text())
     assert [v["diffs"] for v in sim.report["variants"]] == [v["diffs"] for v in terminal["variants"]]
     assert "<svg" in sim.html
+
+
+def test_a_sweep_from_the_page_runs_until_decisive_as_the_terminal_does(tmp_path):
+    """By default the page's sweep is the command's sequential sweep: the
+    same looks, the same stop, the same answer; the record keeps the answer
+    for the result page after a restart."""
+    from cardc.cli import main
+    from cardc.serve.simulate import Simulation
+    sim = Simulation("mini", str(MINI), 20, "2", "random", 1, ["params.win_at=10,14"],
+                     holes=str(tmp_path / "h1"), max_games=160)
+    assert sim.command() == ("cardc sweep mini --games 20 --max-games 160 --players 2 --agents random "
+                             "--seed 1 --set params.win_at=10,14")
+    sim.run()
+    assert sim.error is None, sim.error
+    out = tmp_path / "s.json"
+    assert main(["sweep", str(MINI), "--games", "20", "--max-games", "160", "--players", "2",
+                 "--seed", "1", "--jobs", "1", "--set", "params.win_at=10,14", "--quiet",
+                 "--holes", str(tmp_path / "h2"), "--json", str(out)]) == 0
+    terminal = json.loads(out.read_text())
+    assert sim.report["sequential"] == terminal["sequential"] and sim.report["games"] == terminal["games"]
+    assert sim.answer == terminal["answer"] and sim.answer[-1] == terminal["stopped"]
+    assert sim.progress.total == 3 * terminal["games"]      # the bar ended at the last look
+    again = Simulation.saved(json.loads(json.dumps(sim.record())), sim.html)
+    assert again.answer == sim.answer and not again.fixed and again.max_games == 160
 
 
 def test_pages_escape_content_and_serve_nothing_outside_the_project(game_copy):

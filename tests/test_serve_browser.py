@@ -469,6 +469,43 @@ def test_a_simulation_waits_its_turn_and_can_be_cancelled(server, page):
     assert errors == []
 
 
+def test_a_sweep_runs_until_decisive_and_its_page_opens_with_the_answer(server, page):
+    """A sweep from the form plays until decided or out of budget (the
+    command's sequential sweep) and the result page opens with its answer
+    in words; "Fixed count" plays exactly the games asked for."""
+    errors = console_errors(page)
+    page.goto(server.url + "g/mini/simulate")
+    page.fill('input[name="games"]', "20")
+    page.fill('input[name="max_games"]', "40")
+    page.fill('input[name="players"]', "2")
+    page.fill('textarea[name="set"]', "params.win_at=10,14")
+    assert not page.get_by_label("Fixed count").is_checked()
+    page.click("#simulate")
+    page.locator("#sim-done").wait_for()
+    assert page.locator("h1").inner_text() == ("Mini: a sweep until decisive (first look 20 games, "
+                                               "at most 40 per variant)")
+    assert "--max-games 40" in page.locator("p.note code").inner_text()
+    lines = page.locator("#sim-answer p").all_inner_texts()
+    assert lines[0] == "Setting params.win_at from 12 (baseline) to 10, over 40 paired games (random; players 2):"
+    assert lines[-1].startswith("The budget of 40 games is spent; still undecided: ")
+    # the answer comes before the report, which holds the same words
+    assert page.evaluate("""() => document.getElementById('sim-answer').compareDocumentPosition(
+        document.getElementById('report')) === Node.DOCUMENT_POSITION_FOLLOWING""")
+    page.goto(server.url + "g/mini/simulate")
+    page.fill('input[name="games"]', "20")
+    page.fill('input[name="players"]', "2")
+    page.fill('textarea[name="set"]', "params.win_at=10,14")
+    page.get_by_label("Fixed count").check()
+    page.click("#simulate")
+    page.locator("#sim-done").wait_for()
+    assert page.locator("h1").inner_text() == "Mini: 20 games per variant"
+    assert "--games 20 --fixed" in page.locator("p.note code").inner_text()
+    lines = page.locator("#sim-answer p").all_inner_texts()
+    assert lines[0] == "Setting params.win_at from 12 (baseline) to 10, over 20 paired games (random; players 2):"
+    assert not any(line.startswith(("The budget", "Stopped at look")) for line in lines)
+    assert errors == []
+
+
 def test_stopping_the_server_mid_simulation_says_so_and_a_restart_lists_it_interrupted(tmp_path, browser):
     copy_game(MINI, tmp_path / "mini")
     first = Server(tmp_path / "mini", cwd=tmp_path)

@@ -50,6 +50,7 @@ from cardc.serve.runs import Games, Store
 from cardc.serve.simulate import Simulation, SimulationQueue
 from cardc.serve.views import card_details, gallery_groups, rulebook_html, table_pictures
 from cardc.serve.workbench import Workbench
+from cardc.sim.sequential import BUDGET
 
 HERE = Path(__file__).parent
 MAX_FORM = 64 * 1024
@@ -335,7 +336,7 @@ class Pages:
     # ------------------------------------------------------------ simulate
     async def sim_form(self, request: Request):
         view = self.view(request)
-        return self.page("simulate_new.html", request, view, error=None, bots=BOTS)
+        return self.page("simulate_new.html", request, view, error=None, bots=BOTS, budget=BUDGET)
 
     async def sim_start(self, request: Request):
         view = self.view(request)
@@ -343,13 +344,15 @@ class Pages:
         try:
             games = int(form.get("games", "200"))
             seed = int(form.get("seed", "0") or 0)
+            budget = int(form.get("max_games") or BUDGET)
         except ValueError:
-            return self.page("simulate_new.html", request, view, status=400, bots=BOTS,
-                             error="games and seed are whole numbers")
+            return self.page("simulate_new.html", request, view, status=400, bots=BOTS, budget=BUDGET,
+                             error="games, the budget and seed are whole numbers")
         sets = [line.strip() for line in form.get("set", "").splitlines() if line.strip()]
         sim = Simulation(view.name, str(view.folder), games, form.get("players") or None,
                          form.get("agents") or "random", seed, sets,
-                         holes=str(self.bench.root / "generated" / "holes" / view.name), jobs=self.jobs)
+                         holes=str(self.bench.root / "generated" / "holes" / view.name), jobs=self.jobs,
+                         fixed=form.get("fixed") == "on", max_games=max(budget, games))
         key = secrets.token_urlsafe(12)
         sim.on_end = lambda s: self.store.save_sim(key, s.record(), s.html)
         self.sims[key] = sim

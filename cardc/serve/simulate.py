@@ -4,7 +4,10 @@ It is `cardc simulate` (or `cardc sweep`, when a change lists several
 values) itself: `simulate_report` / `sweep_report` with the options as the
 command line would parse them, so the same options and seed give the same
 numbers as the terminal; the page shows the progress and then the same HTML
-report.
+report.  A sweep runs until decisive as the command does by default (its
+sequential driver, `sweep_report`: looks at `games`, 2x, 4x, ... up to
+`max_games`), or plays exactly `games` when `fixed`; the result page opens
+with the sweep's answer in words.
 
 One simulation runs at a time (`SimulationQueue`): two at once would share the CPUs
 and each would take twice as long, so the others wait in order, and the page
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 
 from cardc.sim import cli as sim_cli
 from cardc.sim import report as rep
+from cardc.sim.sequential import BUDGET, DETECT_POINTS, DETECT_SHARE
 
 MAX_GAMES = 100_000
 
@@ -43,9 +47,11 @@ class Progress:
         self.total = total
         return 0
 
-    def update(self, _task, completed=None, rate="", **_):
+    def update(self, _task, completed=None, rate="", total=None, **_):
         if self.cancel.is_set():
             raise Cancelled
+        if total is not None:        # a sequential sweep: the bar runs to its next look
+            self.total = total
         if completed is not None:
             self.done = completed
         self.rate = rate or self.rate
@@ -62,6 +68,9 @@ class Simulation:
     sets: list[str] = field(default_factory=list)
     holes: str | None = None
     jobs: int = 1
+    fixed: bool = False          # a sweep: exactly `games`, not until decisive
+    max_games: int = BUDGET       # a sweep until decisive: its budget per variant
+    answer: list[str] = field(default_factory=list)   # a sweep's opening sentences
     progress: Progress = field(default_factory=Progress)
     report: dict | None = None
     html: str | None = None
@@ -83,7 +92,20 @@ class Simulation:
             seed=self.seed, jobs=self.jobs, cluster=None, start_zone=None, use_zones=None,
             target_minutes=None, max_decisions=100_000, holes=self.holes, max_holes=100,
             json=None, records=None, trace_memory=False, quiet=True, set=list(self.sets),
-            until_decisive=None, max_games=self.games, decide_on="win.*")
+            fixed=self.fixed, until_decisive=None, max_games=self.max_games, decide_on="win.*",
+            detect=100 * DETECT_POINTS, detect_change=100 * DETECT_SHARE)
+
+    def command(self) -> str:
+        """The command line that gives the same report in a terminal."""
+        words = ["cardc", "sweep" if self.sweep else "simulate", self.game, "--games", str(self.games)]
+        if self.sweep:
+            words += ["--fixed"] if self.fixed else ["--max-games", str(self.max_games)]
+        if self.players:
+            words += ["--players", self.players]
+        words += ["--agents", self.agents, "--seed", str(self.seed)]
+        for item in self.sets:
+            words += ["--set", item]
+        return " ".join(words)
 
     def cancel(self) -> None:
         """Stop it: at once if it waits, at its next chunk of games if it runs."""
@@ -97,10 +119,11 @@ class Simulation:
         self.state = "running"
         t0 = time.perf_counter()
         try:
-            if not 1 <= self.games <= MAX_GAMES:
+            if not 1 <= self.games <= MAX_GAMES or not 1 <= self.max_games <= MAX_GAMES:
                 raise ValueError(f"games: give 1 to {MAX_GAMES:,}")
             if self.sweep:
                 self.report = sim_cli.sweep_report(self.args(), self.progress)
+                self.answer = list(self.report["answer"])
                 self.html = rep.render_sweep_html(self.report)
             else:
                 self.report = sim_cli.simulate_report(self.args(), self.progress)
@@ -125,7 +148,8 @@ class Simulation:
     def record(self) -> dict:
         """What is saved of it (the report's HTML is saved beside)."""
         return {"game": self.game, "games": self.games, "players": self.players, "agents": self.agents,
-                "seed": self.seed, "sets": self.sets, "state": self.state, "error": self.error,
+                "seed": self.seed, "sets": self.sets, "fixed": self.fixed, "max_games": self.max_games,
+                "answer": self.answer, "state": self.state, "error": self.error,
                 "started": self.started, "seconds": self.seconds, "done": self.progress.done}
 
     @classmethod
@@ -134,7 +158,10 @@ class Simulation:
         then was interrupted by it."""
         sim = cls(record["game"], "", record["games"], record.get("players"), record["agents"],
                   record["seed"], list(record.get("sets") or []), html=html, error=record.get("error"),
-                  started=record.get("started", 0.0), seconds=record.get("seconds", 0.0))
+                  started=record.get("started", 0.0), seconds=record.get("seconds", 0.0),
+                  # saved before sweeps ran until decisive: they were fixed
+                  fixed=record.get("fixed", True), max_games=record.get("max_games", record["games"]),
+                  answer=list(record.get("answer") or []))
         sim.state = record.get("state", "interrupted")
         if sim.state in ("queued", "running"):
             sim.state = "interrupted"

@@ -24,7 +24,7 @@ from cardc.paths import find_project
 from cardc.project import UsageError, build_folder, game_folders, generated_dir, load_bundle
 from cardc.sim import report as rep
 from cardc.sim.answer import baseline_values, compare_answer, sweep_answer
-from cardc.sim.sequential import DETECT_POINTS, DETECT_SHARE, Design, look_sizes
+from cardc.sim.sequential import BUDGET, DETECT_POINTS, DETECT_SHARE, Design, look_sizes
 from cardc.sim.stats import ALPHA, ANSWER_USE, CARD_USES, mark_significant
 from cardc.sim.run import (HoleWriter, Plan, Totals, cpu_seconds, executor, peak_rss_mb, play_many,
                            seconds_per_decision, workers_cpu_seconds, write_bundle)
@@ -57,7 +57,7 @@ def add_commands(sub) -> None:
     s.add_argument("--until-decisive", type=float, metavar="WIDTH",
                    help="instead: play batches until every difference's 95%% interval is narrower "
                         "than WIDTH")
-    s.add_argument("--max-games", type=positive, default=20_000,
+    s.add_argument("--max-games", type=positive, default=BUDGET,
                    help="the budget: games per variant at most (default 20000)")
     s.add_argument("--decide-on", default="win.*",
                    help="metrics (comma-separated, * wildcards) a sweep waits for "

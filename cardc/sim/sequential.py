@@ -35,6 +35,8 @@ from cardc.sim.stats import ALPHA, holm, is_rate, t_quantile
 DETECT_POINTS = 0.05
 #: ...or 10% of the baseline value of any other metric (turns, scores)
 DETECT_SHARE = 0.10
+#: the budget: games per variant a sweep plays at most (`--max-games`)
+BUDGET = 20_000
 
 
 def look_sizes(first: int, budget: int) -> list[int]:
