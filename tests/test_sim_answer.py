@@ -195,3 +195,14 @@ def test_a_sequential_sweeps_progress_ends_at_its_last_look(tmp_path, capsys):
     games = json.loads(out.read_text())["games"]
     last = capsys.readouterr().err.splitlines()[-1]
     assert last.startswith(f"Mini: {2 * games}/{2 * games} games (100%)")
+
+
+def test_pairs_that_all_agree_decide_nothing_until_there_are_enough_of_them():
+    """Twenty paired games with the same winner each time have no spread to
+    build an interval on; a 5-point change would leave them all alike with
+    a chance of 0.95^20 = 36%, so the verdict waits for 0.95^n <= 1% (90)."""
+    design = Design(looks=5)
+    assert design.agreeing_pairs() == 90 and 0.95 ** 90 <= design.level < 0.95 ** 89
+    same = {"base": 0.5, "variant": 0.5, "diff": 0.0, "sd": 0.0, "p": 1.0}
+    assert design.verdicts([{"win.seat1": {**same, "n": 20}}]) == [{"win.seat1": "open"}]
+    assert design.verdicts([{"win.seat1": {**same, "n": 90}}]) == [{"win.seat1": "unchanged"}]

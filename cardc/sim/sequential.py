@@ -87,11 +87,31 @@ class Design:
         for k, name, d in rows:
             if (k, name) in changed:
                 out[k][name] = "changed"
-            elif d["n"] > 1 and self.half_width(d) + abs(d["diff"]) < self.smallest(name, d):
+            elif self.unchanged(name, d):
                 out[k][name] = "unchanged"
             else:
                 out[k][name] = "open"
         return out
+
+    def unchanged(self, name: str, d: dict) -> bool:
+        """The difference's interval at this design's level lies inside
+        plus or minus the smallest difference that matters.  Where every
+        pair agreed (sd 0, often a win rate over few games) there is no
+        spread to build an interval on, and a zero-width one would call a
+        real change unchanged: a win rate moves by `detect_points` only if
+        at least that share of the pairs differ, so agreement is trusted
+        after `agreeing_pairs` pairs, when a change that large would have
+        shown in one of them but for a chance of at most the level."""
+        if d["n"] < 2:
+            return False
+        if not d["sd"]:
+            return d["n"] >= self.agreeing_pairs() and abs(d["diff"]) < self.smallest(name, d)
+        return self.half_width(d) + abs(d["diff"]) < self.smallest(name, d)
+
+    def agreeing_pairs(self) -> int:
+        """The fewest pairs, all agreeing, that rule out a change of the
+        smallest size: (1 - detect_points)^n <= level."""
+        return math.ceil(math.log(self.level) / math.log(1 - self.detect_points))
 
     def half_width(self, d: dict) -> float:
         """Half the interval of a paired difference at this design's level."""
@@ -103,4 +123,6 @@ class Design:
                 f"differences); at most {100 * self.alpha:g}% chance of calling any difference "
                 f"changed when none is, and for each difference at most {100 * self.alpha:g}% chance "
                 f"of calling it unchanged when it moves by {100 * self.detect_points:g} points "
-                f"(win rates) or {100 * self.detect_share:g}% (other metrics) or more")
+                f"(win rates) or {100 * self.detect_share:g}% (other metrics) or more; a "
+                f"difference whose every pair agreed is called unchanged only after "
+                f"{self.agreeing_pairs():,} pairs")
