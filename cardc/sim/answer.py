@@ -45,20 +45,30 @@ def value(name: str, x) -> str:
     if x is None:
         return "–"
     if quality_unit(name) == "points":
-        return f"{100 * x:+.1f} pts"
+        return points(x)
     return f"{100 * x:.1f}%" if rate_metric(name) else f"{x:,.3g}" if abs(x) < 100 else f"{x:,.1f}"
+
+
+def points(x: float) -> str:
+    """A difference of two rates: +1.2 pts."""
+    return f"{100 * x:+.1f} pts"
+
+
+def points_interval(lo: float, hi: float) -> str:
+    """The interval of a difference of rates: [-1.0, +3.4] pts."""
+    return f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pts"
 
 
 def difference(name: str, x) -> str:
     """A difference in the report's units: points for rates."""
     if rate_metric(name):
-        return f"{100 * x:+.1f} pts"
+        return points(x)
     return f"{x:+,.3g}" if abs(x) < 100 else f"{x:+,.1f}"
 
 
 def interval(name: str, lo, hi) -> str:
     if rate_metric(name):
-        return f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pts"
+        return points_interval(lo, hi)
     return f"[{lo:+,.3g}, {hi:+,.3g}]"
 
 

@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass, field
 
 from cardc.project import UsageError
+from cardc.sim.answer import change, points, points_interval
 
 #: points of miss for each card no agent used (`--cards-used`)
 UNUSED_CARD_MISS = 5.0
@@ -121,7 +122,7 @@ def evidence(report: dict, targets: Targets) -> list[Evidence]:
             out.append(Evidence(f"every seat within ±{targets.fair:g} pts of 1/players",
                                 f"worst: seat {w['seat']} at {n} players {100 * w['rate']:.1f}% "
                                 f"[{100 * w['lo']:.1f}%–{100 * w['hi']:.1f}%] against a fair "
-                                f"{100 / int(n):.1f}% ({100 * dev:+.1f} pts)",
+                                f"{100 / int(n):.1f}% ({points(dev)})",
                                 max(0.0, 100 * abs(dev) - targets.fair)))
     if targets.skill_gap is not None:
         gaps = [(n, q["skill_gap"]) for n, q in report.get("quality", {}).items() if q["skill_gap"]]
@@ -129,15 +130,16 @@ def evidence(report: dict, targets: Targets) -> list[Evidence]:
             raise UsageError("--skill-gap needs random and another agent, e.g. --agents random,greedy")
         n, g = min(gaps, key=lambda item: item[1]["diff"])
         out.append(Evidence(f"skill gap random → best at least {targets.skill_gap:g} pts",
-                            f"smallest: {g['best']} {100 * g['diff']:+.1f} pts "
-                            f"[{100 * g['lo']:+.1f}, {100 * g['hi']:+.1f}] at {n} players",
+                            f"smallest: {g['best']} {points(g['diff'])} "
+                            f"{points_interval(g['lo'], g['hi'])} at {n} players",
                             max(0.0, targets.skill_gap - 100 * g["diff"])))
     if targets.minutes is not None:
         games = sum(L["games"] for L in report["length"].values())
         mean = sum(L["minutes"].get("mean", 0) * L["games"] for L in report["length"].values()) / max(1, games)
         off = abs(mean / targets.minutes - 1)
         out.append(Evidence(f"about {targets.minutes:g} minutes (±{100 * MINUTES_TOLERANCE:.0f}%)",
-                            f"{mean:.1f} minutes on average ({100 * (mean / targets.minutes - 1):+.0f}%)",
+                            f"{mean:.1f} minutes on average "
+                            f"({change({'base': targets.minutes, 'diff': mean - targets.minutes})})",
                             max(0.0, 100 * (off - MINUTES_TOLERANCE))))
     if targets.cards_used:
         unused = report["unused"]["never_used"] + [c for c in report["unused"]["never_resolved"]
