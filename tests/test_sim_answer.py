@@ -118,7 +118,7 @@ def test_compare_opens_with_its_answer_in_the_same_units(tmp_path, capsys):
     out = tmp_path / "c.json"
     assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--json", str(out)]) == 0
     answer = json.loads(out.read_text())["answer"]
-    assert answer[0] == "B against A (200 and 200 independent games; B sets params.win_at=10):"
+    assert answer[0] == "B against A (200 and 200 independent games; B sets params.win_at from 12 (A) to 10):"
     assert answer[1].startswith("  Changed (sure at 5% after Holm's correction): ")
     assert "game length in turns" in answer[1]
     assert answer[-1].startswith("  Power: detecting a 5-pt change in a win rate needs about ")

@@ -224,8 +224,9 @@ def baseline_values(bundle: dict, paths) -> dict:
 
 def compare_answer(a: dict, b: dict, rows: list) -> list[str]:
     """The opening sentences of `cardc compare` (two independent runs)."""
-    over = {**{k: None for k in a.get("overrides", {})}, **b.get("overrides", {})}
-    what = ", ".join(f"{k}={v}" for k, v in over.items() if a.get("overrides", {}).get(k) != v)
+    paths = [k for k in {**a.get("overrides", {}), **b.get("overrides", {})}
+             if _played(a, k) != _played(b, k)]
+    what = ", ".join(f"{k} from {_played(a, k)} (A) to {_played(b, k)}" for k in paths)
     out = [f"B against A ({a['plan']['games']:,} and {b['plan']['games']:,} independent games"
            + (f"; B sets {what}" if what else "") + "):"]
     outcome = [r for r in rows if not r["what"].startswith(QUALITY)]
@@ -256,6 +257,16 @@ def compare_answer(a: dict, b: dict, rows: list) -> list[str]:
                f"{need:,} games in each report ({100 * POWER:.0f}% power); a paired `cardc sweep` "
                "needs fewer.")
     return out
+
+
+def _played(report: dict, path: str) -> str:
+    """The value a report's games were played with at `path`: its `--set`,
+    else the content's (from the report's params; "as written" for a path
+    outside them or a report saved before params were kept)."""
+    if path in report.get("overrides", {}):
+        return str(report["overrides"][path])
+    known = baseline_values({"params": report.get("params") or {}}, [path])[path]
+    return "as written" if known is None else _plain(known)
 
 
 def _listed(rows: list, most: int = 4) -> str:

@@ -49,6 +49,7 @@ def summarize(agg, bundle: dict, plan, *, overrides=None, holes=(), holes_skippe
     report = {
         "format": REPORT_FORMAT, "game": bundle["game"], "name": bundle["name"],
         "bundle": bundle["source_hash"], "overrides": dict(overrides or {}),
+        "params": dict(bundle.get("params") or {}),      # as played: compare names A's value
         "plan": {"games": agg.games, "players": list(plan.players), "agents": list(plan.agents),
                  "seed": plan.seed, "start_zone": plan.start_zone},
         "timing": timing,
