@@ -4,6 +4,7 @@ a shipped game (startup) with a planted imbalance, a start bonus for seat
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -40,6 +41,19 @@ def test_tune_removes_a_planted_start_bonus_and_names_the_fix(tmp_path, game_cop
     assert "params.seat1_bonus: 30 → 0." in result["answer"][1]
     assert result["answer"][2].startswith("  every seat within ±5 pts of 1/players: worst: seat ")
     assert "(as written: worst: seat 1 at 3 players " in result["answer"][2]
+    # 60 games a setting cannot tell a seat within 5 points from one outside: the report says so
+    assert result["answer"][1].startswith("Best found (misses by ")
+    assert result["answer"][1].endswith(" pts; not every target is sure at 60 games): "
+                                        "params.seat1_bonus: 30 → 0.")
+    assert ", not sure: its 95% interval [" in result["answer"][2]
+
+
+def test_a_target_is_sure_only_when_its_interval_is_on_one_side_of_the_edge():
+    from cardc.sim.tune import _unsure
+    assert _unsure(-0.03, 0.04, -5, 5) is None                   # inside ±5 pts: met, surely
+    assert _unsure(0.06, 0.12, -5, 5) is None                    # outside: missed, surely
+    assert _unsure(-0.02, 0.07, -5, 5).startswith("not sure: its 95% interval [-2.0, +7.0] pts")
+    assert _unsure(0.08, 0.30, 10, math.inf) is not None         # a skill gap that may be under 10
 
 
 @pytest.mark.slow

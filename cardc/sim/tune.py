@@ -101,6 +101,7 @@ class Evidence:
     target: str
     found: str
     miss: float
+    unsure: str | None = None          # why this many games do not settle met or missed
 
     @property
     def met(self) -> bool:
@@ -119,11 +120,13 @@ def evidence(report: dict, targets: Targets) -> list[Evidence]:
                     worst = (dev, n, w)
         if worst:
             dev, n, w = worst
+            fair = 1 / int(n)
             out.append(Evidence(f"every seat within ±{targets.fair:g} pts of 1/players",
                                 f"worst: seat {w['seat']} at {n} players {100 * w['rate']:.1f}% "
                                 f"[{100 * w['lo']:.1f}%–{100 * w['hi']:.1f}%] against a fair "
-                                f"{100 / int(n):.1f}% ({points(dev)})",
-                                max(0.0, 100 * abs(dev) - targets.fair)))
+                                f"{100 * fair:.1f}% ({points(dev)})",
+                                max(0.0, 100 * abs(dev) - targets.fair),
+                                _unsure(w["lo"] - fair, w["hi"] - fair, -targets.fair, targets.fair)))
     if targets.skill_gap is not None:
         gaps = [(n, q["skill_gap"]) for n, q in report.get("quality", {}).items() if q["skill_gap"]]
         if not gaps:
@@ -132,7 +135,8 @@ def evidence(report: dict, targets: Targets) -> list[Evidence]:
         out.append(Evidence(f"skill gap random → best at least {targets.skill_gap:g} pts",
                             f"smallest: {g['best']} {points(g['diff'])} "
                             f"{points_interval(g['lo'], g['hi'])} at {n} players",
-                            max(0.0, targets.skill_gap - 100 * g["diff"])))
+                            max(0.0, targets.skill_gap - 100 * g["diff"]),
+                            _unsure(g["lo"], g["hi"], targets.skill_gap, math.inf)))
     if targets.minutes is not None:
         games = sum(L["games"] for L in report["length"].values())
         mean = sum(L["minutes"].get("mean", 0) * L["games"] for L in report["length"].values()) / max(1, games)
@@ -150,6 +154,17 @@ def evidence(report: dict, targets: Targets) -> list[Evidence]:
     return out
 
 
+def _unsure(lo: float, hi: float, low: float, high: float) -> str | None:
+    """Whether a 95% interval [lo, hi] (rates) settles a target band of
+    [low, high] points: met only if it lies inside, missed only if it lies
+    outside; else say how far it reaches."""
+    lo, hi = 100 * lo, 100 * hi
+    if low <= lo and hi <= high or hi < low or lo > high:
+        return None
+    return (f"not sure: its 95% interval [{lo:+.1f}, {hi:+.1f}] pts crosses the target's edge; "
+            "more --games settle it")
+
+
 @dataclass
 class Trial:
     settings: dict
@@ -163,8 +178,8 @@ class Trial:
     def to_json(self) -> dict:
         return {"settings": self.settings, "miss": None if self.invalid else self.miss,
                 "invalid": self.invalid,
-                "evidence": [{"target": e.target, "found": e.found, "miss": e.miss, "met": e.met}
-                             for e in self.evidence]}
+                "evidence": [{"target": e.target, "found": e.found, "miss": e.miss, "met": e.met,
+                              "unsure": e.unsure} for e in self.evidence]}
 
 
 class Tuner:
@@ -334,10 +349,13 @@ def answer(result: dict) -> list[str]:
         lines.append("No setting tried makes a valid game.")
         return lines
     met = "meets every target" if best["miss"] == 0 else f"misses by {best['miss']:.1f} pts"
+    if any(e.get("unsure") for e in best["evidence"]):
+        met += f"; not every target is sure at {result['games_per_setting']:,} games"
     lines.append(f"Best found ({met}): " + (", ".join(result["fix"]) or "the content as written") + ".")
     for e, was in zip(best["evidence"], base["evidence"], strict=False):
-        lines.append(f"  {e['target']}: {e['found']} — {'met' if e['met'] else 'missed'} "
-                     f"(as written: {was['found']}).")
+        lines.append(f"  {e['target']}: {e['found']} — {'met' if e['met'] else 'missed'}"
+                     + (f", {e['unsure']}" if e.get("unsure") else "")
+                     + f" (as written: {was['found']}).")
     return lines
 
 
