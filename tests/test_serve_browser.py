@@ -491,6 +491,10 @@ def test_a_sweep_runs_until_decisive_and_its_page_opens_with_the_answer(server, 
     # the answer comes before the report, which holds the same words
     assert page.evaluate("""() => document.getElementById('sim-answer').compareDocumentPosition(
         document.getElementById('report')) === Node.DOCUMENT_POSITION_FOLLOWING""")
+    key = page.url.rsplit("/", 1)[1]
+    page.goto(server.url + "runs")
+    assert page.locator(f'#saved-sims tr[data-key="{key}"] td').nth(1).inner_text() == \
+        "20 to 40, until decisive"
     page.goto(server.url + "g/mini/simulate")
     page.fill('input[name="games"]', "20")
     page.fill('input[name="players"]', "2")
