@@ -80,5 +80,5 @@ def test_a_report_saved_without_the_spread_compares_the_same(tmp_path):
             del m["sd"]
     new_rows, old_rows = compare_rows(report, report), compare_rows(old, old)
     assert [r["what"] for r in new_rows] == [r["what"] for r in old_rows]
-    for x, y in zip(new_rows, old_rows):
+    for x, y in zip(new_rows, old_rows, strict=True):
         assert (x["lo"], x["hi"]) == pytest.approx((y["lo"], y["hi"]))
