@@ -225,6 +225,14 @@ def test_a_sweep_from_the_page_runs_until_decisive_as_the_terminal_does(tmp_path
     assert again.answer == sim.answer and not again.fixed and again.max_games == 160
 
 
+def test_a_budget_out_of_range_is_said_on_the_page(tmp_path):
+    from cardc.serve.simulate import Simulation
+    sim = Simulation("mini", str(MINI), 20, "2", "random", 1, ["params.win_at=10,14"],
+                     holes=str(tmp_path / "h"), max_games=200_000)
+    sim.run()
+    assert sim.state == "failed" and sim.error == "at most (a sweep's budget): give 1 to 100,000 games"
+
+
 def test_pages_escape_content_and_serve_nothing_outside_the_project(game_copy):
     import httpx
 

@@ -119,8 +119,10 @@ class Simulation:
         self.state = "running"
         t0 = time.perf_counter()
         try:
-            if not 1 <= self.games <= MAX_GAMES or not 1 <= self.max_games <= MAX_GAMES:
+            if not 1 <= self.games <= MAX_GAMES:
                 raise ValueError(f"games: give 1 to {MAX_GAMES:,}")
+            if self.sweep and not self.fixed and not 1 <= self.max_games <= MAX_GAMES:
+                raise ValueError(f"at most (a sweep's budget): give 1 to {MAX_GAMES:,} games")
             if self.sweep:
                 self.report = sim_cli.sweep_report(self.args(), self.progress)
                 self.answer = list(self.report["answer"])
