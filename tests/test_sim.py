@@ -277,7 +277,7 @@ def test_holes_are_saved_as_replays_that_reproduce_them(tmp_path, game_copy):
     kinds = {h["ending"] for h in report["holes"]}
     assert report["endings"]["fault"]["games"] > 0 and {"fault", "capped"} <= kinds
     assert len(report["holes"]) == sum(report["endings"][e]["games"] for e in ("fault", "capped"))
-    from cardc.play import replay
+    from cardc.sim.play import replay
     game = Game(build_folder(folder).bundle)
     for hole in report["holes"]:
         assert hole["replay"].endswith(f"--bundle {folder}")

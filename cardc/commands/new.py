@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from cardc.paths import GRAMMAR, MARKER, TEMPLATE, Project, find_project, open_project
+from cardc.load.paths import GRAMMAR, MARKER, TEMPLATE, Project, find_project, open_project
 
 TEMPLATE_GAME = "mini"
 _SCHEMA = re.compile(r"^(# yaml-language-server: \$schema=)\S*?(\w+\.schema\.json)", re.M)

@@ -3,7 +3,7 @@ printed, given its rulebook and simulated, then one screen saying what
 happened. What each step printed goes to a log file under
 `generated/run/`, named in the summary, as is each full simulation report.
 
-    python -m cardc.showcase [--games 200] [--seed 1] [GAME ...]
+    python -m cardc.commands.showcase [--games 200] [--seed 1] [GAME ...]
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardc.cli import main as cardc
-from cardc.diagnostics import display_path
+from cardc.load.diagnostics import display_path
 from cardc.project import current_project
 
 
@@ -135,7 +135,7 @@ def summary(runs: list[GameRun], games: int, seed: int, seconds: float) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m cardc.showcase", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m cardc.commands.showcase", description=__doc__.split("\n\n")[0])
     p.add_argument("games", nargs="*", help="game ids (default: every game of the project)")
     p.add_argument("--games", dest="count", type=int, default=200, help="games simulated per game")
     p.add_argument("--seed", type=int, default=1)

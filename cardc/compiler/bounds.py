@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cardc.diagnostics import Loc
+from cardc.load.diagnostics import Loc
 
 _BRANCHES = {"jf", "next", "countdown", "menu", "return", "end"}
 

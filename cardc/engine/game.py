@@ -13,7 +13,7 @@ from cardc.engine.deps import (KEYED, function_deps, impure_functions, recursive
                                simple_functions, unkeyed)
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
-from cardc.limits import MAX_CARDS
+from cardc.ir.content_limits import MAX_CARDS
 import cardc.engine.specialize as specialize
 from cardc.engine.writes import WritePlan
 from cardc.engine.blocks import BlockGen
@@ -124,7 +124,7 @@ class Game:
 
     @classmethod
     def load(cls, path, reference: bool = False) -> "Game":
-        from cardc.bundle_schema import read_bundle      # a file is untrusted: checked first
+        from cardc.ir.schema import read_bundle      # a file is untrusted: checked first
         return cls(read_bundle(path), reference)
 
     # ------------------------------------------------------------ zones

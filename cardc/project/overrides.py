@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from cardc.diagnostics import Diagnostics, Loc, did_you_mean
+from cardc.load.diagnostics import Diagnostics, Loc, did_you_mean
 from cardc.load.schema import validate
 
 #: keys every card may carry that hold a number

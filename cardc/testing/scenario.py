@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cardc.compiler.decls import decls_from_bundle
 from cardc.compiler.exprs import ExprCompiler, Scope, Where
-from cardc.diagnostics import Diagnostics, Loc, display_path
+from cardc.load.diagnostics import Diagnostics, Loc, display_path
 from cardc.dsl.parser import DslError, parse_expr
 from cardc.engine import EngineError, Game
 from cardc.engine.pygen import fmt
@@ -255,7 +255,7 @@ class Runner:
                 raise ScenarioError(loc, f"`{cid}`: a player's own copy is written `card_id[P2]`")
             base, owner = m.group(1), self.player(m.group(2), loc)
         if base not in g.card_index:
-            from cardc.diagnostics import did_you_mean
+            from cardc.load.diagnostics import did_you_mean
             hint = did_you_mean(base, g.card_index)
             raise ScenarioError(loc, f"unknown card `{base}`" + (f" ({hint})" if hint else ""))
         if owner is None and slot is not None:
@@ -556,7 +556,7 @@ class Runner:
 
 
 def load_scenarios(path: Path):
-    from cardc.diagnostics import CardcError
+    from cardc.load.diagnostics import CardcError
     from cardc.load.schema import validate
     from cardc.load.yamlsrc import load_yaml
     data = load_yaml(path, display_path(path))
@@ -592,7 +592,7 @@ def _merged(shared, shared_keys: dict, own, deep=False):
 def scenario_bundle(gid: str, cards, path: Path, project=None) -> dict:
     """The game with the scenario's own cards added (`cards:` of a scenario:
     card definitions in the card-file format, for this scenario only)."""
-    from cardc.diagnostics import CardcError
+    from cardc.load.diagnostics import CardcError
     from cardc.load.game import load_game
     from cardc.load.schema import validate
     from cardc.project import compile_checked, game_folders
@@ -613,8 +613,8 @@ def scenario_bundle(gid: str, cards, path: Path, project=None) -> dict:
 def run_file(path: Path, cache: dict, reference: bool = False) -> list[Result]:
     """Run every scenario of a file (`cache` keeps each game loaded once);
     `reference`: on the engine with its optimisations off (Game)."""
-    from cardc.diagnostics import CardcError
-    from cardc.paths import find_project
+    from cardc.load.diagnostics import CardcError
+    from cardc.load.paths import find_project
     from cardc.project import load_bundle
     results = []
     try:
