@@ -344,6 +344,8 @@ PARTS = [
     (("invariants", "view"), "cardc.commands.designer", "add_commands"),
     (("print", "export", "rulebook"), "cardc.cli", "add_render_commands"),
     (("simulate", "sweep", "compare"), "cardc.sim.cli", "add_commands"),
+    (("skill",), "cardc.sim.skill", "add_command"),
+    (("tune",), "cardc.sim.tune", "add_command"),
     (("serve",), "cardc.cli", "add_serve_command"),
 ]
 

@@ -72,11 +72,6 @@ def add_commands(sub) -> None:
     s.add_argument("--json", metavar="PATH", help="write the comparison as JSON")
     s.set_defaults(func=cmd_compare)
 
-    from cardc.sim.skill import add_command as add_skill
-    add_skill(sub)
-    from cardc.sim.tune import add_command as add_tune
-    add_tune(sub)
-
 
 def _common(s) -> None:
     s.add_argument("game", help="game id or folder")

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from cardc.sim.stats import Moments, Tally, newcombe, wilson
+from cardc.sim.intervals import Moments, Tally, newcombe, wilson
 
 #: where in the game (share of its turns) the eventual winner's lead is read
 TIMES = (0.25, 0.5, 0.75)

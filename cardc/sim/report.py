@@ -16,7 +16,8 @@ from collections import defaultdict
 from cardc.sim import answer as units
 from cardc.sim.quality import rows as quality_rows
 from cardc.sim.run import DEFAULT_SECONDS_PER_ACTION
-from cardc.sim.stats import ENDINGS, Tally, is_rate, mark_significant, newcombe, welch, wilson
+from cardc.sim.intervals import Tally, newcombe, wilson
+from cardc.sim.stats import ENDINGS, is_rate, mark_significant, welch
 
 REPORT_FORMAT = 1
 
