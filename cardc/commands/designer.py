@@ -64,8 +64,8 @@ def find_broken(game, players: int, seed: int):
 
 def cmd_invariants(args) -> int:
     from cardc.engine import Game
-    from cardc.sim.play import replay_record, save_json
     from cardc.project import generated_dir
+    from cardc.sim.play import replay_record, save_json
     if args.games < 1:
         raise UsageError("--games must be 1 or more")
     bundle = load_bundle(args.game)
