@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 from cardc import __version__
-from cardc.cliargs import AGENTS_MEANING, agent_spec, not_negative, positive
-from cardc.diagnostics import SourceCache
-from cardc.paths import project_of
+from cardc.commands.cliargs import AGENTS_MEANING, agent_spec, not_negative, positive
+from cardc.load.diagnostics import SourceCache
+from cardc.load.paths import project_of
 from cardc.project import (UsageError, build_folder, bundle_bytes, bundle_path, game_folders,
                            load_bundle)
 
@@ -55,7 +55,7 @@ def _check_rulebook(built) -> None:
     `check` finds its mistakes, not `cardc rulebook`."""
     if built.bundle is None or not built.bundle.get("rulebook"):
         return
-    from cardc.diagnostics import Loc
+    from cardc.load.diagnostics import Loc
     from cardc.render.rulebook import RulebookError, render_markdown
     try:
         render_markdown(built.bundle)
@@ -83,11 +83,11 @@ def cmd_build(args) -> int:
             else:
                 print(f"{built.bundle['game']}: {path} is up to date")
             continue
-        from cardc.bundle_schema import validate_bundle
+        from cardc.ir.schema import validate_bundle
         validate_bundle(built.bundle)
         _refuse_overwriting_another_game(path, built.bundle)
         write_atomic(path, data)
-        from cardc.diagnostics import display_path
+        from cardc.load.diagnostics import display_path
         print(f"{built.bundle['game']}: wrote {display_path(path)} ({len(data):,} bytes, "
               f"{len(built.bundle['instances'])} cards)")
         if args.explain:
@@ -116,8 +116,8 @@ def _refuse_overwriting_another_game(path: Path, bundle: dict) -> None:
 
 
 def cmd_new(args) -> int:
-    from cardc.diagnostics import display_path
-    from cardc.new import NewGameError, new_game
+    from cardc.load.diagnostics import display_path
+    from cardc.commands.new import NewGameError, new_game
     try:
         made = new_game(args.name, title=args.title)
     except NewGameError as exc:
@@ -133,8 +133,8 @@ def cmd_new(args) -> int:
 
 
 def cmd_schemas(args) -> int:
-    from cardc.diagnostics import display_path
-    from cardc.new import is_the_grammar, write_schemas
+    from cardc.load.diagnostics import display_path
+    from cardc.commands.new import is_the_grammar, write_schemas
     from cardc.project import current_project
     project = current_project()
     if is_the_grammar(project.schemas):
@@ -148,7 +148,7 @@ def cmd_schemas(args) -> int:
 def cmd_cards(args) -> int:
     bundle = load_bundle(args.game)
     if args.kind and args.kind not in bundle["kinds"]:
-        from cardc.diagnostics import did_you_mean
+        from cardc.load.diagnostics import did_you_mean
         hint = did_you_mean(args.kind, sorted(bundle["kinds"]))
         raise UsageError(f"--kind `{args.kind}`: {bundle['game']} has no such kind; its kinds are "
                          + ", ".join(sorted(bundle["kinds"])) + (f" ({hint})" if hint else ""))
@@ -194,7 +194,7 @@ def _game(name):
 
 
 def cmd_play(args) -> int:
-    from cardc.play import play, replay_record, save_json
+    from cardc.sim.play import play, replay_record, save_json
     game = _play_game(args)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     if not agents:
@@ -229,7 +229,7 @@ def cmd_play(args) -> int:
 def _note_a_repeated_person(agents: list, players: int) -> None:
     """`--agents human,greedy` for three seats seats the person twice (the
     list repeats): said, with the list that seats them once."""
-    from cardc.play import seat_agents
+    from cardc.sim.play import seat_agents
     seats = seat_agents(agents, players)
     if len(agents) > 1 and agents.count("human") == 1 and seats.count("human") > 1:
         bot = next(a for a in agents if a != "human")
@@ -250,7 +250,7 @@ def _agent_or_usage_error(name: str) -> None:
 def _play_game(args):
     """The game of `play`, with `--set` applied as `simulate` applies it."""
     from cardc.engine import Game
-    from cardc.overrides import parse_sets
+    from cardc.project.overrides import parse_sets
     from cardc.sim.cli import variant_bundle
     try:
         overrides = parse_sets(args.set)
@@ -260,7 +260,7 @@ def _play_game(args):
 
 
 def cmd_replay(args) -> int:
-    from cardc.play import read_replay, replay
+    from cardc.sim.play import read_replay, replay
     record = read_replay(args.file)
     try:
         game = _game(args.bundle or record["game"])
@@ -275,7 +275,7 @@ def cmd_replay(args) -> int:
 
 def cmd_scenario(args) -> int:
     from cardc.project import current_project
-    from cardc.scenario import run_scenarios
+    from cardc.testing.scenario import run_scenarios
     files = args.files
     if not files:
         folder = current_project().scenarios
@@ -294,7 +294,7 @@ def cmd_scenario(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from cardc.bench import bench, bench_compile
+    from cardc.sim.bench import bench, bench_compile
     if args.compile:
         return bench_compile(args.games or None, args.scale)
     return bench(args.games or None, args.games_per, args.players, args.seconds, args.profile,
@@ -340,10 +340,12 @@ EXAMPLES = {
 # adding them). A part that does not import (a missing dependency) still
 # lists its commands; running one says what is missing.
 PARTS = [
-    (("guide",), "cardc.designer_guide", "add_command"),
-    (("invariants", "view"), "cardc.designer", "add_commands"),
+    (("guide",), "cardc.commands.designer_guide", "add_command"),
+    (("invariants", "view"), "cardc.commands.designer", "add_commands"),
     (("print", "export", "rulebook"), "cardc.cli", "add_render_commands"),
     (("simulate", "sweep", "compare"), "cardc.sim.cli", "add_commands"),
+    (("skill",), "cardc.sim.skill", "add_command"),
+    (("tune",), "cardc.sim.tune", "add_command"),
     (("serve",), "cardc.cli", "add_serve_command"),
 ]
 
@@ -539,8 +541,8 @@ def os_error_line(exc: OSError) -> str:
 def main(argv=None) -> int:
     from cardc.agents.human import Quit
     from cardc.engine import EngineError
-    from cardc.paths import ProjectError
-    from cardc.play import ReplayError
+    from cardc.load.paths import ProjectError
+    from cardc.sim.play import ReplayError
     p = parser()
     args = p.parse_args(argv)
     if args.command is None:

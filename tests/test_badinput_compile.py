@@ -61,7 +61,7 @@ def test_every_mistake_in_one_run(game_copy):
 
 
 def test_rendered_error_has_source_line_and_caret(game_copy):
-    from cardc.diagnostics import SourceCache
+    from cardc.load.diagnostics import SourceCache
     folder = game_copy(edits={"cards/cards.yaml": [("move prize to me.bank", "move prize to me.bnak")]})
     text = build_folder(folder).diags.render(SourceCache())
     lines = text.splitlines()

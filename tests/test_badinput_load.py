@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cardc.diagnostics import CardcError, Diagnostic, Diagnostics, Loc
+from cardc.load.diagnostics import CardcError, Diagnostic, Diagnostics, Loc
 from cardc.load import yamlsrc
 from cardc.load.game import load_game
 from cardc.load.schema import validate

@@ -2,7 +2,7 @@
 the reference engine is looked for only when `--anchor` asks for it."""
 import statistics
 
-import cardc.bench as bench_module
+import cardc.sim.bench as bench_module
 from conftest import MINI
 
 

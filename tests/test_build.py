@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cardc.bundle_schema import validate_bundle
+from cardc.ir.schema import validate_bundle
 from cardc.cli import main
 from cardc.project import build_folder, bundle_bytes
 

@@ -84,7 +84,7 @@ def test_every_builtin_is_declared_once_and_each_part_of_cardc_reads_that():
     """cardc/ir/builtins.py is the one table: the compiler's type rules, the
     engine's bodies, the cache analysis and the bundle schema's closed list
     of callable names all come from it."""
-    from cardc.bundle_schema import _validator
+    from cardc.ir.schema import _validator
     from cardc.compiler.builtins import BUILTINS as RULES
     from cardc.engine import deps
     from cardc.engine.builtins import IMPL

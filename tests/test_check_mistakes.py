@@ -155,7 +155,7 @@ def test_sort_by_a_misspelt_function_suggests_it(game_copy):
 
 
 def test_a_bare_member_in_a_scenario_is_told_to_be_quoted(tmp_path, capsys):
-    from cardc.scenario import run_scenarios
+    from cardc.testing.scenario import run_scenarios
     path = tmp_path / "case.yaml"
     source = (Path(__file__).parent / "scenarios" / "expedition" / "columns.yaml").read_text()
     assert 'column_score(P1, "green")' in source

@@ -163,7 +163,7 @@ def test_agents_repeat_over_the_seats_in_play_as_in_simulate():
     """One meaning of --agents: `greedy,random` for three seats is
     greedy, random, greedy in `play` as in the first game of `simulate`."""
     from cardc.engine import Game
-    from cardc.play import play
+    from cardc.sim.play import play
     from cardc.project import load_bundle
     from cardc.sim.run import Plan
     game = Game(load_bundle(str(MINI)))

@@ -465,7 +465,7 @@ def test_fault_names_the_failing_statement_in_play(game_copy):
 
 
 def test_fault_names_the_failing_statement_in_a_scenario(game_copy, tmp_path):
-    from cardc.scenario import run_file
+    from cardc.testing.scenario import run_file
     folder = game_copy(edits=_UNGUARDED)
     path = tmp_path / "draw.yaml"
     path.write_text(f"game: {folder}\ntitle: draw from nothing\nplayers: 2\n"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cardc.engine import Game
-from cardc.play import replay
+from cardc.sim.play import replay
 
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).parent.parent

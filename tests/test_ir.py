@@ -8,7 +8,7 @@ import json
 import pytest
 
 from cardc.ir import nodes
-from cardc.paths import GRAMMAR
+from cardc.load.paths import GRAMMAR
 from cardc.project import load_bundle
 
 
@@ -68,8 +68,8 @@ def _without_descriptions(x):
 def test_the_bundle_schema_file_says_what_the_declarations_say():
     """grammar/bundle.schema.json is read by people; the validator uses the
     shapes made from the declarations. They must agree (the file is made
-    anew by `python -m cardc.bundle_schema --write`)."""
-    from cardc.bundle_schema import bundle_schema
+    anew by `python -m cardc.ir.schema --write`)."""
+    from cardc.ir.schema import bundle_schema
     from cardc.ir.builtins import CALLABLE
     on_disk = json.loads((GRAMMAR / "bundle.schema.json").read_text())["$defs"]
     made = bundle_schema()["$defs"]

@@ -157,7 +157,7 @@ def test_a_schema_error_does_not_hide_the_other_errors_of_its_file(game_copy):
      "(expected ',' or ']', but got '[')", 'e.g. ["token[P2]"]'),
 ])
 def test_brackets_inside_a_flow_collection_say_to_quote(text, where, message, hint):
-    from cardc.diagnostics import CardcError
+    from cardc.load.diagnostics import CardcError
     from cardc.load.yamlsrc import parse_yaml
     with pytest.raises(CardcError) as exc:
         parse_yaml(text, "f.yaml")
@@ -254,7 +254,7 @@ def test_the_default_rulebook_prints(tmp_path):
 
 def test_lowest_score_wins_in_winners_places_and_the_bots(tmp_path, capsys, game_copy):
     from cardc.engine import Game
-    from cardc.scenario import run_scenarios
+    from cardc.testing.scenario import run_scenarios
     from cardc.sim.run import _places
     folder = game_copy(edits={"game.yaml": [("score: worth(p)\neval: worth(p)\n",
                                              "score: {expr: worth(p), wins: lowest}\n")]})
@@ -288,7 +288,7 @@ expect:
 def test_secret_counters_stay_secret_in_observations_views_and_bot_guesses(game_copy):
     import random
     from cardc.engine import Game
-    from cardc.render_text import observation_text
+    from cardc.render.terminal import observation_text
     folder = game_copy(edits={"game.yaml": [
         ("  player: {plays: 0}", "  player:\n    plays: 0\n    chips: {start: 5, visibility: owner}\n"
          "  game:\n    pot: {start: 1, visibility: hidden}"),
@@ -338,7 +338,7 @@ def test_a_game_without_levels_logs_rounds_as_before(mini_game):
 
 
 def test_cardc_new_refuses_an_id_another_folder_already_uses(tmp_path):
-    from cardc.new import NewGameError, new_game
+    from cardc.commands.new import NewGameError, new_game
     made = new_game("space", tmp_path)
     made.folder.rename(made.folder.parent / "old_space")      # the folder renamed, its id kept
     with pytest.raises(NewGameError, match=r"old_space already holds a game with the id `space`"):
@@ -358,7 +358,7 @@ def test_the_terminal_game_leaves_out_the_rules_bookkeeping_counters():
     table does, and keeps the others (`partner`)."""
     from cardc.engine import Game
     from cardc.project import load_bundle
-    from cardc.render_text import observation_text
+    from cardc.render.terminal import observation_text
     game = Game(load_bundle("unicorn"))
     assert game.counters["player"]["plays"].get("bookkeeping")
     st = game.new_state(3, seed=1)

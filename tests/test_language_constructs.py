@@ -335,7 +335,7 @@ def test_the_rulebook_sees_the_labels(game_copy):
 
 
 def test_a_scenario_sets_and_checks_a_named_list_counter_by_its_member(game_copy, tmp_path, capsys):
-    from cardc.scenario import run_scenarios
+    from cardc.testing.scenario import run_scenarios
     folder = _led(game_copy)
     path = tmp_path / "led.yaml"
     path.write_text(f"game: {folder}\nplayers: 2\ntitle: the led colour\n"

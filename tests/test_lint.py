@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).parent.parent
-CHECKED = ["cardc/ir", "cardc/engine/writes.py", "cardc/render/atomic.py", "cardc/serve/guard.py"]
+CHECKED = ["cardc/ir", "cardc/engine/writes.py", "cardc/render/atomic.py", "cardc/serve/guard.py",
+           "cardc/project", "cardc/commands", "cardc/testing", "cardc/sim/intervals.py"]
 
 
 def _run(*args):

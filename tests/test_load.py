@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardc.diagnostics import (
+from cardc.load.diagnostics import (
     CardcError,
     Diagnostic,
     Diagnostics,
@@ -27,7 +27,7 @@ from cardc.diagnostics import (
 from cardc.load.game import load_game
 from cardc.load.schema import load_schema
 from cardc.load.yamlsrc import LocDict, LocList, LocStr, parse_yaml
-from cardc.paths import GRAMMAR
+from cardc.load.paths import GRAMMAR
 
 # --------------------------------------------------------------------------
 # Diagnostics

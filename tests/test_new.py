@@ -9,7 +9,7 @@ import pytest
 
 from cardc.cli import main
 from cardc.engine import Game
-from cardc.new import NewGameError, new_game
+from cardc.commands.new import NewGameError, new_game
 from cardc.project import build_folder
 
 

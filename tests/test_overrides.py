@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from cardc.diagnostics import Diagnostics
+from cardc.load.diagnostics import Diagnostics
 from cardc.load.game import load_game
-from cardc.overrides import apply_overrides, parse_sets
+from cardc.project.overrides import apply_overrides, parse_sets
 from cardc.project import build_folder
 from conftest import MINI
 

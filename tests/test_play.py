@@ -10,7 +10,7 @@ from cardc.agents import make_agent
 from cardc.agents.human import HumanAgent
 from cardc.cli import main
 from cardc.engine import BundleMismatch
-from cardc.play import play, replay, replay_record
+from cardc.sim.play import play, replay, replay_record
 
 from conftest import MINI
 

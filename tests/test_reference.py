@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from cardc.engine import Game
-from cardc.play import replay
-from cardc.scenario import expand, run_file
+from cardc.sim.play import replay
+from cardc.testing.scenario import expand, run_file
 
 from conftest import REPO, TEMPLATE
 

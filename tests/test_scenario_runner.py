@@ -2,7 +2,7 @@
 was found and the steps so far; a mistake in a scenario is located."""
 from __future__ import annotations
 
-from cardc.scenario import run_scenarios
+from cardc.testing.scenario import run_scenarios
 
 BASE = """\
 game: cardc/template/content/mini

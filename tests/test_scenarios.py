@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cardc.scenario import expand, run_file
+from cardc.testing.scenario import expand, run_file
 
 from conftest import REPO, TEMPLATE
 

@@ -85,7 +85,7 @@ def mini():
 
 
 def test_the_seat_sees_its_observation_and_the_game_matches_cardc_play(mini):
-    from cardc.play import play
+    from cardc.sim.play import play
     # always the first option: the same choices `cardc play` makes with this agent
     table = Table(mini, 2, 5, ["human", "random"])
     for _ in range(300):
@@ -103,7 +103,7 @@ def test_the_seat_sees_its_observation_and_the_game_matches_cardc_play(mini):
 
         def act(self, view):
             return 0
-    import cardc.play as cp
+    import cardc.sim.play as cp
     real = cp.make_agent
     cp.make_agent = lambda name, seed: First() if name == "first" else real(name, seed)
     try:

@@ -13,7 +13,8 @@ from cardc.cli import main
 from cardc.engine import EngineError, Game
 from cardc.project import build_folder
 from cardc.sim.run import Plan, derive_seed, play_game, run_chunk
-from cardc.sim.stats import Dist, Moments, PairedDiff, newcombe, wilson
+from cardc.sim.intervals import Moments, newcombe, wilson
+from cardc.sim.stats import Dist, PairedDiff
 from conftest import MINI
 
 
@@ -277,7 +278,7 @@ def test_holes_are_saved_as_replays_that_reproduce_them(tmp_path, game_copy):
     kinds = {h["ending"] for h in report["holes"]}
     assert report["endings"]["fault"]["games"] > 0 and {"fault", "capped"} <= kinds
     assert len(report["holes"]) == sum(report["endings"][e]["games"] for e in ("fault", "capped"))
-    from cardc.play import replay
+    from cardc.sim.play import replay
     game = Game(build_folder(folder).bundle)
     for hole in report["holes"]:
         assert hole["replay"].endswith(f"--bundle {folder}")
@@ -327,7 +328,7 @@ def test_usage_errors(tmp_path, args):
 
 
 def test_t_quantiles_and_p_values_match_the_tables():
-    from cardc.sim.stats import t_p_value, t_quantile
+    from cardc.sim.intervals import t_p_value, t_quantile
     # two-sided 95% quantiles of Student's t (any statistics table)
     for df, q in ((1, 12.706), (2, 4.303), (5, 2.571), (10, 2.228), (30, 2.042), (1000, 1.962)):
         assert t_quantile(df) == pytest.approx(q, abs=1e-3)

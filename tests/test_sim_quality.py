@@ -10,7 +10,7 @@ import pytest
 from cardc.cli import main
 from cardc.sim.quality import Quality
 from cardc.sim.run import GameRecord
-from cardc.sim.stats import Tally
+from cardc.sim.intervals import Tally
 from conftest import MINI
 
 

@@ -56,8 +56,8 @@ def load(bundle_path: str):
 
 
 def play(game, seeds, players):
-    """The bench's own random games (cardc.bench.random_game)."""
-    from cardc.bench import random_game
+    """The bench's own random games (cardc.sim.bench.random_game)."""
+    from cardc.sim.bench import random_game
     return sum(random_game(game, players, seed).decisions for seed in seeds)
 
 

@@ -32,14 +32,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cardc.bench import random_game  # noqa: E402
+from cardc.sim.bench import random_game  # noqa: E402
 from cardc.engine import Game  # noqa: E402
 
 
 def play(bundle_path: str, games: int, players: int = 4) -> int:
     """Decisions in `games` random games, seeds 0..games-1."""
     game = Game(json.loads(Path(bundle_path).read_text(encoding="utf-8")))
-    # the bench's own random games (cardc.bench.random_game), counted as it plays them
+    # the bench's own random games (cardc.sim.bench.random_game), counted as it plays them
     return sum(random_game(game, players, seed).decisions for seed in range(games))
 
 

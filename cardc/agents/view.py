@@ -83,7 +83,7 @@ class SeatView:
 
     def text(self) -> str:
         """The observation as a person reads it (the board drawn if there is one)."""
-        from cardc.render_text import observation_text
+        from cardc.render.terminal import observation_text
         return observation_text(self.observation(), self._st.game, self._st, self.scores())
 
     def scores(self) -> list | None:

@@ -11,74 +11,12 @@ start before its first branch (`if`, a loop head, a menu, `return`, `end`),
 and the parts of an expression always evaluated (not the branches of an
 `if`, not what follows the first operand of `and`/`or`, not the body of a
 comprehension). Recursion under a condition is allowed: the engine's call
-depth limit bounds it at run time.
+depth limit bounds it at run time. The calls are the content's one call
+graph (cardc/ir/calls.py), its `always` edges.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from cardc.diagnostics import Loc
-
-_BRANCHES = {"jf", "next", "countdown", "menu", "return", "end"}
-
-
-@dataclass(frozen=True)
-class Edge:
-    target: str          # "proc:x", "fn:x", "event:e"
-    loc: Loc
-
-
-def _always_evaluated(ir):
-    """The sub-expressions of `ir` that are evaluated whenever `ir` is."""
-    stack = [ir]
-    while stack:
-        e = stack.pop()
-        if not isinstance(e, list) or not e or not isinstance(e[0], str):
-            continue
-        yield e
-        kind = e[0]
-        if kind == "if":
-            stack.append(e[1])
-        elif kind in ("and", "or"):
-            stack.extend(e[1][:1])
-        elif kind == "comp":
-            stack.append(e[3])
-        elif kind == "str":
-            stack.extend(p[1] for p in e[1] if isinstance(p, list))
-        elif kind == "lit":
-            continue
-        else:
-            for x in e[1:]:
-                if isinstance(x, list):
-                    stack.append(x)
-                elif isinstance(x, dict):
-                    stack.extend(x.values())
-
-
-def _fn_calls(ir, loc):
-    return [Edge("fn:" + e[1], loc) for e in _always_evaluated(ir) if e[0] == "fn"]
-
-
-def _block_edges(code: dict) -> list[Edge]:
-    ops, src = code["ops"], code["src"]
-    edges, pc, seen = [], 0, set()
-    while 0 <= pc < len(ops) and pc not in seen:
-        seen.add(pc)
-        op = ops[pc]
-        line, col = src[pc] if pc < len(src) else (0, 0)
-        loc = Loc(code["file"], line, col)
-        kind = op[0]
-        if kind in _BRANCHES:
-            break
-        if kind == "jump":
-            pc = op[1]
-            continue
-        if kind == "call":
-            edges.append(Edge("proc:" + op[1], loc))
-        elif kind == "trigger":
-            edges.append(Edge("event:" + op[1], loc))
-        pc += 1
-    return edges
+from cardc.ir.calls import Call, call_graph
 
 
 def _names(node: str) -> str:
@@ -99,19 +37,7 @@ def _names(node: str) -> str:
 
 def check_unbounded(code: dict, cards: list, fn_locs: dict, diags) -> None:
     """Report each cycle of unconditional calls, triggers and hooks once."""
-    graph: dict[str, list[Edge]] = {}
-    for key, value in code.items():
-        if key.startswith("fn:") and isinstance(value, dict):
-            graph[key] = _fn_calls(value.get("expr"), fn_locs.get(key[3:]) or Loc("?", 0, 0))
-        elif key.startswith(("proc:", "hook:")) and isinstance(value, dict) and "ops" in value:
-            graph[key] = _block_edges(value)
-            if key.startswith("hook:"):
-                graph.setdefault("event:" + key[5:], []).append(Edge(key, Loc(value["file"], 0, 0)))
-    for card in cards:
-        for event, block in (card.get("hooks") or {}).items():
-            node = f"card:{card['id']}:{event}"
-            graph[node] = _block_edges(block)
-            graph.setdefault("event:" + event, []).append(Edge(node, Loc(block["file"], 0, 0)))
+    graph = {node: [c for c in calls if c.always] for node, calls in call_graph(code, cards, fn_locs).items()}
     reported: set[frozenset] = set()
     for start in sorted(graph):
         cycle = _cycle_from(start, graph)
@@ -128,7 +54,7 @@ def check_unbounded(code: dict, cards: list, fn_locs: dict, diags) -> None:
 def _cycle_from(start: str, graph) -> list | None:
     """A shortest cycle back to `start` along unconditional edges, as
     [(node, edge out of it), ...] (breadth first: no recursion, each node once)."""
-    parent: dict[str, tuple[str, Edge]] = {}
+    parent: dict[str, tuple[str, Call]] = {}
     queue, seen = [start], {start}
     while queue:
         node = queue.pop(0)

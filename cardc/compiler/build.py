@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 
-from cardc import sandbox
+from cardc.load import sandbox
 from cardc.compiler import types as T
 from cardc.compiler.bounds import check_unbounded
 from cardc.compiler.decls import CatalogEntry, Counter, Decls, Signature, ZoneDecl, ZoneFamily, param_type
 from cardc.compiler.exprs import Where
 from cardc.compiler.generate import expand_entry
 from cardc.compiler.stmts import compile_block, compile_expr, compile_fn_body
-from cardc.diagnostics import Loc, did_you_mean, display_path
-from cardc.limits import MAX_CARDS
+from cardc.load.diagnostics import Loc, did_you_mean, display_path
+from cardc.ir.content_limits import MAX_CARDS
 
 BUNDLE_FORMAT = 1
 _CARD_ID = re.compile(r"^[a-z][a-z0-9_]*$")

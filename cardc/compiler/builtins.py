@@ -78,7 +78,7 @@ def _sort_by(c, node, scope):
     fname = getattr(fn, "name", None)
     sig = c.d.functions.get(fname) if fname else None
     if sig is None or len(sig.params) != 1:
-        from cardc.diagnostics import did_you_mean
+        from cardc.load.diagnostics import did_you_mean
         one_arg = sorted(f for f, s in c.d.functions.items() if len(s.params) == 1)
         c.error(fn, "the second argument of `sort_by` must name a function of one argument "
                 "(from rules.yaml), e.g. `sort_by(parts, size)`",
@@ -131,7 +131,7 @@ def _modified(c, node, scope):
         return ["lit", None], T.ANY
     name = "".join(node.args[0].parts)
     if name not in c.d.modifiers:
-        from cardc.diagnostics import did_you_mean
+        from cardc.load.diagnostics import did_you_mean
         c.error(node.args[0], f"unknown modifier `{name}`; declare it under `modifiers:` in game.yaml",
                 did_you_mean(name, sorted(c.d.modifiers)))
         return ["lit", None], T.ANY
@@ -216,7 +216,7 @@ def _cards_by(key, known, what):
         if text is not None:
             names = known(c.d)
             if text not in names:
-                from cardc.diagnostics import did_you_mean
+                from cardc.load.diagnostics import did_you_mean
                 c.error(node.args[0], f"there is no {what} `{text}`", did_you_mean(text, sorted(names)))
             return _in_game([e for e in c.d.catalog if e.fields.get(key) == text]), "list:card"
         ir = c.expect(node.args[0], c.expr(node.args[0], scope), T.STR, f"the {what}")
@@ -228,7 +228,7 @@ def _cards_by(key, known, what):
 def _printed(c, node, scope):
     """`printed("ruby", "value")`: a card's printed field by its id."""
     from cardc.compiler.decls import CARD_BUILTIN_FIELDS
-    from cardc.diagnostics import did_you_mean
+    from cardc.load.diagnostics import did_you_mean
     if len(node.args) != 2 or node.kwargs:
         c.error(node, "`printed` takes a card id and a field name: `printed(\"ruby\", \"value\")`")
         return ["lit", None], T.ANY

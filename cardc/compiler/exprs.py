@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from cardc.compiler import types as T
 from cardc.compiler.decls import (CARD_BUILTIN_FIELDS, EVENT_BUILTINS, GAME_BUILTINS,
                                   PLAYER_BUILTINS, Decls)
-from cardc.diagnostics import Loc, did_you_mean
+from cardc.load.diagnostics import Loc, did_you_mean
 from cardc.ir.builtins import RANDOM
 
 BAD = (["lit", None], T.ANY)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from cardc import sandbox
+from cardc.load import sandbox
 
 MAX_GENERATED = 10_000
 # keys that are code (their `{…}` is the effect language's), or templated later

@@ -12,9 +12,9 @@ import re
 from cardc.compiler import types as T
 from cardc.compiler.exprs import ExprCompiler, Scope, Where
 from cardc.dsl import nodes as n
-from cardc.diagnostics import Loc
+from cardc.load.diagnostics import Loc
 from cardc.dsl.parser import STATEMENT_WORDS, DslError, parse_block, parse_expr
-from cardc.limits import MAX_NESTING, MAX_REPEAT
+from cardc.ir.content_limits import MAX_NESTING, MAX_REPEAT
 
 
 class BlockCompiler(ExprCompiler):
@@ -187,7 +187,7 @@ class BlockCompiler(ExprCompiler):
     def window(self, w: n.Window, scope, var):
         decl = self.d.windows.get(w.tag)
         if decl is None:
-            from cardc.diagnostics import did_you_mean
+            from cardc.load.diagnostics import did_you_mean
             self.error(w, f"unknown window `{w.tag}`; declare it under `windows:` in game.yaml",
                        did_you_mean(w.tag, sorted(self.d.windows)))
             return None, T.ANY
@@ -200,7 +200,7 @@ class BlockCompiler(ExprCompiler):
         declared = decl.get("fields", {})
         for name, value in w.fields.items():
             if name not in declared:
-                from cardc.diagnostics import did_you_mean
+                from cardc.load.diagnostics import did_you_mean
                 self.error(value, f"window `{w.tag}` has no field `{name}`",
                            did_you_mean(name, sorted(declared)))
                 continue
@@ -273,7 +273,7 @@ class BlockCompiler(ExprCompiler):
             return
         if isinstance(e, n.Call):
             from cardc.compiler.builtins import BUILTINS
-            from cardc.diagnostics import did_you_mean
+            from cardc.load.diagnostics import did_you_mean
             if e.name in BUILTINS:
                 self.error(s, f"`{e.name}` computes a value and does nothing on its own line")
             else:
@@ -369,7 +369,7 @@ class BlockCompiler(ExprCompiler):
     def _s_Trigger(self, s, scope):
         decl = self.d.events.get(s.event)
         if decl is None:
-            from cardc.diagnostics import did_you_mean
+            from cardc.load.diagnostics import did_you_mean
             self.error(s, f"unknown event `{s.event}`; declare it under `events:` in game.yaml",
                        did_you_mean(s.event, sorted(self.d.events)))
             return

@@ -15,7 +15,7 @@ from lark.exceptions import (LarkError, VisitError, UnexpectedCharacters, Unexpe
 from lark.indenter import DedentError, Indenter
 
 from cardc.dsl import nodes as n
-from cardc.paths import GRAMMAR
+from cardc.load.paths import GRAMMAR
 
 
 class DslError(Exception):
@@ -168,7 +168,7 @@ def _check_depth(tree, offset: int) -> None:
     """Refuse a tree nested deeper than MAX_PARSE_DEPTH (3,000 `not`s, 200
     brackets) before anything walks it recursively."""
     from lark import Tree
-    from cardc.limits import MAX_PARSE_DEPTH
+    from cardc.ir.content_limits import MAX_PARSE_DEPTH
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from cardc.diagnostics import Loc
+from cardc.load.diagnostics import Loc
 
 
 def check_start(bundle: dict, diags) -> None:

@@ -26,7 +26,7 @@ from nothing and add what each body reads until nothing changes.
 """
 from __future__ import annotations
 
-from cardc.ir.builtins import ARGS, ATTACHMENTS, BUILTINS, CALLEE, RANDOM
+from cardc.ir.builtins import ARGS, ATTACHMENTS, BUILTINS, CALLEE
 
 import json
 
@@ -465,60 +465,3 @@ def simple_functions(code: dict) -> dict:
         return memo[name]
 
     return {name: fn_simple(name, frozenset()) for name in bodies}
-
-
-RANDOM_CALLS = RANDOM
-
-
-def call_graph(bodies: dict) -> tuple[dict, set]:
-    """For each function, the functions its body calls; and the functions
-    that call a random builtin themselves."""
-    calls = {name: set() for name in bodies}
-    random = set()
-
-    def scan(ir, name):
-        if isinstance(ir, list):
-            if len(ir) > 1 and ir[0] == "call" and ir[1] in RANDOM_CALLS:
-                random.add(name)
-            if len(ir) > 1 and ir[0] == "fn" and isinstance(ir[1], str):
-                calls[name].add(ir[1])
-            for part in ir:
-                scan(part, name)
-        elif isinstance(ir, dict):
-            for part in ir.values():
-                scan(part, name)
-    for name, body in bodies.items():
-        scan(body, name)
-    return calls, random
-
-
-def impure_functions(bodies: dict) -> set:
-    """Functions whose result depends on randomness (they call a random
-    builtin, or such a function): never cached, never computed once for two uses."""
-    calls, impure = call_graph(bodies)
-    changed = True
-    while changed:
-        changed = False
-        for name, callees in calls.items():
-            if name not in impure and callees & impure:
-                impure.add(name)
-                changed = True
-    return impure
-
-
-def recursive_functions(bodies: dict) -> set:
-    """Functions that can call themselves (directly or through others): each
-    of their calls counts against the engine's step budget."""
-    calls, _ = call_graph(bodies)
-    out = set()
-    for start in bodies:
-        seen, todo = set(), list(calls[start])
-        while todo:
-            f = todo.pop()
-            if f == start:
-                out.add(start)
-                break
-            if f not in seen and f in calls:
-                seen.add(f)
-                todo.extend(calls[f])
-    return out

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import sys
 
-from cardc.engine.deps import (KEYED, function_deps, impure_functions, recursive_functions,
-                               simple_functions, unkeyed)
+from cardc.engine.deps import KEYED, function_deps, simple_functions, unkeyed
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
-from cardc.limits import MAX_CARDS
+from cardc.ir.calls import impure_functions, recursive_functions
+from cardc.ir.content_limits import MAX_CARDS
 import cardc.engine.specialize as specialize
 from cardc.engine.writes import WritePlan
 from cardc.engine.blocks import BlockGen
@@ -124,7 +124,7 @@ class Game:
 
     @classmethod
     def load(cls, path, reference: bool = False) -> "Game":
-        from cardc.bundle_schema import read_bundle      # a file is untrusted: checked first
+        from cardc.ir.schema import read_bundle      # a file is untrusted: checked first
         return cls(read_bundle(path), reference)
 
     # ------------------------------------------------------------ zones
@@ -333,8 +333,8 @@ class Game:
             and any(isinstance(p, list) and len(p) == 2 and str(p[1]).startswith("list")
                     for p in sig.get("params") or ()))
         self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
-        self.fn_impure = impure_functions(self.fn_bodies)
-        self.fn_recursive = recursive_functions(self.fn_bodies)
+        self.fn_impure = impure_functions(code)
+        self.fn_recursive = recursive_functions(code)
         # the declared arguments of each modifier, in order: its cards' functions take them so
         self.modifier_args = {name: list(args) for name, args in (bundle.get("modifiers") or {}).items()}
         # the bodies of every card's modifier of each name (total.py reads them)

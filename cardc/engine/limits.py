@@ -1,6 +1,6 @@
 """The engine's run-time budgets: bounded work by design, not by luck.
 
-`cardc check` refuses what it can prove unbounded (cardc/limits.py); these
+`cardc check` refuses what it can prove unbounded (cardc/ir/content_limits.py); these
 catch the rest while a game runs.  Each is far above what the shipped games
 use (the figure in brackets: the most seen in 180 random games of each, at
 the fewest and the most players), so a real game

@@ -21,7 +21,7 @@ declaration here says everything the rest of cardc needs to know about it:
 
 The compiler (type rules, random checks), the engine (bodies, `deps.py`'s
 reads, `simple_functions`) and the bundle schema (the closed list of names a
-bundle may call, `bundle_schema`) all read this table.  Adding a builtin is
+bundle may call, `ir/schema.py`) all read this table.  Adding a builtin is
 one declaration here, its paragraph in grammar/README.md, and its test.
 
 Builtins are generic: lists, seats in turn order, zones and attachments,

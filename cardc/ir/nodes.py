@@ -10,7 +10,7 @@ expression, and its fields in order, each with what it holds (`EXPR`, a
   positional list into one and `dump` back (a round trip of every shipped
   bundle is tested);
 - the bundle schema's shape of every op and expression (`schema_defs`),
-  which `cardc.bundle_schema` validates bundles with: the closed set of
+  which `cardc.ir.schema` validates bundles with: the closed set of
   kinds and each one's fields are written nowhere else;
 - where the expressions and jump targets of each kind are (`expr_fields`,
   `pc_fields`), which the bundle's semantic check and other walkers read

@@ -17,11 +17,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cardc.diagnostics import CardcError, Diagnostics, Loc, did_you_mean, display_path
+from cardc.load.diagnostics import CardcError, Diagnostics, Loc, did_you_mean, display_path
 from cardc.load.schema import load_schema, validate
 from cardc.load.yamlsrc import LocDict, decode_text, folded_surprises, parse_yaml
 from cardc.load.sheet import read_card_sheet, read_card_workbook
-from cardc.paths import GRAMMAR, Project, project_of
+from cardc.load.paths import GRAMMAR, Project, project_of
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema="
 _SCHEMA_COMMENT_RE = re.compile(r"#\s*yaml-language-server:\s*\$schema=(\S+)")

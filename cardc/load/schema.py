@@ -24,9 +24,9 @@ from typing import Any, Iterable
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
-from cardc.diagnostics import Diagnostic, Diagnostics, Loc, did_you_mean
+from cardc.load.diagnostics import Diagnostic, Diagnostics, Loc, did_you_mean
 from cardc.load.yamlsrc import LocDict, LocList
-from cardc.paths import GRAMMAR
+from cardc.load.paths import GRAMMAR
 
 TYPE_WORDS = {
     "integer": "a whole number",

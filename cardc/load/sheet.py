@@ -23,7 +23,7 @@ import io
 import re
 from typing import Any, Iterable, Mapping, TextIO
 
-from cardc.diagnostics import Diagnostics, Loc
+from cardc.load.diagnostics import Diagnostics, Loc
 from cardc.load.yamlsrc import LocDict, LocList, LocStr
 
 INTEGER_KEYS = {"count"}

@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from cardc.diagnostics import (
+from cardc.load.diagnostics import (
     LINE_BREAK,
     CardcError,
     Diagnostic,

@@ -107,7 +107,7 @@ def board_shot(game: Any, state: Any) -> BoardShot:
 
 def scenario_path(bundle: Mapping[str, Any], file: str) -> Path:
     """scenarios/<game>/FILE of the working directory's project."""
-    from cardc.paths import find_project
+    from cardc.load.paths import find_project
 
     project = find_project()
     if project is None:
@@ -122,7 +122,7 @@ def scenario_path(bundle: Mapping[str, Any], file: str) -> Path:
 def replay_example(bundle: Mapping[str, Any], file: str, number: int) -> Example:
     """Run scenario `number` of `file` and keep the board before and after."""
     from cardc.engine import Game
-    from cardc.scenario import Runner, ScenarioError, load_scenarios
+    from cardc.testing.scenario import Runner, ScenarioError, load_scenarios
 
     path = scenario_path(bundle, file)
     specs = list(load_scenarios(path))

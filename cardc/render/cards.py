@@ -18,7 +18,7 @@ from reportlab.lib.colors import HexColor, white
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
-from cardc import sandbox
+from cardc.load import sandbox
 
 from .art import Art, draw_art
 from .errors import RenderError

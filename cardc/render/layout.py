@@ -18,8 +18,8 @@ from typing import Any, Mapping
 import jsonschema
 import yaml
 
-from cardc.diagnostics import did_you_mean
-from cardc.paths import GRAMMAR, PRINT
+from cardc.load.diagnostics import did_you_mean
+from cardc.load.paths import GRAMMAR, PRINT
 
 from .errors import RenderError
 from .sizes import resolve_size

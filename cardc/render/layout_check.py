@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from cardc.diagnostics import Diagnostics, did_you_mean
+from cardc.load.diagnostics import Diagnostics, did_you_mean
 
 from .sizes import SIZES, resolve_size
 

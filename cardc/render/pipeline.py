@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from reportlab.pdfgen.canvas import Canvas
 
-from cardc.diagnostics import did_you_mean
+from cardc.load.diagnostics import did_you_mean
 
 from .art import ArtFolder
 from .atomic import write_atomic
@@ -364,7 +364,7 @@ def art_folder(bundle: Mapping[str, Any], root: Path | None = None) -> ArtFolder
     built from in the working directory's project (none found: every image
     prints as a placeholder)."""
     if root is None:
-        from cardc.paths import find_project
+        from cardc.load.paths import find_project
         from cardc.project import built_from
 
         project, folder = find_project(), built_from(dict(bundle))

@@ -67,7 +67,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping, Sequence
 from xml.sax.saxutils import escape
 
-from cardc import sandbox
+from cardc.load import sandbox
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 from reportlab.lib.colors import HexColor
@@ -81,7 +81,7 @@ from reportlab.platypus import (BaseDocTemplate, CondPageBreak, Flowable, Frame,
 from reportlab.platypus.flowables import HRFlowable
 from reportlab.platypus.tableofcontents import TableOfContents
 
-from cardc.diagnostics import did_you_mean
+from cardc.load.diagnostics import did_you_mean
 
 from .atomic import write_atomic
 from .cards import Prepared, draw_front, prepare, tint

@@ -48,7 +48,7 @@ def after_setup(bundle: Mapping[str, Any], players: int, seed: int = 1) -> Any:
     startup chosen from a deal) taken by seeded random bots, up to the first
     decision of the first turn."""
     from cardc.engine import Game
-    from cardc.play import make_agent
+    from cardc.sim.play import make_agent
 
     game = Game(dict(bundle))
     state = game.new_state(players, seed=seed)
@@ -208,7 +208,7 @@ def example_turn(bundle: Mapping[str, Any], turn: int = 3, seed: int = 1, player
     """The log of one turn of a recorded game: `players` (default the
     fewest) bots, `seed`, cut at MAX_LINES lines."""
     from cardc.engine import Game
-    from cardc.play import Logger, make_agent
+    from cardc.sim.play import Logger, make_agent
 
     game = Game(dict(bundle))
     n = players or int((bundle.get("players") or {}).get("min", 1))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cardc.render_text import board_cards, value_text
+from cardc.render.terminal import board_cards, value_text
 
 #: shades for groups (serve.css .group-0 ...); more groups than this reuse them
 SHADES = 10

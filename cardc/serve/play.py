@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from cardc.agents import make_agent
 from cardc.agents.view import SeatView
-from cardc.play import Logger, replay_record, scores_are_public, seen_cards, undo_refusal
-from cardc.render_text import value_text
+from cardc.sim.play import Logger, replay_record, scores_are_public, seen_cards, undo_refusal
+from cardc.render.terminal import value_text
 from cardc.serve.board import board_of, card_choices, cell_choices
 
 #: decisions the bots may take in a row before the server gives up on a game

@@ -52,7 +52,7 @@ def every_seat(st) -> dict:
 
 def _every_counter(table: Table, shown: dict) -> dict:
     """The shown player counters, each seat's value as that seat sees it."""
-    from cardc.render_text import value_text
+    from cardc.render.terminal import value_text
     g, st = table.game, table.st
     return {k: [value_text(st.observation(q)["counters"][k][q], g.counters["player"][k]["type"], g)
                 for q in range(st.n)] for k in shown}

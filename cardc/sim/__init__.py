@@ -2,6 +2,8 @@
 
 * `run`: game i of a run is fixed by (seed, i); games are played in chunks
   inline, on a process pool or on a Dask cluster, with identical results.
+* `intervals`: counts that merge and their 95% intervals (Wilson, Newcombe,
+  Student's t), the building blocks of `stats` and `quality`.
 * `stats`: streaming, mergeable statistics (Wilson intervals, exact
   distributions, paired differences) in constant memory.
 * `report`: the JSON summary and its renderings: terminal tables, HTML with

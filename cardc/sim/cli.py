@@ -19,8 +19,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from cardc.cliargs import AGENTS_MEANING, not_negative, positive
-from cardc.paths import find_project
+from cardc.commands.cliargs import AGENTS_MEANING, not_negative, positive
+from cardc.load.paths import find_project
 from cardc.project import UsageError, build_folder, game_folders, generated_dir, load_bundle
 from cardc.sim import report as rep
 from cardc.sim.answer import baseline_values, compare_answer, sweep_answer
@@ -73,11 +73,6 @@ def add_commands(sub) -> None:
     s.add_argument("--html", metavar="PATH", help="write the comparison as an HTML page")
     s.set_defaults(func=cmd_compare)
 
-    from cardc.sim.skill import add_command as add_skill
-    add_skill(sub)
-    from cardc.sim.tune import add_command as add_tune
-    add_tune(sub)
-
 
 def _common(s) -> None:
     s.add_argument("game", help="game id or folder")
@@ -126,7 +121,7 @@ def cmd_simulate(args) -> int:
 def simulate_report(args, progress=None) -> dict:
     """The report of `cardc simulate`; `progress` stands in for the terminal's
     progress bar (`cardc serve` shows it on a page)."""
-    from cardc.overrides import parse_sets
+    from cardc.project.overrides import parse_sets
     overrides = _parse(parse_sets, args.set)
     bundle = variant_bundle(args.game, overrides)
     plan = make_plan(args, bundle)
@@ -306,7 +301,7 @@ def variant_bundle(name: str, overrides: dict) -> dict:
                          "not a compiled bundle")
     built = build_folder(game_folders([name])[0], overrides=overrides)
     if built.bundle is None or built.diags.has_errors:
-        from cardc.diagnostics import SourceCache
+        from cardc.load.diagnostics import SourceCache
         print(built.diags.render(SourceCache()), file=sys.stderr)
         raise UsageError("the --set values do not make a valid game")
     return built.bundle        # build_folder gives a variant its own source hash

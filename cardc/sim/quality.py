@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from cardc.sim.stats import Z95, Moments, Tally, newcombe, t_quantile, welch, wilson
+from cardc.sim.intervals import Z95, Moments, Tally, newcombe, t_quantile, welch, wilson
 
 #: where in the game (share of its turns) the eventual winner's lead is read
 TIMES = (0.25, 0.5, 0.75)

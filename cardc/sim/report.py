@@ -18,7 +18,9 @@ from cardc.sim.quality import QUALITY
 from cardc.sim.quality import compare_rows as quality_compare
 from cardc.sim.quality import rows as quality_rows
 from cardc.sim.run import DEFAULT_SECONDS_PER_ACTION
-from cardc.sim.stats import ENDINGS, Tally, is_rate, mark_significant, newcombe, welch, wilson
+from cardc.sim.intervals import Tally, newcombe, wilson
+from cardc.sim.intervals import welch
+from cardc.sim.stats import ENDINGS, is_rate, mark_significant
 
 REPORT_FORMAT = 1
 

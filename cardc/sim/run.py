@@ -542,7 +542,7 @@ class HoleWriter:
         if len(self.saved) >= self.limit or self.failed:
             self.skipped += 1
             return
-        from cardc.play import replay_record, save_json
+        from cardc.sim.play import replay_record, save_json
         record = replay_record(game, rec.players, rec.seed, rec.actions, rec.agents)
         record.update({"ending": rec.ending, "fault": rec.fault, "index": rec.index,
                        "turns": rec.turns})

@@ -29,7 +29,8 @@ import fnmatch
 import math
 from dataclasses import dataclass
 
-from cardc.sim.stats import ALPHA, holm, is_rate, t_quantile
+from cardc.sim.intervals import t_quantile
+from cardc.sim.stats import ALPHA, holm, is_rate
 
 #: the smallest change that matters, by default: 5 points of a win rate...
 DETECT_POINTS = 0.05

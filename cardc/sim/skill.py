@@ -24,7 +24,7 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from cardc.sim.stats import wilson
+from cardc.sim.intervals import wilson
 
 DEFAULT_AGENTS = ("random", "greedy", "mcts:50", "mcts")
 #: bootstrap resamples for the rating intervals

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardc.bundle_schema import BundleInvalid, check_bundle
+from cardc.ir.schema import BundleInvalid, check_bundle
 from cardc.engine import EngineError
-from cardc.play import ReplayError, replay, replay_record
+from cardc.sim.play import ReplayError, replay, replay_record
 from cardc.project import build_folder
 from tests.conftest import MINI
 from tests.fuzz.conftest import DEEP_EXAMPLES, EXAMPLES
@@ -95,7 +95,7 @@ def test_bundle_ir_mutations_deep(bundle):
 
 def _record():
     from cardc.engine import Game
-    from cardc.play import play
+    from cardc.sim.play import play
     game = Game(_BUNDLE)
     result = play(game, 2, 5, ["random"])
     return game, replay_record(game, 2, 5, result.actions, ["random"])
@@ -119,7 +119,7 @@ def replay_mutation(draw):
 
 def _replay_case(tmp_path_factory, record):
     from cardc.engine import BundleMismatch
-    from cardc.play import read_replay
+    from cardc.sim.play import read_replay
     path = tmp_path_factory.mktemp("replay") / "r.json"
     path.write_text(json.dumps(record))
     try:

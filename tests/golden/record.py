@@ -33,7 +33,7 @@ def name_of(game, players, seed, agents):
 def main() -> int:
     sys.path.insert(0, str(ROOT))
     from cardc.engine import Game
-    from cardc.play import play, replay_record
+    from cardc.sim.play import play, replay_record
     for game_id, players, seed, agents in GAMES:
         game = Game.load(ROOT / "generated" / f"{game_id}.json")
         result = play(game, players, seed, agents)

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from cardc.bundle_schema import BundleInvalid, check_bundle
+from cardc.ir.schema import BundleInvalid, check_bundle
 from cardc.engine import Game
 from cardc.engine.blocks import OPS
 from cardc.engine.errors import BadBundle

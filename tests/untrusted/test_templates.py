@@ -1,4 +1,4 @@
-"""Content templates run in cardc's one sandbox (cardc/sandbox.py): no code
+"""Content templates run in cardc's one sandbox (cardc/load/sandbox.py): no code
 execution, no mutation of what they are given, and a budget of work, size
 and depth; every failure a TemplateProblem with its line, and at build time
 a located diagnostic."""
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardc import sandbox as sb
+from cardc.load import sandbox as sb
 
 PARAMS = {"win_at": 1000}
 

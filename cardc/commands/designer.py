@@ -64,8 +64,8 @@ def find_broken(game, players: int, seed: int):
 
 def cmd_invariants(args) -> int:
     from cardc.engine import Game
-    from cardc.play import replay_record, save_json
     from cardc.project import generated_dir
+    from cardc.sim.play import replay_record, save_json
     if args.games < 1:
         raise UsageError("--games must be 1 or more")
     bundle = load_bundle(args.game)
@@ -103,8 +103,8 @@ def _seat(text, players) -> int:
 
 def cmd_view(args) -> int:
     from cardc.engine import BundleMismatch, Game
-    from cardc.render_text import observation_text
-    from cardc.play import read_replay
+    from cardc.render.terminal import observation_text
+    from cardc.sim.play import read_replay
     record = read_replay(args.file)          # checked against grammar/replay.schema.json
     name, players, seed, actions = record["game"], record["players"], record["seed"], record["actions"]
     game = Game(load_bundle(args.bundle or name))

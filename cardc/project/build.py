@@ -3,7 +3,7 @@
 A game is named by its id (a folder under the project's `content/`) or by a
 path to any folder laid out like `content/<game>/`; a bundle file
 (`generated/<game>.json`) names a game too. Which project a name belongs to
-(and so where its outputs go) is decided in `cardc/paths.py`.
+(and so where its outputs go) is decided in `cardc/load/paths.py`.
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardc.compiler.build import compile_game
-from cardc.diagnostics import Diagnostics, display_path
+from cardc.load.diagnostics import Diagnostics, display_path
 from cardc.load.game import load_game
-from cardc.paths import Project, find_project, project_of
+from cardc.load.paths import Project, find_project, project_of
 
 
 class UsageError(Exception):
@@ -100,7 +100,7 @@ def build_folder(folder: Path, overrides=None) -> Built:
     bundle = None
     if source is not None:
         if overrides:
-            from cardc.overrides import apply_overrides
+            from cardc.project.overrides import apply_overrides
             apply_overrides(source, overrides, diags)
         if not diags.has_errors:
             bundle = compile_checked(source, diags)
@@ -181,7 +181,7 @@ def load_bundle(name: str, project: Project | None = None) -> dict:
     directory's)."""
     path = Path(name)
     if path.suffix == ".json" and path.exists():
-        from cardc.bundle_schema import BundleInvalid, read_bundle
+        from cardc.ir.schema import BundleInvalid, read_bundle
         try:
             return read_bundle(path)    # untrusted: checked before anything is built from it
         except BundleInvalid as exc:

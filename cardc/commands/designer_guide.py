@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cardc.paths import GRAMMAR
+from cardc.load.paths import GRAMMAR
 
 _HEADING = re.compile(r"^(#{1,4}) +(.+?) *$")
 _NUMBER = re.compile(r"^\d+\. +")
@@ -65,7 +65,7 @@ def find(topic: str, text: str) -> tuple[Section, list[Section]]:
         hits = [s for s in every if test(s.name)]
         if hits:
             return hits[0], hits[1:]
-    from cardc.diagnostics import did_you_mean
+    from cardc.load.diagnostics import did_you_mean
     hint = did_you_mean(want, [s.name for s in every])
     raise GuideError(f"the guide has no section on `{topic}`" + (f" ({hint})" if hint else "")
                      + "; `cardc guide` lists them")

@@ -19,14 +19,14 @@ import json
 from pathlib import Path
 
 from cardc.ir import nodes
-from cardc.paths import GRAMMAR
+from cardc.load.paths import GRAMMAR
 
 
 def bundle_schema() -> dict:
     """grammar/bundle.schema.json with the shape of every op and expression
     made from their declarations (cardc/ir/nodes.py) and the builtins a
     bundle may call from theirs (cardc/ir/builtins.py): the file on disk is
-    that, written out (`python -m cardc.bundle_schema --write`, checked by
+    that, written out (`python -m cardc.ir.schema --write`, checked by
     tests/test_ir.py), and these are the declarations it is made of."""
     from cardc.ir.builtins import CALLABLE
     from cardc.ir.nodes import schema_defs
@@ -124,6 +124,7 @@ class _Checker:
         self.zones = {z["id"]: z for z in b["zones"]}
         self.counters = b["counters"]
         self.code = b["code"]
+        self.events, self.windows = b["events"], b["windows"]
         self.fields = set(b["card_fields"]) | {"id", "name", "kind", "text"}
         self.problems: list[tuple[str, str]] = []
 
@@ -207,7 +208,6 @@ class _Checker:
 def semantic_problems(bundle: dict) -> list[tuple[str, str]]:
     """What a schema cannot say: (where, problem) pairs, empty for a sound bundle."""
     c = _Checker(bundle)
-    c.events, c.windows = bundle["events"], bundle["windows"]
     kinds = bundle["kinds"]
     for name, value in bundle["code"].items():
         if isinstance(value, dict) and "ops" in value:
@@ -256,8 +256,9 @@ def semantic_problems(bundle: dict) -> list[tuple[str, str]]:
     return c.problems
 
 
-if __name__ == "__main__":      # python -m cardc.bundle_schema --write: the file made anew
+if __name__ == "__main__":      # python -m cardc.ir.schema --write: the file made anew
     import sys
     if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python -m cardc.bundle_schema --write")
-    (GRAMMAR / "bundle.schema.json").write_text(json.dumps(bundle_schema(), indent=1, ensure_ascii=False) + "\n")
+        sys.exit("usage: python -m cardc.ir.schema --write")
+    text = json.dumps(bundle_schema(), indent=1, ensure_ascii=False) + "\n"
+    Path(str(GRAMMAR / "bundle.schema.json")).write_text(text)

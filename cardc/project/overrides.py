@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from cardc.diagnostics import Diagnostics, Loc, did_you_mean
+from cardc.load.diagnostics import Diagnostics, Loc, did_you_mean
 from cardc.load.schema import validate
 
 #: keys every card may carry that hold a number
@@ -101,6 +101,7 @@ def _is_number(value) -> bool:
 def _walk(node, parts, path, diags, where, game):
     """Follow `parts` through dicts (by key) and lists (by item id or index);
     (holder, key, current value, whole?) of a number, or None after reporting."""
+    holder: list | dict
     for depth, part in enumerate(parts):
         last = depth == len(parts) - 1
         so_far = ".".join(parts[:depth]) or "the top level"

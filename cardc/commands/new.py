@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from cardc.paths import GRAMMAR, MARKER, TEMPLATE, Project, find_project, open_project
+from cardc.load.paths import GRAMMAR, MARKER, TEMPLATE, Project, find_project, open_project
 
 TEMPLATE_GAME = "mini"
 _SCHEMA = re.compile(r"^(# yaml-language-server: \$schema=)\S*?(\w+\.schema\.json)", re.M)
@@ -43,10 +43,9 @@ def new_game(name: str, where: Path | None = None, title: str | None = None) -> 
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise NewGameError(f"`{name}` is not a game id: use lower_snake_case, e.g. `space_race`")
     where = Path(where if where is not None else os.getcwd())
-    project = find_project(where)
-    made = project is None
-    if made:
-        project = open_project(where)
+    found = find_project(where)
+    made = found is None
+    project = open_project(where) if found is None else found
     dest = project.content / name
     if dest.exists():
         raise NewGameError(f"{dest} already exists")
@@ -75,11 +74,12 @@ def _copy(source: Path, dest: Path, project: Project, name: str, title: str | No
     tmp = dest.parent / f".{dest.name}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(source, tmp)
+    shown = title or name.replace("_", " ").title()
     for path in sorted(tmp.rglob("*.yaml")):
         text = path.read_text(encoding="utf-8")
         rel = os.path.relpath(project.schemas, (dest / path.relative_to(tmp)).parent)
-        text = _SCHEMA.sub(lambda m: f"{m.group(1)}{Path(rel).as_posix()}/{m.group(2)}", text)
-        shown = title or name.replace("_", " ").title()
+        # re.sub calls the lambda at once, in this turn of the loop
+        text = _SCHEMA.sub(lambda m: f"{m.group(1)}{Path(rel).as_posix()}/{m.group(2)}", text)  # noqa: B023
         if path.name == "game.yaml":
             text = re.sub(r"^id: \w+$", f"id: {name}", text, count=1, flags=re.M)
             text = re.sub(r"^name: .*$", lambda m: f"name: {_yaml_text(shown)}", text, count=1, flags=re.M)

@@ -432,7 +432,7 @@ def render_text(env: ContentEnvironment, source: str, context: Mapping[str, Any]
 def source_loc(text: Any, line: int | None, fallback):
     """Where line `line` of a template written in a YAML string is in its file:
     a `Loc`, exact when the string knows its position (`LocStr.position`)."""
-    from cardc.diagnostics import Loc
+    from cardc.load.diagnostics import Loc
     position = getattr(text, "position", None)
     if position is None or not line:
         return fallback

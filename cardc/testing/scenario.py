@@ -16,11 +16,11 @@ from pathlib import Path
 
 from cardc.compiler.decls import decls_from_bundle
 from cardc.compiler.exprs import ExprCompiler, Scope, Where
-from cardc.diagnostics import Diagnostics, Loc, display_path
 from cardc.dsl.parser import DslError, parse_expr
 from cardc.engine import EngineError, Game
 from cardc.engine.pygen import fmt
 from cardc.engine.state import State
+from cardc.load.diagnostics import Diagnostics, Loc, display_path
 
 
 class _Located(dict):
@@ -74,9 +74,9 @@ class Runner:
                                 f"`players: {self.n}`: {game.id} is for {game.min_players} to "
                                 f"{game.max_players} players")
         self.names = {f"P{i + 1}": i for i in range(self.n)}
-        self.card_names = {}
+        self.card_names: dict[str, int] = {}
         self.builder = game.pygen
-        self.trail = []
+        self.trail: list[str] = []
         self.exact = spec.get("labels", "part") == "exact"
         self.invariants = spec.get("invariants", True)
         self.excused: set = set()           # invariants the start state itself does not meet
@@ -174,7 +174,7 @@ class Runner:
         if not stack:
             return lambda: None
         kept = {}
-        taken = set()
+        taken: set[int] = set()
         for key, ids in stack.items():
             f, _ = self._zone(key, stack)
             slot = f(st, self.env())
@@ -182,7 +182,7 @@ class Runner:
             for iid in reversed(placed):
                 st.move(iid, slot, "top")
             kept[slot] = placed
-            for iid, cid in zip(placed, ids or []):
+            for iid, cid in zip(placed, ids or [], strict=True):
                 self.card_names.setdefault(str(cid), iid)
         plain = st.shuffle_zone
 
@@ -197,7 +197,7 @@ class Runner:
         return lambda: st.__dict__.pop("shuffle_zone", None)
 
     def place(self, st, start):
-        taken = set()
+        taken: set[int] = set()
         for key, dest in (start.get("empty") or {}).items():
             f_from, _ = self._zone(key, start["empty"])
             f_to, _ = self._zone(key, start["empty"], str(dest))
@@ -213,7 +213,7 @@ class Runner:
                 placed.append(iid)
             for iid in reversed(placed):
                 st.move(iid, slot, "top")
-            for iid, cid in zip(placed, ids or []):
+            for iid, cid in zip(placed, ids or [], strict=True):
                 self.card_names.setdefault(str(cid), iid)
                 seat = self.game.card_seat[iid]
                 if seat is not None:
@@ -255,7 +255,7 @@ class Runner:
                 raise ScenarioError(loc, f"`{cid}`: a player's own copy is written `card_id[P2]`")
             base, owner = m.group(1), self.player(m.group(2), loc)
         if base not in g.card_index:
-            from cardc.diagnostics import did_you_mean
+            from cardc.load.diagnostics import did_you_mean
             hint = did_you_mean(base, g.card_index)
             raise ScenarioError(loc, f"unknown card `{base}`" + (f" ({hint})" if hint else ""))
         if owner is None and slot is not None:
@@ -459,14 +459,14 @@ class Runner:
             return (f"{loc}: step `{who}: {label}`: it is {actual}'s decision "
                     f"({d.prompt or d.kind}: {', '.join(d.labels)})")
         label = str(label)
-        exact = [i for i, l in enumerate(d.labels) if l == label]
-        loose = [] if self.exact else [i for i, l in enumerate(d.labels) if label.lower() in l.lower()]
+        exact = [i for i, option in enumerate(d.labels) if option == label]
+        loose = [] if self.exact else [i for i, option in enumerate(d.labels) if label.lower() in option.lower()]
         options = exact or loose
         if len(set(d.labels[i] for i in options)) > 1 and not exact:
             return (f"{loc}: step `{who}: {label}` matches several actions: "
                     + ", ".join(d.labels[i] for i in options))
         if not options:
-            why = "".join(f"; not open: {l} ({r})" for l, r in d.unavailable)
+            why = "".join(f"; not open: {option} ({reason})" for option, reason in d.unavailable)
             return (f"{loc}: step `{who}: {label}`: no such action now "
                     f"({d.prompt or d.kind}: {', '.join(d.labels)}){why}")
         try:
@@ -527,13 +527,13 @@ class Runner:
             if got != str(expect["decision"]):
                 out.append(f"decision: expected {expect['decision']} to decide, got {got}{ctx}")
         labels = st.action_labels()
-        like = (lambda w, l: w == l) if self.exact else (lambda w, l: w.lower() in l.lower())
+        like = (lambda w, have: w == have) if self.exact else (lambda w, have: w.lower() in have.lower())
         for want in expect.get("legal") or []:
-            if not any(like(str(want), l) for l in labels):
+            if not any(like(str(want), have) for have in labels):
                 out.append(f"legal: expected an action {'named' if self.exact else 'like'} `{want}`, "
                            f"open: {labels}{ctx}")
         for want in expect.get("not_legal") or []:
-            if any(like(str(want), l) for l in labels):
+            if any(like(str(want), have) for have in labels):
                 out.append(f"not_legal: `{want}` should not be open, open: {labels}{ctx}")
         for want in expect.get("log") or []:
             if not any(str(want) in line for line in (st.log or [])):
@@ -556,7 +556,7 @@ class Runner:
 
 
 def load_scenarios(path: Path):
-    from cardc.diagnostics import CardcError
+    from cardc.load.diagnostics import CardcError
     from cardc.load.schema import validate
     from cardc.load.yamlsrc import load_yaml
     data = load_yaml(path, display_path(path))
@@ -592,7 +592,7 @@ def _merged(shared, shared_keys: dict, own, deep=False):
 def scenario_bundle(gid: str, cards, path: Path, project=None) -> dict:
     """The game with the scenario's own cards added (`cards:` of a scenario:
     card definitions in the card-file format, for this scenario only)."""
-    from cardc.diagnostics import CardcError
+    from cardc.load.diagnostics import CardcError
     from cardc.load.game import load_game
     from cardc.load.schema import validate
     from cardc.project import compile_checked, game_folders
@@ -601,7 +601,8 @@ def scenario_bundle(gid: str, cards, path: Path, project=None) -> dict:
     if source is not None:
         from cardc.load.yamlsrc import LocDict
         doc = LocDict({"cards": cards})
-        doc.value_locs = {"cards": getattr(cards, "loc", None)}
+        if getattr(cards, "loc", None) is not None:
+            doc.value_locs = {"cards": cards.loc}
         if validate(doc, "cards", diags):
             source.card_files.append((path, doc))
             bundle = compile_checked(source, diags)
@@ -613,8 +614,8 @@ def scenario_bundle(gid: str, cards, path: Path, project=None) -> dict:
 def run_file(path: Path, cache: dict, reference: bool = False) -> list[Result]:
     """Run every scenario of a file (`cache` keeps each game loaded once);
     `reference`: on the engine with its optimisations off (Game)."""
-    from cardc.diagnostics import CardcError
-    from cardc.paths import find_project
+    from cardc.load.diagnostics import CardcError
+    from cardc.load.paths import find_project
     from cardc.project import load_bundle
     results = []
     try:
@@ -665,7 +666,8 @@ def expand(paths) -> list[Path]:
 
 def run_scenarios(paths, verbose=False, out=None, reference=False) -> int:
     out = out or sys.stdout
-    cache, passed, failed = {}, 0, 0
+    cache: dict = {}
+    passed, failed = 0, 0
     for path in expand(paths):
         for r in run_file(path, cache, reference):
             if r.ok:

@@ -3,7 +3,7 @@ printed, given its rulebook and simulated, then one screen saying what
 happened. What each step printed goes to a log file under
 `generated/run/`, named in the summary, as is each full simulation report.
 
-    python -m cardc.showcase [--games 200] [--seed 1] [GAME ...]
+    python -m cardc.commands.showcase [--games 200] [--seed 1] [GAME ...]
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardc.cli import main as cardc
-from cardc.diagnostics import display_path
+from cardc.load.diagnostics import display_path
 from cardc.project import current_project
 
 
@@ -95,7 +95,7 @@ def digest_rows(run: GameRun) -> list[list[str]]:
     endings = report.get("endings", {})
     faults = endings.get("fault", {}).get("games", 0)
     no_winner = sum(endings.get(e, {}).get("games", 0) for e in ("no_winner", "capped", "stalled"))
-    rows = []
+    rows: list[list[str]] = []
     for n, length in sorted(report.get("length", {}).items(), key=lambda kv: int(kv[0])):
         wins = report.get("seats", {}).get(n, {}).get("win", [])
         rates = "/".join(f"{w['rate'] * 100:.0f}" for w in wins)
@@ -108,7 +108,7 @@ def digest_rows(run: GameRun) -> list[list[str]]:
 
 def table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
@@ -125,7 +125,7 @@ def summary(runs: list[GameRun], games: int, seed: int, seconds: float) -> str:
                "(no winner: capped or stalled games too)")
     rows = [row for run in runs for row in digest_rows(run)]
     out.append(table(["game", "players", "games", "mean turns", "win % by seat", "no winner", "faults"], rows))
-    reports = [display_path(r.report_file) for r in runs if r.report]
+    reports = [display_path(r.report_file) for r in runs if r.report and r.report_file]
     if reports:
         out.append("full reports: " + ", ".join(reports))
     bad = [r.name for r in runs if not r.ok]
@@ -135,7 +135,7 @@ def summary(runs: list[GameRun], games: int, seed: int, seconds: float) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m cardc.showcase", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m cardc.commands.showcase", description=__doc__.split("\n\n")[0])
     p.add_argument("games", nargs="*", help="game ids (default: every game of the project)")
     p.add_argument("--games", dest="count", type=int, default=200, help="games simulated per game")
     p.add_argument("--seed", type=int, default=1)
