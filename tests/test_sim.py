@@ -382,3 +382,20 @@ def test_progress_goes_to_stderr_as_lines_when_the_output_is_no_terminal(tmp_pat
     assert err[-1].startswith("Mini: 40/40 games (100%)")           # both variants' games
     assert main(["simulate", str(MINI), *args, "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_progress_lines_name_what_they_count():
+    """In a log (not a terminal) the progress line says what it counts:
+    games for simulate and sweep, settings for tune."""
+    import io
+
+    from cardc.sim.cli import _LineProgress
+    out = io.StringIO()
+    bar = _LineProgress(out)
+    games = bar.add_task("mini", total=2, rate="")
+    tune = bar.add_task("mini: tune, settings tried", total=1, unit="settings", rate="")
+    bar.update(games, completed=2)
+    bar.advance(tune)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("mini: 2/2 games (100%)")
+    assert lines[1].startswith("mini: tune, settings tried: 1/1 settings (100%)")

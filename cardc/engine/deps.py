@@ -31,8 +31,7 @@ from cardc.ir.builtins import ARGS, ATTACHMENTS, BUILTINS, CALLEE
 import json
 
 EVERYTHING = "*"
-#: the part `attach`, `detach` and moves of attached cards change
-ATTACHMENTS = "attachments"
+#: the part `attach`, `detach` and moves of attached cards change: ATTACHMENTS (from the registry)
 ATTACHMENT_CALLS = frozenset(b.name for b in BUILTINS.values() if b.reads == ATTACHMENTS)
 #: the parts of the game's outer structure content can read (`game.turn` …)
 FLOW_PARTS = ("flow:turn", "flow:round", "flow:turn_player", "flow:first_player")

@@ -467,8 +467,9 @@ class _LineProgress:
     def __init__(self, stream):
         self.stream, self.tasks = stream, []
 
-    def add_task(self, description, total=None, **fields):
-        self.tasks.append({"description": description, "total": total or 0, "completed": 0,
+    def add_task(self, description, total=None, unit="games", **fields):
+        """`unit` names what is counted in the line (rich's bar shows only the numbers)."""
+        self.tasks.append({"description": description, "total": total or 0, "completed": 0, "unit": unit,
                            "fields": dict(fields), "start": time.perf_counter(), "shown": -1})
         return len(self.tasks) - 1
 
@@ -501,7 +502,7 @@ class _LineProgress:
         elapsed = time.perf_counter() - t["start"]
         eta = elapsed * (total - done) / done
         extra = " ".join(str(v) for v in t["fields"].values() if v)
-        print(f"{t['description']}: {done}/{total} games ({100 * done / total:.0f}%), "
+        print(f"{t['description']}: {done}/{total} {t['unit']} ({100 * done / total:.0f}%), "
               f"{_clock(elapsed)} elapsed, eta {_clock(eta)}" + (f", {extra}" if extra else ""),
               file=self.stream, flush=True)
 

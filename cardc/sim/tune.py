@@ -303,7 +303,7 @@ def cmd_tune(args) -> int:
         tuner = Tuner(args.game, plan, targets, args.games, pool)
         with _progress(args.quiet) as bar:
             task = bar.add_task(f"{bundle['name']}: tune, settings tried", total=args.trials + 1,
-                                rate="")
+                                unit="settings", rate="")
             # the content as written is a setting too (the same cache, the same deals)
             baseline = tuner.evaluate(written if None not in written.values() else {})
             bar.advance(task)
