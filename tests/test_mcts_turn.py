@@ -34,9 +34,9 @@ def leaves(monkeypatch):
     seen = []
     values = MCTSAgent._values
 
-    def spy(self, world):
+    def spy(self, world, *scored):
         seen.append((world.terminal, world.turn))
-        return values(self, world)
+        return values(self, world, *scored)
     monkeypatch.setattr(MCTSAgent, "_values", spy)
     return seen
 
@@ -74,8 +74,8 @@ def test_a_leaf_at_the_turns_end_is_not_discounted_by_the_decisions_it_took():
     got = []
     values = agent._values
 
-    def spy(world):
-        v = values(world)
+    def spy(world, *scored):
+        v = values(world, *scored)
         got.append(v[st.pending.player])
         return v
     agent._values = spy
@@ -83,8 +83,8 @@ def test_a_leaf_at_the_turns_end_is_not_discounted_by_the_decisions_it_took():
     root_totals = []
     iterate = agent._iterate
 
-    def count(root, world, depth, has_eval):
-        iterate(root, world, depth, has_eval)
+    def count(root, world, horizon):
+        iterate(root, world, horizon)
         root_totals.append(sum(c.total for (p, _), c in root.children.items()))
     agent._iterate = count
     agent.act(SeatView(st, st.pending.player))
