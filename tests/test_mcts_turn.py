@@ -83,8 +83,8 @@ def test_a_leaf_at_the_turns_end_is_not_discounted_by_the_decisions_it_took():
     root_totals = []
     iterate = agent._iterate
 
-    def count(root, world, horizon):
-        iterate(root, world, horizon)
+    def count(root, world, w, horizon):
+        iterate(root, world, w, horizon)
         root_totals.append(sum(c.total for (p, _), c in root.children.items()))
     agent._iterate = count
     agent.act(SeatView(st, st.pending.player))

@@ -18,10 +18,17 @@ LADDER = ("random", "osla", "greedy", "mcts", "elite")
 
 
 def parse_agent(spec: str):
-    """(agent class, settings) for a spec such as `mcts:400` or
-    `mcts:400:turns=3`: the positional settings as a list of ints, then, if
-    any were named, a dict of the named ones.  ValueError with the agents'
-    names if it names none, or with how to write its settings."""
+    """(agent class, positional int settings) for a spec such as `mcts:400`;
+    ValueError with the agents' names if it names none, or with how to write
+    its settings (see `agent_settings`)."""
+    cls, values, _ = agent_settings(spec)
+    return cls, values
+
+
+def agent_settings(spec: str):
+    """(agent class, positional settings, named settings) for a spec such as
+    `mcts:400:turns=3`: the positional ones as ints, the named ones as a
+    dict typed by the class's `named` table."""
     name, *settings = spec.strip().split(":")
     cls = AGENTS.get(name)
     if cls is None:
@@ -48,12 +55,11 @@ def parse_agent(spec: str):
         if named_types:
             how += ", then any of " + ", ".join(f"`{k}=N`" for k in named_types)
         raise ValueError(f"agent `{spec}`: write {how}")
-    values = [int(s) for s in positional]
-    return (cls, values, named) if named else (cls, values)
+    return cls, [int(s) for s in positional], named
 
 
 def make_agent(spec: str, seed: int = 0):
-    cls, settings, *named = parse_agent(spec)
-    agent = cls(seed, *settings, **(named[0] if named else {}))
+    cls, settings, named = agent_settings(spec)
+    agent = cls(seed, *settings, **named)
     agent.name = spec.strip()
     return agent

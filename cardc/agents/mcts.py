@@ -75,14 +75,19 @@ ITERATIONS_PER_WORLD = 4
 
 class Node:
     """The statistics of one edge of the tree (from the view of the player
-    who took it) and the children below it, keyed by (player, action key)."""
-    __slots__ = ("children", "visits", "total", "avail")
+    who took it) and the children below it, keyed by (player, action key).
+    `keys` keeps the action keys of the decision below this edge in each
+    guessed world (by the world's number): a world and the keys taken from
+    the root fix the state (the engine is deterministic), so the keys are
+    worked out once a world, not once an iteration."""
+    __slots__ = ("children", "visits", "total", "avail", "keys")
 
     def __init__(self):
         self.children = {}
         self.visits = 0
         self.total = 0.0
         self.avail = 0
+        self.keys = {}
 
 
 @dataclass(frozen=True)
@@ -137,12 +142,12 @@ class MCTSAgent(Agent):
         for i in range(self.iterations):
             if i and i % ITERATIONS_PER_WORLD == 0:
                 worlds.append(view.resample(rnd))
-                world = worlds[-1].clone()
+                w = len(worlds) - 1
             elif i % ITERATIONS_PER_WORLD == 0:
-                world = worlds[0].clone()
+                w = 0
             else:
-                world = worlds[rnd.randrange(len(worlds))].clone()
-            self._iterate(root, world, horizon)
+                w = rnd.randrange(len(worlds))
+            self._iterate(root, worlds[w].clone(), w, horizon)
         if self._leaves:
             # follow the margins of this game as they grow
             self.scale = max(1.0, 0.5 * self.scale + 0.5 * self._margins / self._leaves)
@@ -156,9 +161,10 @@ class MCTSAgent(Agent):
         return best
 
     # ------------------------------------------------------------ one iteration
-    def _iterate(self, root: Node, world, horizon: Horizon) -> None:
+    def _iterate(self, root: Node, world, w: int, horizon: Horizon) -> None:
         """Down the tree by UCB1, one new node, a playout to the horizon, and
-        back up with the values of where it stopped."""
+        back up with the values of where it stopped (`world`: a copy of
+        guessed world number `w`)."""
         rnd, c = self.rng, self.c
         node, path, steps = root, [], 0
         while True:
@@ -171,7 +177,9 @@ class MCTSAgent(Agent):
                 continue
             p = world.player
             children = node.children
-            keys = world.action_keys()
+            keys = node.keys.get(w)
+            if keys is None:
+                keys = node.keys[w] = world.action_keys()
             untried = []
             for a, k in enumerate(keys):
                 child = children.get((p, k))
