@@ -64,6 +64,11 @@ POSITION_RANGE = 0.4
 #: each decision between now and a result shrinks it towards 0.5 by this
 #: factor: a win now is worth more than the same win three moves later
 DISCOUNT = 0.98
+#: what each decision a player takes before the horizon costs it, in value
+#: (a share of a win): a tie-break, far below what a margin moves, so that
+#: of two lines `eval` cannot tell apart the one with fewer moves is taken
+#: (pass, rather than draw two cards and discard the one kept)
+DECISION_COST = 0.001
 #: world steps a leaf's action may spend on its follow-up decisions before
 #: the leaf is scored (`mcts:ITER:DEPTH:FOLLOW`; 0: scored at once)
 DEFAULT_FOLLOW = 0
@@ -107,16 +112,17 @@ class Horizon:
 class MCTSAgent(Agent):
     name = "mcts"
     settings = ("iterations", "depth", "follow")
-    named = {"turns": int, "eval": int, "c": float, "mix": float}
+    named = {"turns": int, "eval": int, "c": float, "mix": float, "cost": float}
 
     def __init__(self, seed: int = 0, iterations: int = DEFAULT_ITERATIONS, depth: int = DEFAULT_DEPTH,
                  follow: int = DEFAULT_FOLLOW, exploration: float = EXPLORATION, *,
-                 turns: int = DEFAULT_TURNS, eval: int = 1, c: float | None = None, mix: float = 0.0):
+                 turns: int = DEFAULT_TURNS, eval: int = 1, c: float | None = None, mix: float = 0.0,
+                 cost: float = DECISION_COST):
         super().__init__(seed)
         self.iterations, self.depth = iterations, depth
         self.c = exploration if c is None else c
         self.follow = follow
-        self.turns, self.use_eval, self.mix = turns, bool(eval), min(1.0, mix)
+        self.turns, self.use_eval, self.mix, self.cost = turns, bool(eval), min(1.0, mix), cost
         self.scale = None                       # the typical eval margin, learnt as it plays
         self._margins, self._leaves = 0.0, 0
 
@@ -151,6 +157,7 @@ class MCTSAgent(Agent):
         if self._leaves:
             # follow the margins of this game as they grow
             self.scale = max(1.0, 0.5 * self.scale + 0.5 * self._margins / self._leaves)
+        self.root = root                        # the last search's tree, for a person who asks why
         seat = view.seat
         best, best_rank = 0, None
         for a, k in enumerate(keys):
@@ -167,6 +174,7 @@ class MCTSAgent(Agent):
         guessed world number `w`)."""
         rnd, c = self.rng, self.c
         node, path, steps = root, [], 0
+        acted = [0] * world.players             # decisions each player took (its options: 2+)
         while True:
             if horizon.reached(world, steps):
                 values = self._values(world, horizon.scored)
@@ -193,8 +201,9 @@ class MCTSAgent(Agent):
                 child.avail = 1
                 path.append((child, p))
                 steps += 1
+                acted[p] += 1
                 world = self._step(world, a, steps >= horizon.cap)
-                values, used = self._playout(world, horizon, steps)
+                values, used = self._playout(world, horizon, steps, acted)
                 steps += used
                 break
             best, best_u = None, -1.0
@@ -206,13 +215,15 @@ class MCTSAgent(Agent):
             node = children[(p, keys[best])]
             path.append((node, p))
             steps += 1
+            acted[p] += 1
             world = self._step(world, best, steps >= horizon.cap)
         # a position cut by the horizon is not discounted: every one sits at
         # the same point (a game played out: a sooner win is a surer win)
         discount = DISCOUNT ** steps if horizon.stop_turn is None else 1.0
+        cost = self.cost
         for child, p in path:
             child.visits += 1
-            child.total += 0.5 + (values[p] - 0.5) * discount
+            child.total += 0.5 + (values[p] - 0.5) * discount - cost * acted[p]
 
     def _step(self, world, action: int, last: bool):
         """`action` taken; on the last decision an iteration may take, the
@@ -233,9 +244,10 @@ class MCTSAgent(Agent):
         world.apply(action, last=True)
         return follow_through(world, root, [self.follow - 1])
 
-    def _playout(self, world, horizon: Horizon, steps: int) -> tuple[list, int]:
+    def _playout(self, world, horizon: Horizon, steps: int, acted: list) -> tuple[list, int]:
         """Moves by the playout policy until the horizon (see the module
-        docstring): the values where it stopped and the decisions it took."""
+        docstring): the values where it stopped and the decisions it took
+        (each counted in `acted` for the player who took it)."""
         rnd, start = self.rng, steps
         mix = self.mix if horizon.scored else 0.0
         while not horizon.reached(world, steps):
@@ -246,6 +258,7 @@ class MCTSAgent(Agent):
                 world.apply(0)
                 continue
             steps += 1
+            acted[world.player] += 1
             last = steps >= horizon.cap
             if mix and rnd.random() < mix:
                 world = self._one_step_best(world, n, last)
