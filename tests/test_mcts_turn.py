@@ -67,10 +67,11 @@ def test_depth_still_caps_an_iteration(leaves):
 
 def test_a_leaf_at_the_turns_end_is_not_discounted_by_the_decisions_it_took():
     """Every leaf sits at the same point, so a line that plays more of its
-    turn is not worth less for it: the root's values are the leaves' own."""
+    turn is not worth less for it: the root's values are the leaves' own
+    (with no cost a decision: that tie-break is `cost=`, 0 here)."""
     game = Game(build_folder(MINI).bundle)
     st = positions(game, 1)[0]
-    agent = make_agent("mcts:40", 3)
+    agent = make_agent("mcts:40:cost=0", 3)
     got = []
     values = agent._values
 
