@@ -53,6 +53,8 @@ def follies(log, seat) -> dict:
             cell = label[len("Lift your land option on "):].split(" ")[0]
             if cell in claimed.get(turn, []):
                 counts["claim and lift"] += 1
+        elif label == "Pass":           # the stop of an optional choice names no company
+            continue
         elif prompt.startswith("Sell a share"):
             sold.setdefault(turn, []).append(label)
         elif prompt.startswith("Buy a share") and label in sold.get(turn, []):
@@ -63,7 +65,8 @@ def follies(log, seat) -> dict:
 
 def test_the_folly_counter_sees_each_folly():
     """The counter counts each folly once, for the seat that made it, and
-    not a card kept and another discarded, nor a lift in a later turn."""
+    not a card kept and another discarded, a lift in a later turn, nor a
+    sale stopped at once and a buy stopped at once."""
     log = [(3, 0, "Keep a business card", "Land Grab"),
            (3, 0, "Hand limit 3: discard a business card", "Land Grab"),
            (3, 0, "Claim an empty space with a land option", "B4"),
@@ -71,6 +74,8 @@ def test_the_folly_counter_sees_each_folly():
            (3, 0, "Sell a share at its current price (or stop)", "Oat Couture"),
            (3, 0, "Buy a share at its current price (or stop)", "Oat Couture"),
            (3, 0, "Buy a share at its current price (or stop)", "Oat Couture"),
+           (4, 1, "Sell a share at its current price (or stop)", "Pass"),
+           (4, 1, "Buy a share at its current price (or stop)", "Pass"),
            (4, 1, "Keep a business card", "Quiet Period"),
            (4, 1, "Hand limit 3: discard a business card", "Angel Round"),
            (4, 1, "Claim an empty space with a land option", "C5"),
