@@ -91,3 +91,24 @@ def test_a_leaf_at_the_turns_end_is_not_discounted_by_the_decisions_it_took():
     agent.act(SeatView(st, st.pending.player))
     assert root_totals[-1] == pytest.approx(sum(got))
     assert mcts.DISCOUNT < 1
+
+
+def test_turns_sets_how_many_turn_ends_a_playout_runs_to(leaves):
+    """`turns=2`: every leaf is scored at the start of the second turn after
+    the root's or later (never sooner), or at the game's end."""
+    game = Game(build_folder(MINI).bundle)
+    for i, st in enumerate(positions(game, 8)):
+        leaves.clear()
+        make_agent("mcts:20:turns=2", i).act(SeatView(st, st.pending.player))
+        assert len(leaves) == 20
+        assert all(terminal or turn >= st.turn + 2 for terminal, turn in leaves)
+        assert any(not terminal and turn == st.turn + 2 for terminal, turn in leaves)
+
+
+def test_without_eval_every_playout_runs_to_the_end(leaves):
+    """`eval=0`: results alone, so every iteration plays to the game's end."""
+    game = Game(build_folder(MINI).bundle)
+    for i, st in enumerate(positions(game, 3)):
+        leaves.clear()
+        make_agent("mcts:10:eval=0", i).act(SeatView(st, st.pending.player))
+        assert leaves and all(terminal for terminal, _ in leaves)
