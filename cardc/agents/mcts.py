@@ -125,6 +125,7 @@ class MCTSAgent(Agent):
         self.turns, self.use_eval, self.mix, self.cost = turns, bool(eval), min(1.0, mix), cost
         self.scale = None                       # the typical eval margin, learnt as it plays
         self._margins, self._leaves = 0.0, 0
+        self.root = None                        # the last search's tree, for a person who asks why
 
     def horizon(self, view, turn: int) -> Horizon:
         """This decision's horizon (see the module docstring)."""
@@ -135,9 +136,9 @@ class MCTSAgent(Agent):
         return Horizon(turn + self.turns, self.depth * self.turns, True)
 
     def choose(self, view) -> int:
-        keys = view.action_keys()
-        if len(keys) == 1:
+        if len(view.legal_actions()) == 1:
             return 0
+        keys = view.action_keys()
         root = Node()
         rnd = self.rng
         worlds = [view.resample(rnd)]
@@ -157,7 +158,7 @@ class MCTSAgent(Agent):
         if self._leaves:
             # follow the margins of this game as they grow
             self.scale = max(1.0, 0.5 * self.scale + 0.5 * self._margins / self._leaves)
-        self.root = root                        # the last search's tree, for a person who asks why
+        self.root = root
         seat = view.seat
         best, best_rank = 0, None
         for a, k in enumerate(keys):
