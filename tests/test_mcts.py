@@ -108,3 +108,27 @@ def test_mcts_without_an_eval_plays_out_and_still_takes_the_win(game_copy):
         view = SeatView(st, st.pending.player)
         assert not view.has_eval
         assert make_agent("mcts:40", i).act(view) in wins
+
+
+def test_named_settings_ride_on_the_name_after_the_positional_ones():
+    agent = make_agent("mcts:120:turns=2:eval=0:c=0.25:cost=0", 1)
+    assert (agent.iterations, agent.turns, agent.use_eval, agent.c, agent.cost) == (120, 2, False, 0.25, 0.0)
+    assert make_agent("elite", 0).iterations == 2 * make_agent("mcts", 0).iterations
+    assert make_agent("osla", 0).follow == 1
+    for bad, said in (("mcts:turns=2:300", "named ones come last"), ("mcts:turns=x", "not a number"),
+                      ("mcts:depth=3", "not a named setting"), ("mcts:turns=-1", "negative")):
+        with pytest.raises(ValueError, match=r"write `mcts:ITERATIONS:DEPTH:FOLLOW` with positive whole "
+                                             r"numbers, then any of `turns=N`"):
+            parse_agent(bad)
+
+
+def test_mcts_keys_its_tree_by_the_actions_stable_keys():
+    """The root's children are keyed by (seat, the action's key), so the move
+    played is found by its key, whatever its position in a guessed world."""
+    game = Game(build_folder(MINI).bundle)
+    st = winning_positions(game, 1)[0][0]
+    view = SeatView(st, st.pending.player)
+    agent = make_agent("mcts:40", 0)
+    agent.act(view)
+    assert {k for _, k in agent.root.children} <= set(view.action_keys())
+    assert all(p == view.seat for p, _ in agent.root.children)

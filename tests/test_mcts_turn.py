@@ -34,9 +34,9 @@ def leaves(monkeypatch):
     seen = []
     values = MCTSAgent._values
 
-    def spy(self, world):
+    def spy(self, world, *scored):
         seen.append((world.terminal, world.turn))
-        return values(self, world)
+        return values(self, world, *scored)
     monkeypatch.setattr(MCTSAgent, "_values", spy)
     return seen
 
@@ -67,15 +67,16 @@ def test_depth_still_caps_an_iteration(leaves):
 
 def test_a_leaf_at_the_turns_end_is_not_discounted_by_the_decisions_it_took():
     """Every leaf sits at the same point, so a line that plays more of its
-    turn is not worth less for it: the root's values are the leaves' own."""
+    turn is not worth less for it: the root's values are the leaves' own
+    (with no cost a decision: that tie-break is `cost=`, 0 here)."""
     game = Game(build_folder(MINI).bundle)
     st = positions(game, 1)[0]
-    agent = make_agent("mcts:40", 3)
+    agent = make_agent("mcts:40:cost=0", 3)
     got = []
     values = agent._values
 
-    def spy(world):
-        v = values(world)
+    def spy(world, *scored):
+        v = values(world, *scored)
         got.append(v[st.pending.player])
         return v
     agent._values = spy
@@ -83,10 +84,31 @@ def test_a_leaf_at_the_turns_end_is_not_discounted_by_the_decisions_it_took():
     root_totals = []
     iterate = agent._iterate
 
-    def count(root, world, depth, has_eval):
-        iterate(root, world, depth, has_eval)
+    def count(root, world, w, horizon):
+        iterate(root, world, w, horizon)
         root_totals.append(sum(c.total for (p, _), c in root.children.items()))
     agent._iterate = count
     agent.act(SeatView(st, st.pending.player))
     assert root_totals[-1] == pytest.approx(sum(got))
     assert mcts.DISCOUNT < 1
+
+
+def test_turns_sets_how_many_turn_ends_a_playout_runs_to(leaves):
+    """`turns=2`: every leaf is scored at the start of the second turn after
+    the root's or later (never sooner), or at the game's end."""
+    game = Game(build_folder(MINI).bundle)
+    for i, st in enumerate(positions(game, 8)):
+        leaves.clear()
+        make_agent("mcts:20:turns=2", i).act(SeatView(st, st.pending.player))
+        assert len(leaves) == 20
+        assert all(terminal or turn >= st.turn + 2 for terminal, turn in leaves)
+        assert any(not terminal and turn == st.turn + 2 for terminal, turn in leaves)
+
+
+def test_without_eval_every_playout_runs_to_the_end(leaves):
+    """`eval=0`: results alone, so every iteration plays to the game's end."""
+    game = Game(build_folder(MINI).bundle)
+    for i, st in enumerate(positions(game, 3)):
+        leaves.clear()
+        make_agent("mcts:10:eval=0", i).act(SeatView(st, st.pending.player))
+        assert leaves and all(terminal for terminal, _ in leaves)

@@ -82,6 +82,17 @@ class GreedyAgent(Agent):
         return self.rng.choice(best)
 
 
+class OneStepAgent(GreedyAgent):
+    """`osla`, one-step look-ahead: each option scored by `eval` at the next
+    decision, whatever it is (greedy with a look-ahead of one world step,
+    `greedy:1`): the rung of the ladder between random and greedy."""
+    name = "osla"
+    settings = ()
+
+    def __init__(self, seed: int = 0):
+        super().__init__(seed, follow=1)
+
+
 def action_value(world, action: int, seat: int, root: tuple, left: list) -> float:
     """The game's evaluation for `seat` once `action` (taken in `world`, played
     on: pass a copy) has run its course (see `follow_through`)."""

@@ -199,6 +199,12 @@ class World:
             fr.code.run(st, fr)
             st.lookahead = was
 
+    def carry_on(self) -> None:
+        """Play on normally after a `last` step (one that was only to be
+        scored): its pending menu worked out, the next ones too."""
+        self.settle()
+        self._st.lookahead = False
+
     @property
     def winners(self) -> list:
         return self._st.winners

@@ -327,7 +327,7 @@ def make_plan(args, bundle: dict) -> Plan:
             raise UsageError(str(exc)) from None
         if cls.name == "human":
             raise UsageError("`human` cannot play in a simulation; simulation agents: random, "
-                             "greedy, mcts (e.g. mcts:400)")
+                             "osla, greedy, mcts, elite (e.g. mcts:400)")
     zone = args.start_zone
     if zone:
         zones = {z["id"]: z for z in bundle["zones"]}

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 from cardc.sim.intervals import wilson
 
-DEFAULT_AGENTS = ("random", "greedy", "mcts:50", "mcts")
+#: the named ladder (cardc.agents.LADDER), weakest first: each rung should beat the one below
+DEFAULT_AGENTS = ("random", "osla", "greedy", "mcts", "elite")
 #: bootstrap resamples for the rating intervals
 BOOTSTRAP = 400
 #: pseudo-wins given to every agent at every table, so that an agent that
