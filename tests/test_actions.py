@@ -65,6 +65,7 @@ def test_an_action_has_the_same_key_in_every_world_a_seat_imagines(name):
     for st in states(name, seeds=range(2), limit=60):
         view = SeatView(st, st.current_player())
         keys = view.action_keys()
+        assert keys == st.legal_actions()             # the view's own imagined copy, too
         for _ in range(3):
             world = view.resample(rnd)
             assert world.action_keys() == keys

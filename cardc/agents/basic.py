@@ -20,22 +20,32 @@ from __future__ import annotations
 
 import random
 
-from cardc.agents.view import SeatView
+from cardc.agents.view import Menu, SeatView
 
 
 class Agent:
     """Base of the agents: a name and a seeded generator of its own."""
     name = "agent"
+    #: what the agent is shown at a decision: a SeatView (the seat's
+    #: information set, to look ahead on) or a Menu (how many options)
+    view = SeatView
 
     def __init__(self, seed: int = 0):
         self.rng = random.Random(seed)
 
     def act(self, view, seat: int | None = None) -> int:
-        """The action to take.  Callers pass a SeatView; older callers that
-        pass (state, seat) get one made for them, so the choice itself
-        (`choose`) still sees only the seat's view."""
+        """The action to take.  The game's runners pass (state, seat): the
+        view the agent asks for (`view`) is made here, and the choice itself
+        (`choose`) gets only that view, never the state.  A caller that has a
+        view already passes it alone.  The agent lends the view its generator
+        when it has a choice to make (see SeatView): a forced move draws
+        nothing from it."""
         if seat is not None:
-            view = SeatView(view, seat)
+            make = type(self).view
+            if make is SeatView and len(view.pending.values) > 1:
+                view = SeatView(view, seat, self.rng)
+            else:
+                view = make(view, seat)
         return self.choose(view)
 
     def choose(self, view: SeatView) -> int:
@@ -44,8 +54,9 @@ class Agent:
 
 class RandomAgent(Agent):
     name = "random"
+    view = Menu
 
-    def choose(self, view: SeatView) -> int:
+    def choose(self, view: Menu) -> int:
         return self.rng.randrange(len(view.legal_actions()))
 
 

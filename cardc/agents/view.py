@@ -7,6 +7,17 @@ full game consistent with what the seat has seen, to search on.  A
 resampled game is a `World`: the step API a search needs (clone, apply,
 legal actions, terminal, returns, evaluate) and nothing else.
 
+The boundary is hard: a SeatView does not hold the real game.  It holds a
+game the seat imagines (`State.determinized`: every card it cannot see
+shuffled among the places it cannot see into, secret counters at their
+start values, a random generator of its own), made once when the view is
+made, and everything it answers is read from that copy.  What the seat sees
+is exact in it, so the answers are the real ones; what the seat does not see
+is not in it at all, so no agent, by accident or by reaching into private
+attributes, can read a hidden card or the real game's coming shuffles.  An
+agent that only needs the number of options (random) gets a `Menu` instead,
+which is cheaper still: see `Agent.view`.
+
 Everything that depends on the engine's internals lives in this module, so
 a change of engine is a change here, not in every agent.
 """
@@ -19,54 +30,98 @@ import random
 #: pick among face-down cards must not carry the real cards' identities)
 REASKED = ("choose", "menu")
 
+#: the seed of the imagined copy a SeatView holds.  Fixed: the copy depends
+#: on nothing the seat cannot know whatever the seed (determinized puts the
+#: unseen cards in a fixed order before shuffling), and agents draw their own
+#: worlds from it with their own generators (`resample`)
+VIEW_SEED = 0
 
-class SeatView:
-    """What `seat` may know when it must decide (see the module docstring)."""
-    __slots__ = ("_st", "seat")
+
+def imagined(state, seat: int, rnd: random.Random):
+    """A copy of `state` as `seat` might imagine it (State.determinized), with
+    no record of the real game's past or seed, and the pending question asked
+    again in it when its options are worked out from the state (REASKED)."""
+    d = state.determinized(seat, rnd)       # with a random state of its own, from rnd
+    d.seed = None
+    d.log = None
+    d.history = []
+    d.track = None
+    pending = d.pending
+    if pending is not None and pending.kind in REASKED and d.stack:
+        fr = d.stack[-1]
+        d.pending = None
+        fr.code.run(d, fr)             # its block resumes at the question and asks it
+    return d
+
+
+class Menu:
+    """The least a seat's view holds: whose decision it is and how many
+    options it has.  For agents that need nothing more (random): it costs no
+    copy of the game."""
+    __slots__ = ("seat", "_n")
 
     def __init__(self, state, seat: int):
-        self._st = state
         self.seat = seat
+        self._n = len(state.pending.values)
+
+    def legal_actions(self) -> range:
+        return range(self._n)
+
+
+class SeatView:
+    """What `seat` may know when it must decide (see the module docstring).
+
+    `rnd`, when given, is the agent's own generator: the imagined copy is
+    drawn with it, and the agent's first `resample` with that generator is
+    then a copy of it, not a second draw (the same world the draw would have
+    made: it is the draw).  Without it the copy is drawn with a fixed seed."""
+    __slots__ = ("_guess", "seat", "_lent")
+
+    def __init__(self, state, seat: int, rnd: random.Random | None = None):
+        # the seat's imagined copy, never the real game (module docstring)
+        self._guess = imagined(state, seat, rnd or random.Random(VIEW_SEED))
+        self.seat = seat
+        self._lent = rnd
 
     # what the seat sees
     def observation(self) -> dict:
-        return self._st.observation(self.seat)
+        return self._guess.observation(self.seat)
 
     def legal_actions(self) -> range:
-        return range(len(self._st.pending.values))
+        return range(len(self._guess.pending.values))
 
     def action_to_string(self, action: int) -> str:
-        return self._st.action_to_string(action)
+        return self._guess.action_to_string(action)
 
     def action_keys(self) -> list:
         """Each legal action's stable key (State.legal_actions), in the order
         of `legal_actions`: equal in every world `resample` imagines, so a
         search can pool what it learns about an action across worlds."""
-        return self._st.legal_actions()
+        return self._guess.legal_actions()
 
     @property
     def prompt(self) -> str | None:
-        d = self._st.pending
+        d = self._guess.pending
         return d.prompt
 
     def why_not(self) -> list:
         """Options that exist but are not open now, with the reason."""
-        return self._st.why_not()
+        return self._guess.why_not()
 
     @property
     def players(self) -> int:
-        return self._st.n
+        return self._guess.n
 
     def card_text(self, query: str) -> str | None:
         """A card's name, kind and text, for a person who asks: `query` is an
         option's number (the card its label names; only what the label
         shows, so nothing hidden leaks) or a card's name or id (the card
         list is public, like a rulebook).  None if it names no card."""
-        cards = self._st.game.cards
+        cards = self._guess.game.cards
         text = query.strip().lower()
         if text.isdigit():
             n = int(text)
-            if not 1 <= n <= len(self._st.pending.values):
+            if not 1 <= n <= len(self._guess.pending.values):
                 return None
             label = self.action_to_string(n - 1).lower()
             named = [c for c in cards if c["name"].lower() in label]
@@ -75,22 +130,22 @@ class SeatView:
             card = next((c for c in cards if text in (c["name"].lower(), c["id"])), None)
         if card is None:
             return None
-        kind = (self._st.game.bundle.get("kinds") or {}).get(card["kind"], {}).get("label", card["kind"])
+        kind = (self._guess.game.bundle.get("kinds") or {}).get(card["kind"], {}).get("label", card["kind"])
         return f"{card['name']} ({kind}): {card['text'] or '(no text)'}"
 
     def player_name(self, p) -> str:
-        return self._st.player_name(p)
+        return self._guess.player_name(p)
 
     def text(self) -> str:
         """The observation as a person reads it (the board drawn if there is one)."""
         from cardc.render.terminal import observation_text
-        return observation_text(self.observation(), self._st.game, self._st, self.scores())
+        return observation_text(self.observation(), self._guess.game, self._guess, self.scores())
 
     def scores(self) -> list | None:
         """Every player's score, for a headline, when the seat may know them:
         the game has a score and no counter a seat may not see (a score
         over a secret counter would give it away)."""
-        st = self._st
+        st = self._guess
         game = st.game
         secret = any(c.get("visibility", "public") != "public"
                      for scope in ("game", "player") for c in game.counters[scope].values())
@@ -99,7 +154,7 @@ class SeatView:
     @property
     def has_eval(self) -> bool:
         """Whether the game says what a good position is (`eval` in game.yaml)."""
-        return self._st.game.eval is not None
+        return self._guess.game.eval is not None
 
     # a guess at what the seat does not see
     def resample(self, rnd: random.Random) -> "World":
@@ -107,20 +162,14 @@ class SeatView:
         the seat cannot see is shuffled (by `rnd`) among the places it cannot
         see into that hold cards with the same back; the copy draws its
         future randomness from a seed of `rnd` too, so neither the unseen
-        cards nor the coming shuffles of the real game leak into a search."""
-        st = self._st
-        d = st.determinized(self.seat, rnd)       # with a random state of its own, from rnd
-        d.seed = None
-        d.log = None
-        d.history = []
-        d.track = None
-        pending = d.pending
-        if pending is not None and pending.kind in REASKED and d.stack:
-            # ask the same question again in the imagined world
-            fr = d.stack[-1]
-            d.pending = None
-            fr.code.run(d, fr)         # its block resumes at the question and asks it
-        return World(d)
+        cards nor the coming shuffles of the real game leak into a search.
+        Drawn from the view's own imagined copy: the shuffle puts the unseen
+        cards in a fixed order first, so the world is the one the real game
+        would have given for the same `rnd`."""
+        if rnd is self._lent:          # the guess was drawn with it: that draw is this one
+            self._lent = None
+            return World(self._guess.clone())
+        return World(imagined(self._guess, self.seat, rnd))
 
 
 class World:

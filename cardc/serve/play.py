@@ -156,7 +156,7 @@ class Table:
             if st.is_terminal() or st.current_player() in self.humans:
                 break
             seat = st.current_player()
-            self._take(self.bots[seat].act(SeatView(st, seat)))
+            self._take(self.bots[seat].act(st, seat))
         if st.is_terminal():
             self.logger.end()
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardc.agents import make_agent
-from cardc.agents.view import SeatView
 from cardc.engine import BundleMismatch, Game
 
 REPLAY_FORMAT = 1
@@ -98,7 +97,7 @@ def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) 
         agent = agents[seat]
         if agent.name == "human":
             undo_points.setdefault(seat, [])
-        choice = agent.act(SeatView(st, seat))
+        choice = agent.act(st, seat)
         if choice == "undo":
             points = undo_points.get(seat) or []
             refusal = undo_refusal(points[-1][0], points[-1][2], st, seat) if points else "nothing to undo"

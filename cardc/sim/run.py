@@ -30,7 +30,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from cardc.agents import make_agent
-from cardc.agents.view import SeatView
 from cardc.engine import Game
 from cardc.sim.stats import (HOLE_ENDINGS, Aggregate, Paired, answering_cards, card_observations,
                              observations, resolvable_cards)
@@ -185,7 +184,7 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
             rec.options += len(st.pending.values)
             t0 = time.thread_time()
             try:
-                action = agents[seat].act(SeatView(st, seat))
+                action = agents[seat].act(st, seat)
             except Exception:
                 action = _faulting_action(st)
                 if action is None:
