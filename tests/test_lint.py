@@ -9,7 +9,7 @@ from pathlib import Path
 
 REPO = Path(__file__).parent.parent
 CHECKED = ["cardc/ir", "cardc/engine/writes.py", "cardc/render/atomic.py", "cardc/serve/guard.py",
-           "cardc/project", "cardc/commands", "cardc/testing", "cardc/sim/intervals.py"]
+           "cardc/project", "cardc/commands", "cardc/testing", "cardc/sim/intervals.py", "cardc/agents"]
 
 
 def _run(*args):

@@ -42,6 +42,9 @@ def agent_settings(spec: str):
     for s in settings[len(positional):]:
         key, _, value = s.partition("=")
         kind = named_types.get(key)
+        if kind is None:
+            ok = False
+            break
         try:
             named[key] = kind(value)
         except (TypeError, ValueError):

@@ -28,12 +28,13 @@ class Agent:
     name = "agent"
     #: what the agent is shown at a decision: a SeatView (the seat's
     #: information set, to look ahead on) or a Menu (how many options)
-    view = SeatView
+    view: type[SeatView] | type[Menu] = SeatView
+    settings: tuple[str, ...] = ()
 
     def __init__(self, seed: int = 0):
         self.rng = random.Random(seed)
 
-    def act(self, view, seat: int | None = None) -> int:
+    def act(self, view, seat: int | None = None) -> int | str:
         """The action to take.  The game's runners pass (state, seat): the
         view the agent asks for (`view`) is made here, and the choice itself
         (`choose`) gets only that view, never the state.  A caller that has a
@@ -48,7 +49,9 @@ class Agent:
                 view = make(view, seat)
         return self.choose(view)
 
-    def choose(self, view: SeatView) -> int:
+    def choose(self, view) -> int | str:
+        """The action for `view` (a SeatView, or a Menu for an agent whose
+        `view` says so): its position, or "undo" from a person."""
         raise NotImplementedError
 
 
@@ -67,7 +70,7 @@ DEFAULT_FOLLOW = 24
 
 class GreedyAgent(Agent):
     name = "greedy"
-    settings = ("follow",)
+    settings: tuple[str, ...] = ("follow",)
 
     def __init__(self, seed: int = 0, follow: int = DEFAULT_FOLLOW):
         super().__init__(seed)

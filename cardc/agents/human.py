@@ -25,7 +25,7 @@ class HumanAgent(Agent):
         self.out = stdout or sys.stdout
         self.saved = None
 
-    def choose(self, view) -> int:
+    def choose(self, view) -> int | str:
         self.out.write(view.text() + "\n")
         me, prompt = view.player_name(view.seat), view.prompt or "choose"
         # a prompt that already names the player ("P1: your move") is not named twice

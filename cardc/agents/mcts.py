@@ -123,9 +123,9 @@ class MCTSAgent(Agent):
         self.c = exploration if c is None else c
         self.follow = follow
         self.turns, self.use_eval, self.mix, self.cost = turns, bool(eval), min(1.0, mix), cost
-        self.scale = None                       # the typical eval margin, learnt as it plays
+        self.scale: float | None = None         # the typical eval margin, learnt as it plays
         self._margins, self._leaves = 0.0, 0
-        self.root = None                        # the last search's tree, for a person who asks why
+        self.root: Node | None = None           # the last search's tree, for a person who asks why
 
     def horizon(self, view, turn: int) -> Horizon:
         """This decision's horizon (see the module docstring)."""
@@ -207,12 +207,13 @@ class MCTSAgent(Agent):
                 values, used = self._playout(world, horizon, steps, acted)
                 steps += used
                 break
-            best, best_u = None, -1.0
+            best, best_u = None, -math.inf
             for a, k in enumerate(keys):
                 child = children[(p, k)]
                 u = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
                 if u > best_u:
                     best, best_u = a, u
+            assert best is not None             # every key has a child, and u > -inf
             node = children[(p, keys[best])]
             path.append((node, p))
             steps += 1
@@ -279,6 +280,7 @@ class MCTSAgent(Agent):
             value = float("inf") if w.terminal and p in w.winners else w.evaluate(p)
             if best_value is None or value > best_value:
                 best, best_value = (w, a), value
+        assert best is not None                 # n >= 1
         w, _ = best
         if not last:
             w.carry_on()

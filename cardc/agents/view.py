@@ -157,7 +157,7 @@ class SeatView:
         return self._guess.game.eval is not None
 
     # a guess at what the seat does not see
-    def resample(self, rnd: random.Random) -> "World":
+    def resample(self, rnd: random.Random) -> World:
         """A full game consistent with this seat's observation: every card
         the seat cannot see is shuffled (by `rnd`) among the places it cannot
         see into that hold cards with the same back; the copy draws its
@@ -180,7 +180,7 @@ class World:
     def __init__(self, state):
         self._st = state
 
-    def clone(self) -> "World":
+    def clone(self) -> World:
         return World(self._st.clone())
 
     @property
