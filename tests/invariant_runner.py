@@ -200,7 +200,7 @@ def startup_rules(st):
     problems = []
     g = st.game
     n = st.n
-    quarter, year = st.g["quarter"], st.g["year"]
+    quarter, year = st.game_counters["quarter"], st.game_counters["year"]
     csuite = len(_startup_cards(st, "csuite"))
     pool = tuple(_startup_cards(st, "hiring_pool"))
     seen = getattr(st, "_startup_seen", None)
@@ -221,11 +221,11 @@ def startup_rules(st):
         values = [_startup_value(st, p) for p in range(n)]
         best = max(values)
         leaders = [p for p in range(n) if values[p] == best]
-        richest = max(st.pc["money"][p] for p in leaders)
-        want = [p for p in leaders if st.pc["money"][p] == richest]
+        richest = max(st.player_counters["money"][p] for p in leaders)
+        want = [p for p in leaders if st.player_counters["money"][p] == richest]
         if sorted(st.winners) != want:
             problems.append(f"winners {st.winners}, expected {want} (values {values}, "
-                            f"money {[st.pc['money'][p] for p in range(n)]})")
+                            f"money {[st.player_counters['money'][p] for p in range(n)]})")
         return problems
     if st.round >= 1 and quarter != st.round - 1:
         problems.append(f"round {st.round} but quarter {quarter}")
@@ -234,20 +234,20 @@ def startup_rules(st):
         if st.pending is None or st.pending.player != me:
             problems.append(f"turn {st.turn} did not begin with P{me + 1}'s own decision")
         want = _startup_budgets(st, me)
-        got = {k: st.pc[k][me] for k in want}
+        got = {k: st.player_counters[k][me] for k in want}
         if got != want:
             problems.append(f"turn {st.turn}: P{me + 1} starts with {got}, expected {want}")
-        if st.pc["fire"][me] or st.pc["promote"][me] or st.pc["shielded"][me] or st.pc["focused"][me]:
+        if st.player_counters["fire"][me] or st.player_counters["promote"][me] or st.player_counters["shielded"][me] or st.player_counters["focused"][me]:
             problems.append(f"turn {st.turn}: P{me + 1} starts with Fire, Promote, a shield or focus")
-        if any(st.pc["reshuffles"][p] for p in range(n)):
+        if any(st.player_counters["reshuffles"][p] for p in range(n)):
             problems.append(f"turn {st.turn}: a reshuffle is already counted at the start of the turn")
-        placed = st.cc["placed"]
+        placed = st.card_counters["placed"]
         if any(placed[c * n + me] for c in _startup_cards(st, "client_pool")):
             problems.append(f"turn {st.turn}: P{me + 1} starts with interest already placed this turn")
         ended = seen[1]
         if seen[0] > 0 and ended != me:
-            left = {k: st.pc[k][ended] for k in ("plays", "hires", "interest", "sales", "quality",
-                                                 "fire", "promote") if st.pc[k][ended]}
+            left = {k: st.player_counters[k][ended] for k in ("plays", "hires", "interest", "sales", "quality",
+                                                 "fire", "promote") if st.player_counters[k][ended]}
             if left:
                 problems.append(f"turn {seen[0]}: P{ended + 1} kept {left} after the turn ended")
     st._startup_seen = (st.turn, st.turn_player, csuite, pool)

@@ -190,10 +190,10 @@ def test_the_counters_of_unseen_cards_are_imagined_at_their_start(gap_games):
     game = gap_games["guess_counter"]
     for seed in range(20):
         st = game.new_state(2, seed=seed)
-        assert sorted(st.cc["marked"][c] for c in range(len(game.instances))) == [0, 0, 0, 1]
+        assert sorted(st.card_counters["marked"][c] for c in range(len(game.instances))) == [0, 0, 0, 1]
         world = SeatView(st, 0).resample(random.Random(seed))._st
-        assert not any(world.cc["marked"])
-        assert sum(st.cc["marked"]) == 1
+        assert not any(world.card_counters["marked"])
+        assert sum(st.card_counters["marked"]) == 1
 
 
 def test_a_guess_after_a_counter_moved_to_another_unseen_card_imagines_it_at_start(gap_games):
@@ -205,16 +205,16 @@ def test_a_guess_after_a_counter_moved_to_another_unseen_card_imagines_it_at_sta
     from cardc.engine.table import _guess_plan
     game = gap_games["guess_counter"]
     st = game.new_state(2, seed=0)
-    assert not any(SeatView(st, 0).resample(random.Random(0))._st.cc["marked"])
+    assert not any(SeatView(st, 0).resample(random.Random(0))._st.card_counters["marked"])
     unseen = [c for _, real, _ in _guess_plan(st, 0)[2] for c in real]
-    (marked,) = [c for c in unseen if st.cc["marked"][c]]
+    (marked,) = [c for c in unseen if st.card_counters["marked"][c]]
     other = next(c for c in unseen if c != marked)
     values = st.own_cc("marked")            # as a `set` op writes it
     values[marked], values[other] = 0, 1
     st.version += 1
     world = SeatView(st, 0).resample(random.Random(1))._st
-    assert not any(world.cc["marked"]), "the moved token shows in the guess"
-    assert st.cc["marked"][other] == 1
+    assert not any(world.card_counters["marked"]), "the moved token shows in the guess"
+    assert st.card_counters["marked"][other] == 1
 
 
 def test_an_unseen_pile_goes_under_a_random_unseen_card_of_its_zone(gap_games):

@@ -153,14 +153,14 @@ def test_cards_holding_one_value_of_a_counter_follow_that_value_only():
         st.move(t, board)
 
     def scan(firm):
-        return [t for t in st.zones[board] if st.cc["company"][t] == firm]
+        return [t for t in st.zones[board] if st.card_counters["company"][t] == firm]
 
     def read(firm):
         st.version += 1         # as after any step: only what it reads can make it stale
         return tiles_of(st, firm)
 
     def set_company(t, firm):   # what a `set` of the counter does (blocks.py)
-        old = st.cc["company"][t]
+        old = st.card_counters["company"][t]
         st.own_cc("company")[t] = firm
         st.key_written(t, "company", old, firm)
 
@@ -248,7 +248,7 @@ def test_cards_of_one_value_in_every_players_zone_follow_that_value_only():
         return claims_at(st, 0, "C3")
 
     def set_claim(m, x):        # what a `set` of the counter does (blocks.py)
-        old = st.cc["claim"][m]
+        old = st.card_counters["claim"][m]
         st.own_cc("claim")[m] = x
         st.key_written(m, "claim", old, x)
 
@@ -283,7 +283,7 @@ def test_a_copy_forgets_its_own_cached_values_and_leaves_the_originals():
     kept = dict(inner)
     other = st.clone()
     m = other.zones[game.slot(other, "markers", 0)][0]
-    old = other.cc["claim"][m]
+    old = other.card_counters["claim"][m]
     other.own_cc("claim")[m] = "C3"
     other.key_written(m, "claim", old, "C3")
     other.move(m, game.slot(other, "claims", 0))

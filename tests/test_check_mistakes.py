@@ -100,7 +100,7 @@ def test_next_player_set_in_setup_plays_the_first_turn(game_copy):
     built = build_folder(folder)
     assert built.bundle is not None, built.diags.render()
     st = Game(built.bundle).new_state(4, seed=1)
-    assert (st.current_player(), st.first_player, st.g["next_player"]) == (3, 3, None)
+    assert (st.current_player(), st.first_player, st.game_counters["next_player"]) == (3, 3, None)
     labels = [st.action_to_string(a) for a in st.legal_actions()]
     st.apply(labels.index("Pass"))
     assert st.current_player() == 0          # and the turn goes on from there
@@ -117,7 +117,7 @@ def test_a_text_counter_without_start_begins_as_none(game_copy):
     built = build_folder(folder)
     assert built.bundle is not None, built.diags.render()
     st = Game(built.bundle).new_state(2, seed=1)
-    assert st.pc["mood"] == [None, None]
+    assert st.player_counters["mood"] == [None, None]
 
 
 # 6. messages that misled

@@ -491,12 +491,12 @@ def test_observations_show_the_counters_on_the_cards_a_seat_sees():
     st = game.new_state(2, seed=1)
     agents = [make_agent("random", 1), make_agent("random", 2)]
     pool = game.slot(st, "client_pool", None)
-    while not st.terminal and not any(st.cc["tokens"][c * 2:c * 2 + 2] != [0, 0] for c in st.zones[pool]):
+    while not st.terminal and not any(st.card_counters["tokens"][c * 2:c * 2 + 2] != [0, 0] for c in st.zones[pool]):
         st.apply(agents[st.pending.player].act(SeatView(st, st.pending.player)))
     obs = st.observation(0)
     shown = {c["iid"]: c.get("counters") for c in obs["zones"]["client_pool"]["cards"]}
     for c in st.zones[pool]:
-        want = {k: st.cc[k][c * 2:c * 2 + 2] for k in ("tokens", "placed")}
+        want = {k: st.card_counters[k][c * 2:c * 2 + 2] for k in ("tokens", "placed")}
         assert shown[c] == ({k: v for k, v in want.items() if v != [0, 0]} or None)
     assert "tokens P" in SeatView(st, 0).text()
     hidden = [c for z in obs["zones"].values() for c in z["cards"] if c is None]
@@ -563,7 +563,7 @@ def test_moving_a_whole_zone_at_once_is_moving_its_cards_one_by_one(name):
             for c in list(b.zones[src]):
                 b.move(c, dest, place)
             assert a.zones == b.zones and a.loc == b.loc and a.revealed == b.revealed
-            assert a.pv == b.pv and a.track == b.track and a.host == b.host and a.under == b.under
+            assert a.part_versions == b.part_versions and a.track == b.track and a.host == b.host and a.under == b.under
             checked += bool(st.zones[src])
     assert checked > 50
 

@@ -86,7 +86,7 @@ def play(jobs):
         if st.capped:
             problems.append(f"{where}: stopped by the max_turns cap at turn {st.turn}")
             continue
-        money = [st.pc["money"][p] for p in range(n)]
+        money = [st.player_counters["money"][p] for p in range(n)]
         best = max(money)
         if not st.winners or st.winners != [p for p in range(n) if money[p] == best]:
             problems.append(f"{where}: winners {st.winners} but money {money}")

@@ -298,15 +298,15 @@ def test_secret_counters_stay_secret_in_observations_views_and_bot_guesses(game_
     assert "visibility" not in bundle["counters"]["player"]["plays"]       # public: the bundle as before
     game = Game(bundle)
     st = game.new_state(2, seed=1)
-    assert st.pc["chips"] == [6, 5] and st.g["pot"] == 3
+    assert st.player_counters["chips"] == [6, 5] and st.game_counters["pot"] == 3
     mine, theirs = st.observation(0), st.observation(1)
     assert mine["counters"]["chips"] == [6, {"hidden": True}]
     assert theirs["counters"]["chips"] == [{"hidden": True}, 5]
     assert mine["game"]["pot"] == {"hidden": True} and mine["counters"]["plays"] == [1, 0]
     assert "chips: P1 6, P2 ?" in observation_text(mine, game, st)
     guess = st.determinized(1, random.Random(0))
-    assert guess.pc["chips"] == [5, 5] and guess.g["pot"] == 1      # imagined at their start values
-    assert st.pc["chips"] == [6, 5]                                   # the real game is untouched
+    assert guess.player_counters["chips"] == [5, 5] and guess.game_counters["pot"] == 1      # imagined at their start values
+    assert st.player_counters["chips"] == [6, 5]                                   # the real game is untouched
 
 
 def test_a_game_counter_cannot_be_owned(game_copy):

@@ -98,10 +98,12 @@ def test_the_seat_sees_its_observation_and_the_game_matches_cardc_play(mini):
         table.act(0)
     assert table.view()["terminal"]
 
-    class First:
+    from cardc.agents.basic import Agent
+
+    class First(Agent):
         name = "first"
 
-        def act(self, view):
+        def choose(self, view):
             return 0
     import cardc.sim.play as cp
     real = cp.make_agent

@@ -242,7 +242,7 @@ class BlockGen:
 
     def __init__(self, game, pygen):
         self.game = game
-        self.px = pygen
+        self.pygen = pygen
         # procedures that can never stop (see `plan`): a call runs them at once
         self.direct = getattr(game, "direct_procs", frozenset())
         # procedures started without a frame (see `plan`, `_start`)
@@ -317,7 +317,7 @@ class BlockGen:
         leaders = self._leaders(ops)
         lines, line_op = self._write(code, ops, leaders)
         source = "\n".join(lines) + "\n"
-        code.run = self.px.exec_source(lines[0][4:lines[0].index("(")], source, code)
+        code.run = self.pygen.exec_source(lines[0][4:lines[0].index("(")], source, code)
         code.line_op = line_op
         code.source = source
         if code.name in self.direct:
@@ -327,7 +327,7 @@ class BlockGen:
         for which in ("frameless", "start"):
             stand_in = self._stand_ins.pop((code.name, which), None)
             if stand_in is not None:
-                self.px.rebind(stand_in, getattr(code, which))
+                self.pygen.rebind(stand_in, getattr(code, which))
 
     def _entry(self, callee, which) -> str:
         """The name a call runs `callee`'s frameless function or its start
@@ -342,12 +342,12 @@ class BlockGen:
                 def fn(*args, _code=callee, _which=which):
                     return getattr(_code, _which)(*args)
                 self._stand_ins[(callee.name, which)] = fn
-        return self.px.bind(fn, "_P")
+        return self.pygen.bind(fn, "_P")
 
     def _write(self, code, ops, leaders):
         """(lines, the op of each line) of the block's function: `run(st,
         fr)`, or with `self.fast` its start without a frame (`_start`)."""
-        fname = self.px.fresh("_fst" if self.fast else "_blk")
+        fname = self.pygen.fresh("_fst" if self.fast else "_blk")
         lines, line_op = [], []
 
         pad = ""                # the cases of a group are one level deeper (below)
@@ -459,17 +459,17 @@ class BlockGen:
             return _framed(code, names)
         body = entered_once([x[:len(x) - len(x.lstrip())] + "pass" if x.strip() == "st.stack.pop()"
                              else x for x in lines[4:]])
-        name = self.px.fresh("_dir")
+        name = self.pygen.fresh("_dir")
         comment = "    # a block, run without a frame: it cannot stop"
         local = localized(body, names)
         if local is not None:
             head = f"def {name}(st{''.join(', ' + _local_name(n) for n in names)}):"
-            fn = self.px.exec_source(name, "\n".join([head, comment, "    fr = None", "    pc = 0",
+            fn = self.pygen.exec_source(name, "\n".join([head, comment, "    fr = None", "    pc = 0",
                                                       *local]) + "\n", code)
             if not _env_free(fn.__code__):
                 local = None
         if local is None:
-            inner = self.px.exec_source(name, "\n".join([f"def {name}(st, env):", comment,
+            inner = self.pygen.exec_source(name, "\n".join([f"def {name}(st, env):", comment,
                                                          "    fr = None", "    pc = 0", *body]) + "\n", code)
             self.game.frameless[inner.__code__] = code
 
@@ -499,7 +499,7 @@ class BlockGen:
         finally:
             self.fast = False
         lines = lines[:4] + entered_once(lines[4:])
-        fn = self.px.exec_source(lines[0][4:lines[0].index("(")], "\n".join(lines) + "\n", code)
+        fn = self.pygen.exec_source(lines[0][4:lines[0].index("(")], "\n".join(lines) + "\n", code)
         self.game.frameless[fn.__code__] = Located(code, line_op)
         return fn
 
@@ -508,7 +508,7 @@ class BlockGen:
         (`_start`) makes its frame first, on top of the stack, if it has none."""
         if not self.fast:
             return [f"fr.pc = {pc}"]
-        return [f"fr = fr or _mk(st, {self.px.bind(self.code, '_K')}, env)", f"fr.pc = {pc}"]
+        return [f"fr = fr or _mk(st, {self.pygen.bind(self.code, '_K')}, env)", f"fr.pc = {pc}"]
 
     def _stop(self) -> str:
         """Where the block stops after `_back` could not bring its frame back on top."""
@@ -524,7 +524,7 @@ class BlockGen:
         # modifiers in force are read once; the next ops of the case reuse
         # what this op cannot change
         memo = Memo(env_reads=True, known=known)
-        with self.px.memo_of(memo):
+        with self.pygen.memo_of(memo):
             body, ends = self.op(o, i)
         body = memo.finish([Memo.reset(0)] + body)
         # every op that writes bumps the version after its write (a window's
@@ -656,7 +656,7 @@ class BlockGen:
             emit("            while True:", i)
             known, _ = self._emit_op(ops, i, {}, emit, pad)
             memo = Memo(env_reads=True, known=known)
-            with self.px.memo_of(memo):
+            with self.pygen.memo_of(memo):
                 test = self.x(ops[i + 1][1])
             for text in memo.finish([Memo.reset(0), f"if not {test}:"]):
                 emit(pad + text, i + 1)
@@ -705,7 +705,7 @@ class BlockGen:
             t = o[2]
             emit(f"{pad}# op {k:d} if", k)
             memo = Memo(env_reads=True, known=known)
-            with self.px.memo_of(memo):
+            with self.pygen.memo_of(memo):
                 test = self.x(o[1])
             for text in memo.finish([Memo.reset(0), f"if {test}:"]):
                 emit(pad + text, k)
@@ -796,11 +796,11 @@ class BlockGen:
         return getattr(self, "_" + o[0])(o, i)
 
     def x(self, ir):
-        return self.px.expr(ir, {})
+        return self.pygen.expr(ir, {})
 
     def fn(self, ir):
         """A separate function f(st, env) for an expression the engine calls later."""
-        return self.px.bind(self.px.build(ir), "_x") if ir is not None else "None"
+        return self.pygen.bind(self.pygen.build(ir), "_x") if ir is not None else "None"
 
     def _goto(self, target, i):
         """Go on at op `target` from the code of op `i`.  A jump back (a
@@ -849,14 +849,14 @@ class BlockGen:
         none = repr(f"cannot set `{name}` of none")
         lines = []
         if kind == "gctr":
-            ref = f"st.g[{name!r}]"
+            ref = f"st.game_counters[{name!r}]"
         elif kind == "gattr":
             if name not in SETTABLE_GATTRS:
                 raise BadBundle(f"{self.where}[{i}][1]: `{str(name)[:20]}` cannot be set")
             ref = f"st.{name}"
         elif kind == "pctr":
             lines += [f"_p = {self.x(target[2])}", f"if _p is None: raise EngineFault({none})"]
-            ref = f"st.pc[{name!r}][_p]"
+            ref = f"st.player_counters[{name!r}][_p]"
         elif kind == "cctr":
             lines += [f"_c = {self.x(target[2])}", f"if _c is None: raise EngineFault({none})",
                       self._own_cc(name)]
@@ -902,7 +902,7 @@ class BlockGen:
     @staticmethod
     def _own_cc(name):
         """`_t` = the state's own list of card counter `name` (see State.own_cc)."""
-        return f"_t = st.cc[{name!r}] if {name!r} in st.cc_own else st.own_cc({name!r})"
+        return f"_t = st.card_counters[{name!r}] if st.owned_cc is None else st.own_cc({name!r})"
 
     def _jump(self, o, i):
         return self._goto(o[1], i), True
@@ -957,7 +957,7 @@ class BlockGen:
         callee = self.game.codes.get(key)
         if callee is None:
             raise BadBundle(f"{self.where}[{i}][1]: unknown procedure {str(o[1])[:40]!r}")
-        k = self.px.bind(callee, "_K")
+        k = self.pygen.bind(callee, "_K")
         if key in self.direct:
             # it cannot stop: it runs now, to its end, without a frame, its
             # arguments passed as Python's (_frameless), for one step of the
@@ -981,7 +981,7 @@ class BlockGen:
             if self.fast:
                 return (lines + budget + ["_n = len(st.stack)", f"_r = {self._entry(callee, 'start')}(st, _e)",
                                           "if _r is not True:",
-                                          f"    return _beneath(st, fr, {self.px.bind(self.code, '_K')}, "
+                                          f"    return _beneath(st, fr, {self.pygen.bind(self.code, '_K')}, "
                                           f"env, _n, _r, {i + 1})"]
                         + self._goto(i + 1, i)), True
             return (lines + [f"fr.pc = {i + 1}"] + budget
@@ -1002,7 +1002,7 @@ class BlockGen:
         """The acting player a call passes on: the local the op read `me`
         into at its top, if it did (then `me` is bound, or the op failed
         there already), else `env.get('me')`, a lookup of its own."""
-        memo = self.px.memo
+        memo = self.pygen.memo
         return (memo.eager.get("env['me']") if memo is not None else None) or "env.get('me')"
 
     def _push(self, code, env, name="_f"):
@@ -1012,7 +1012,7 @@ class BlockGen:
         made without its `__init__` (a Python call on every call of a
         procedure) and its three slots are filled in place: the same object,
         made in two-thirds of the time."""
-        frame = self.px.bind(Frame, "_Frame")
+        frame = self.pygen.bind(Frame, "_Frame")
         return ["_s = st.stack",
                 f"if len(_s) >= {int(self.game.limits.depth)}: raise EngineFault(_game.over_depth)",
                 "st.budget -= 1",
@@ -1051,12 +1051,12 @@ class BlockGen:
                 f"    raise EngineFault('assertion failed: ' + {self.x(o[2])})"], False
 
     def _log(self, o, i):
-        text = self.px.text_of(o[1], {})
+        text = self.pygen.text_of(o[1], {})
         if harmless(o[1], self.game, text=True):    # for people only: built when someone reads it
             return ["if st.log is not None:", f"    st.log.append({text})"], False
         # it could fail: without a log, the parts that could fail are still
         # evaluated, so that simulation fails exactly where play does
-        parts = [self.px.text_of(x, {}) for x in risky_parts(o[1], self.game)]
+        parts = [self.pygen.text_of(x, {}) for x in risky_parts(o[1], self.game)]
         return ["if st.log is not None:", f"    st.log.append({text})", "else:",
                 f"    ({', '.join(parts)},)"], False
 
@@ -1120,9 +1120,9 @@ class BlockGen:
     def _values(self, items, var, cond):
         lines = [f"_vs = list({self.x(items)})"]
         if cond is not None:
-            local = self.px.local()
-            with self.px.comprehension(local):
-                test = self.px.expr(cond, {var: local})
+            local = self.pygen.local()
+            with self.pygen.comprehension(local):
+                test = self.pygen.expr(cond, {var: local})
             lines.append(f"_vs = [{local} for {local} in _vs if {test}]")
         return lines
 
@@ -1165,7 +1165,7 @@ class BlockGen:
                 "return"], True
 
     def _menu(self, o, i):
-        items = self.px.bind(self.px.compile_menu(o[3]), "_M")
+        items = self.pygen.bind(self.pygen.compile_menu(o[3]), "_M")
         prompt = self._prompt(o[2])[0]
         return [*self._at(i), f"st.ask_menu({self.x(o[1])}, {prompt}, {items})", "return"], True
 
@@ -1270,7 +1270,7 @@ def _still_true(read: dict, o) -> dict:
     for text in read:
         if o[0] in ("shuffle", "attach", "detach") and text.startswith("_mods_of("):
             gone.add(text)
-        if o[0] == "set" and o[1][0] in ("cctr", "cpp") and text == f"st.cc[{str(o[1][1])!r}]":
+        if o[0] == "set" and o[1][0] in ("cctr", "cpp") and text == f"st.card_counters[{str(o[1][1])!r}]":
             gone.add(text)
     names = {read[t] for t in gone}
     out = {}

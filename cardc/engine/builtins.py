@@ -26,8 +26,7 @@ def zone_index(st, slot):
             index.setdefault(cells[c], []).append(c)
             position[c] = i
         hit = ((0, len(position)), index, position)
-        # a new dict, never the old one changed: clones share it (and its entries)
-        st.zindex = {**st.zindex, slot: hit}
+        st.zindex[slot] = hit       # the dict is the state's own; its entries are shared (State.clone)
     return hit
 
 

@@ -21,17 +21,17 @@ _OP = re.compile(r"^\s*# op (\d+)\b")
 def explain(game, root: Path | None = None) -> str:
     """The generated module of `game` as text; source lines are read from
     files under `root` (the project folder) when they exist."""
-    px = game.pygen
+    pygen = game.pygen
     out = [f'"""Generated engine code of `{game.id}` (bundle {game.hash[:12]}): for reading only.',
            "",
            "Written by `cardc build --explain`.  Each block runs `def _blkN(st, fr)` from the",
            "frame's pc; see cardc/engine/blocks.py.  Names bound in the namespace:", '"""', ""]
-    for key, (name, obj) in sorted(px.names.items(), key=lambda kv: _natural(kv[1][0])):
+    for key, (name, obj) in sorted(pygen.names.items(), key=lambda kv: _natural(kv[1][0])):
         out.append(f"# {name} = {_describe(game, obj)}")
     out.append("")
     files: dict = {}
-    for name, source in px.sources:
-        code = px.origins.get(name)
+    for name, source in pygen.sources:
+        code = pygen.origins.get(name)
         for k, line in enumerate(source.splitlines()):
             if code is not None and k == 1:
                 line = f"{line}: {_one_line(code.label)} ({_one_line(code.file)})"

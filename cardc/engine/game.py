@@ -357,7 +357,7 @@ class Game:
                 self.modifier_owner[m] = max(sorted(set(guards)), key=guards.count)
         self.cache_functions = not self.reference    # off only to check that caching changes nothing
         self._cached = {}
-        self.pygen = px = PyGen(self)
+        self.pygen = pygen = PyGen(self)
         # function name -> its cache's index in State.cache: one for each
         # function not built in place, and what each change to a state makes
         # stale in them (the code written below forgets it)
@@ -372,7 +372,7 @@ class Game:
         self.functions = {name: _env_call(self.py_bodies[name], self.fn_params[name])
                           for name in self.fn_bodies}
         # every block is declared first (so calls can bind their callee), then generated
-        blocks = BlockGen(self, px)
+        blocks = BlockGen(self, pygen)
         specs = {}
         self.codes = {}        # name -> Code
         for key, spec in code.items():
@@ -401,7 +401,7 @@ class Game:
             self.cached_function(name)
         self.proc_params = {k[5:]: v["params"] for k, v in code.items()
                             if k.startswith("proc:") and v is not None}
-        build = px.build
+        build = pygen.build
         self.display_label = build(code.get("display_label")) if code.get("display_label") else None
         # the browser table's board: a board card's group, and what the legend lists of a group
         self.display_group = build(code.get("display_group")) if code.get("display_group") else None
@@ -419,11 +419,11 @@ class Game:
         for c in self.cards:
             cid = c["id"]
             # f(st, me, this): no dict of locals made for each check
-            self.requires.append(px.compile_body(c["requires"], ["me", "this"])
+            self.requires.append(pygen.compile_body(c["requires"], ["me", "this"])
                                  if c.get("requires") is not None else None)
             self.reaction_if.append(build((c.get("reaction") or {}).get("if")))
             self.hooks_of.append({event: f"card:{cid}:hook:{event}" for event in (c.get("hooks") or {})})
-            self.modifiers_of.append({m: px.compile_modifier(ir, self.modifier_args.get(m, []))
+            self.modifiers_of.append({m: pygen.compile_modifier(ir, self.modifier_args.get(m, []))
                                       for m, ir in (c.get("modifiers") or {}).items()})
         # per card instance, for `playable` and `has_effect` written in place
         self.card_requires = [self.requires[d] for d in self.card_def]
@@ -555,7 +555,7 @@ class Game:
     def active_modifiers(self, st, name):
         """[(card, modifier function, owner)] in force for `name`, in zone order."""
         hit = st.mods
-        if hit is None or hit[0] != st.pv["active"]:
+        if hit is None or hit[0] != st.part_versions["active"]:
             hit = self._scan_modifiers(st)
         return hit[1].get(name, ())
 
@@ -578,7 +578,7 @@ class Game:
                     found.setdefault(key, []).append((c, f, owner))
                 for event, code in sp[1]:
                     hooks.setdefault(event, []).append((c, code, owner))
-        st.mods = hit = (st.pv["active"], found, hooks)
+        st.mods = hit = (st.part_versions["active"], found, hooks)
         return hit
 
     def active_slots(self, n):
@@ -601,7 +601,7 @@ class Game:
         `args_fn()` makes the modifier's arguments (a dict), only when some
         card in play modifies `name`."""
         hit = st.mods
-        if hit is None or hit[0] != st.pv["active"]:
+        if hit is None or hit[0] != st.part_versions["active"]:
             hit = self._scan_modifiers(st)
         mods = hit[1].get(name)
         if not mods:
@@ -640,7 +640,7 @@ class Game:
 
     def level_values(self, st) -> list:
         """[(name, value)] of the levels above a turn, outermost first."""
-        return [(name, st.round if counter is None else st.g.get(counter)) for name, counter in self.levels]
+        return [(name, st.round if counter is None else st.game_counters.get(counter)) for name, counter in self.levels]
 
     def level_text(self, st) -> str:
         """`deal 3, round 11`: where in the game a turn is, as logs say it."""

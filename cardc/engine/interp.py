@@ -174,7 +174,7 @@ class Interpreter:
 
     def touch(self, part):
         """Note that one part of the state changed (see cardc.engine.deps)."""
-        self.pv[part] = self.pv.get(part, 0) + 1
+        self.part_versions[part] = self.part_versions.get(part, 0) + 1
         caches = self.game.stale.parts.get(part)
         if caches:
             self.forget(caches)
@@ -193,7 +193,7 @@ class Interpreter:
             if self.slot_empty[slot]:       # it may have become empty, or stopped being
                 self.forget(self.slot_empty[slot])
             if self.slot_active[slot]:      # one version for every zone whose cards are in force
-                pv = self.pv
+                pv = self.part_versions
                 pv["active"] = pv.get("active", 0) + 1
 
     def _flow_next(self, once=False):
@@ -253,9 +253,9 @@ class Interpreter:
                 self.stage = "round"
             elif stage == "setup":
                 # `game.next_player = p` in setup picks who plays the first turn
-                chosen = None if self.game.plain_turn_order else self.g.get("next_player")
+                chosen = None if self.game.plain_turn_order else self.game_counters.get("next_player")
                 if chosen is not None:
-                    self.g["next_player"] = None
+                    self.game_counters["next_player"] = None
                     self.touch("g:next_player")
                     self.turn_player = chosen
                     self.touch("flow:turn_player")
@@ -290,13 +290,13 @@ class Interpreter:
             if p == n:
                 p = 0
             return p, p == first
-        g = self.g
+        g = self.game_counters
         chosen = g.get("next_player")
         if chosen is not None:
             g["next_player"] = None
             self.touch("g:next_player")
         step = -1 if g.get("direction", 1) < 0 else 1
-        out = self.pc.get("out")
+        out = self.player_counters.get("out")
         p, over = self.turn_player, False
         for _ in range(n):                  # at most once round the table
             p = (p + step) % n
@@ -326,7 +326,7 @@ class Interpreter:
         if event not in g.has_hooks:
             return False
         hit = self.mods
-        if hit is None or hit[0] != self.pv["active"]:
+        if hit is None or hit[0] != self.part_versions["active"]:
             hit = g._scan_modifiers(self)       # the active cards' hooks, by event
         cards = hit[2].get(event, ())
         key = g.game_hooks.get(event)

@@ -24,7 +24,7 @@ def card_view(st, c, p):
     if not st.visible(c, p):
         return None
     view = {"iid": c, "id": g.card_field["id"][c], "name": g.card_name[c]}
-    if st.cc:
+    if st.card_counters:
         counters = card_counters(st, c)
         if counters:
             view["counters"] = counters
@@ -39,7 +39,7 @@ def card_counters(st, c) -> dict:
     out = {}
     n = st.n
     for name, spec in st.game.counters["card"].items():
-        values, start = st.cc[name], spec["start"]
+        values, start = st.card_counters[name], spec["start"]
         if spec["per_player"]:
             mine = values[c * n:(c + 1) * n]
             if any(v != start for v in mine):
@@ -67,9 +67,9 @@ def observe(st, p) -> dict:
         "player": p, "players": st.n, "turn": st.turn, "round": st.round,
         "turn_player": st.turn_player, "phase": st.phase,
         "levels": [list(lv) for lv in g.level_values(st)],
-        "game": {k: (v if st.terminal or _seen(g, "game", k) else hidden()) for k, v in st.g.items()},
+        "game": {k: (v if st.terminal or _seen(g, "game", k) else hidden()) for k, v in st.game_counters.items()},
         "counters": {k: [x if st.terminal or _seen(g, "player", k, q == p) else hidden()
-                         for q, x in enumerate(v)] for k, v in st.pc.items()},
+                         for q, x in enumerate(v)] for k, v in st.player_counters.items()},
         "zones": zones,
         "decision": decision,
         "terminal": st.terminal, "winners": list(st.winners),

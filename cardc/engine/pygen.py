@@ -117,7 +117,7 @@ def digits_guard(game):
 def _mods_of(st):
     """{modifier: [(card, function, owner)]} of the cards in force now."""
     hit = st.mods
-    if hit is None or hit[0] != st.pv["active"]:
+    if hit is None or hit[0] != st.part_versions["active"]:
         hit = st.game._scan_modifiers(st)
     return hit[1]
 
@@ -306,7 +306,7 @@ class PyGen:
                 src = (f"def {fname}(st, value{params}):\n"
                        "    # a modifier\n"
                        "    hit = st.mods\n"
-                       "    if hit is None or hit[0] != st.pv['active']:\n"
+                       "    if hit is None or hit[0] != st.part_versions['active']:\n"
                        "        hit = _game._scan_modifiers(st)\n"
                        f"    mods = hit[1].get({name!r})\n"
                        f"    return {self.modifier_call(name, True)}(st, mods, value{params}) if mods else value\n")
@@ -592,12 +592,12 @@ class PyGen:
         clone the caches are shared until one of the two writes (a cache is
         copied first, Table.own_cache); a two-level cache's inner dicts stay
         shared after that copy, so such a state writes a new inner dict.  A
-        state never cloned (`st.cown is None`: every cache its own, inner
+        state never cloned (`st.owned_caches is None`: every cache its own, inner
         dicts too) adds to its inner dict in place: no copy of it each time."""
-        mine = f"(st.cache[{slot}] if st.cown is None or {slot} in st.cown else st.own_cache({slot}))"
+        mine = f"(st.cache[{slot}] if st.owned_caches is None or {slot} in st.owned_caches else st.own_cache({slot}))"
         if inner is None:
             return [f"        {mine}[key] = {entry}"]
-        return ["        if st.cown is None:",
+        return ["        if st.owned_caches is None:",
                 f"            cache = st.cache[{slot}]",
                 "            hit = cache.get(key)",
                 "            if hit is None:",
@@ -766,7 +766,7 @@ class PyGen:
         return f"st.zones[{self.expr(ir[1], scope)}]"
 
     def e_gctr(self, ir, scope):
-        return f"st.g[{str(ir[1])!r}]"
+        return f"st.game_counters[{str(ir[1])!r}]"
 
     def e_gattr(self, ir, scope):
         if ir[1] not in GATTRS:
@@ -783,7 +783,7 @@ class PyGen:
         """The list of a player or card counter.  Read once per function
         (or op): the list object stays the same while nothing is written,
         and every counter the game declares exists in every state."""
-        table = f"st.{'pc' if kind == 'player' else 'cc'}[{name!r}]"
+        table = f"st.{'player_counters' if kind == 'player' else 'card_counters'}[{name!r}]"
         if self.memo is not None and name in self.game.counters.get(kind, {}):
             return self.memo.first(table)
         return table

@@ -36,11 +36,12 @@ class State(Interpreter, Asking, Table, Writes):
     # every line, and a slot is read faster than an entry of an instance
     # dict this large (extras, such as a scenario's hook, still go in one)
     __slots__ = ("game", "n", "budget", "slot_active", "slot_limit", "slot_keyed",
-                 "zones", "zowned", "loc", "host", "under", "revealed", "g", "pc", "cc", "cc_own",
+                 "zones", "owned_zones", "loc", "host", "under", "revealed", "game_counters", "player_counters",
+                 "card_counters", "owned_cc",
                  "rng", "seed", "stack", "pending", "events", "turn", "round", "turn_player",
                  "first_player", "stage", "phase", "ending", "terminal", "winners", "capped",
-                 "decisions", "log", "history", "track", "lookahead", "version", "pv", "cache",
-                 "cown", "filled", "slot_stale", "slot_empty", "slot_plan", "cellw", "zindex", "zi_own", "mods", "hold_at", "me_ref")
+                 "decisions", "log", "history", "track", "lookahead", "version", "part_versions", "cache",
+                 "owned_caches", "filled", "slot_stale", "slot_empty", "slot_plan", "cellw", "zindex", "owned_indexes", "mods", "hold_at", "me_ref")
 
     # what each slot holds (for readers and the type checker; the slots above make them)
     game: Any                       # the Game (engine/game.py)
@@ -53,15 +54,15 @@ class State(Interpreter, Asking, Table, Writes):
     slot_empty: list
     slot_plan: list
     zones: list[list[int]]          # per zone slot: its cards, top first
-    zowned: set[int] | None         # the zone lists this state may change in place (None: all)
+    owned_zones: set[int] | None    # copy on write (see `clone`): the zone slots this state owns
     loc: list[int]                  # per card: its zone slot (ATTACHED, OUT below 0)
     host: dict[int, int]            # attached card -> its host
     under: dict[int, list[int]]     # host -> its attached cards
     revealed: dict[int, list]       # card -> the seats it was revealed to
-    g: dict[str, Any]               # game counters
-    pc: dict[str, list]             # player counters: name -> a value per seat
-    cc: dict[str, list]             # card counters: name -> a value per card (or card and seat)
-    cc_own: set[str]                # the card counters this state may change in place
+    game_counters: dict[str, Any]
+    player_counters: dict[str, list]    # name -> a value per seat
+    card_counters: dict[str, list]      # name -> a value per card (or per card and seat)
+    owned_cc: set[str] | None       # copy on write: the card counters this state owns
     rng: int                        # the random generator's whole state (rng.py)
     seed: int | None
     stack: list[Frame]              # the continuation: the blocks running, innermost last
@@ -83,13 +84,13 @@ class State(Interpreter, Asking, Table, Writes):
     track: dict | None
     lookahead: bool
     version: int
-    pv: dict[str, int]
+    part_versions: dict[str, int]   # versions of parts a cached value may read ("active": the cards in force)
     cache: list                     # per cached function: its values
-    cown: set[int] | None           # the caches this state may change in place (None: all)
+    owned_caches: set[int] | None   # copy on write: the function caches this state owns
     filled: int                     # the caches that may hold entries, a mask
     cellw: dict
     zindex: dict
-    zi_own: set | None
+    owned_indexes: set[int] | None  # copy on write: the zone slots whose cell index this state owns
     mods: Any
     hold_at: str | None
     me_ref: Any
@@ -113,15 +114,15 @@ class State(Interpreter, Asking, Table, Writes):
         st = cls(game, n)
         zones, loc = game.start_layout(n)
         st.zones = [z[:] for z in zones]
-        st.zowned = None                      # None: every zone list is this state's own
+        st.owned_zones = None                 # never cloned: all its own (see `clone`)
         st.loc = loc[:]
         st.host, st.under, st.revealed = {}, {}, {}
-        st.g = {k: v["start"] for k, v in game.counters["game"].items()}
-        st.pc = {k: [v["start"]] * n for k, v in game.counters["player"].items()}
+        st.game_counters = {k: v["start"] for k, v in game.counters["game"].items()}
+        st.player_counters = {k: [v["start"]] * n for k, v in game.counters["player"].items()}
         ncards = len(game.instances)
-        st.cc = {k: [v["start"]] * (ncards * n if v["per_player"] else ncards)
+        st.card_counters = {k: [v["start"]] * (ncards * n if v["per_player"] else ncards)
                  for k, v in game.counters["card"].items()}
-        st.cc_own = set(st.cc)
+        st.owned_cc = None
         st.rng = rng.seed_state(seed)
         st.seed = seed
         st.stack, st.pending, st.events = [], None, []
@@ -133,32 +134,39 @@ class State(Interpreter, Asking, Table, Writes):
         st.history = []
         st.track = None
         st.lookahead = False
-        st.version, st.pv, st.cache = 0, {"active": 0}, new_cache(game)
-        st.cown = None                        # None: every cache is this state's own
+        st.version, st.part_versions, st.cache = 0, {"active": 0}, new_cache(game)
+        st.owned_caches = None
         st.filled = 0                         # the caches that may hold entries, a mask (Table.forget)
         st.zindex = {}                        # {slot: a zone's cell index}: builtins.zone_index
-        st.zi_own = set()                     # the indexes this state may change in place (index_moved)
+        st.owned_indexes = None
         st.mods = None
         if run:
             st.run()
         return st
 
     def clone(self):
+        """A copy to play on.  Copy on write: four parts are shared by the
+        copy and this state until one of the two writes them (a look-ahead
+        changes few of them, and they are the biggest part of a state): the
+        zone lists, the card counters' lists, the function caches and the
+        zones' cell indexes.  Each has one `owned_*` attribute: None when
+        every entry is the state's own (a state never cloned, or not since it
+        was made), else the set of entries it has copied since the clone;
+        both the copy and this state start with an empty set.  A write
+        asks `own_zone`, `own_cc`, `own_cache` or (indexes) `index_moved`
+        first, which copy an entry not owned yet; nothing else writes them."""
         st = State(self.game, self.n)
-        # zone lists, like card counters, are shared until written (own_zone)
         st.zones = self.zones[:]
-        st.zowned, self.zowned = set(), set()
+        st.owned_zones, self.owned_zones = set(), set()
         st.loc = self.loc[:]
         st.host = dict(self.host)
         # the lists of attached cards are shared: they are replaced, never changed in place
         st.under = dict(self.under)
         st.revealed = {k: v[:] for k, v in self.revealed.items()}
-        st.g = dict(self.g)
-        st.pc = {k: v[:] for k, v in self.pc.items()}
-        # card counters are copied on write (`own_cc`): a look-ahead changes
-        # few of them, and they are the biggest lists of a state
-        st.cc, st.cc_own = dict(self.cc), set()
-        self.cc_own = set()
+        st.game_counters = dict(self.game_counters)
+        st.player_counters = {k: v[:] for k, v in self.player_counters.items()}
+        st.card_counters, st.owned_cc = dict(self.card_counters), set()
+        self.owned_cc = set()
         st.rng, st.seed = self.rng, self.seed
         st.stack = _copy_frames(self.stack)
         st.pending = self.pending.copy_for(st) if self.pending is not None else None
@@ -173,29 +181,32 @@ class State(Interpreter, Asking, Table, Writes):
         st.track = None
         st.lookahead = False
         # the clone starts with the same versions (and cached values: below)
-        st.version, st.pv = self.version, dict(self.pv)
-        # the cell indexes are shared until one of the two changes one (index_moved)
-        st.zindex, st.zi_own, self.zi_own = self.zindex, None, None
-        # the caches too are shared until one of the two writes (own_cache)
+        st.version, st.part_versions = self.version, dict(self.part_versions)
+        st.zindex = dict(self.zindex) if self.zindex else {}
+        st.owned_indexes, self.owned_indexes = set(), set()
         st.cache = self.cache[:]
-        st.cown, self.cown = set(), set()
+        st.owned_caches, self.owned_caches = set(), set()
         st.filled = self.filled
         st.mods = self.mods             # never changed in place: a new scan replaces it
         return st
 
     def own_cache(self, slot):
-        """Function cache `slot`, this state's own to write (after a clone,
-        parent and clone share the caches until one of them writes)."""
+        """Function cache `slot`, this state's own to write (see `clone`)."""
+        owned = self.owned_caches
+        if owned is None or slot in owned:
+            return self.cache[slot]
         cache = self.cache[slot] = self.cache[slot].copy()
-        self.cown.add(slot)
+        owned.add(slot)
         return cache
 
     def own_cc(self, name):
         """The list of card counter `name`, this state's own to change in place
-        (after a clone, parent and clone share the lists until one writes)."""
-        values = self.cc[name][:]
-        self.cc[name] = values
-        self.cc_own.add(name)
+        (see `clone`)."""
+        owned = self.owned_cc
+        if owned is None or name in owned:
+            return self.card_counters[name]
+        values = self.card_counters[name] = self.card_counters[name][:]
+        owned.add(name)
         return values
 
     def player_name(self, p):
@@ -354,7 +365,7 @@ class State(Interpreter, Asking, Table, Writes):
             "host": {str(k): v for k, v in self.host.items()},
             "under": {str(k): v for k, v in self.under.items()},
             "revealed": {str(k): v for k, v in self.revealed.items()},
-            "g": self.g, "pc": self.pc, "cc": self.cc, "rng": self.rng,
+            "g": self.game_counters, "pc": self.player_counters, "cc": self.card_counters, "rng": self.rng,
             "stack": [[f.code.name, f.pc, f.env] for f in self.stack],
             "pending": self.pending.to_json() if self.pending else None,
             "events": self.events, "turn": self.turn, "round": self.round,
@@ -380,7 +391,7 @@ class State(Interpreter, Asking, Table, Writes):
                                      "(its bundle hash differs): the rules may have changed")
             st = cls(game, int(data["players"]))
             st.zones = [list(map(int, z)) for z in data["zones"]]
-            st.zowned = None
+            st.owned_zones = None
             if len(st.zones) != game.slot_count(st.n):
                 raise CorruptState("the saved zones do not match the game's zones")
             st.loc = list(data["loc"])
@@ -389,11 +400,11 @@ class State(Interpreter, Asking, Table, Writes):
             st.host = {int(k): v for k, v in data["host"].items()}
             st.under = {int(k): v for k, v in data["under"].items()}
             st.revealed = {int(k): v for k, v in data["revealed"].items()}
-            st.g, st.pc, st.cc = data["g"], data["pc"], data["cc"]
-            for kind, saved in (("game", st.g), ("player", st.pc), ("card", st.cc)):
+            st.game_counters, st.player_counters, st.card_counters = data["g"], data["pc"], data["cc"]
+            for kind, saved in (("game", st.game_counters), ("player", st.player_counters), ("card", st.card_counters)):
                 if set(saved) != set(game.counters[kind]):
                     raise CorruptState(f"the saved {kind} counters do not match the game's")
-            st.cc_own = set(st.cc)
+            st.owned_cc = None
             st.rng, st.seed = int(data["rng"]), data["seed"]
             st.stack = []
             for name, pc, env in data["stack"]:
@@ -413,10 +424,10 @@ class State(Interpreter, Asking, Table, Writes):
             st.decisions, st.history, st.log = data["decisions"], data["history"], data["log"]
             st.track = None
             st.lookahead = False
-            st.version, st.pv, st.cache = 0, {"active": 0}, new_cache(game)
-            st.cown = None                        # None: every cache is this state's own
+            st.version, st.part_versions, st.cache = 0, {"active": 0}, new_cache(game)
+            st.owned_caches = None
             st.filled = 0
-            st.zindex, st.zi_own = {}, set()
+            st.zindex, st.owned_indexes = {}, None
             st.mods = None
             _check_cards(st)
             return st

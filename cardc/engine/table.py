@@ -83,8 +83,8 @@ class Table:
     def own_zone(self, slot):
         """The list of the zone at `slot`, this state's own to change in place:
         after a clone, parent and clone share zone lists until one of them
-        writes (`zowned`: the slots copied since, None when all are its own)."""
-        owned = self.zowned
+        writes (`owned_zones`, see State.clone)."""
+        owned = self.owned_zones
         if owned is not None and slot not in owned:
             owned.add(slot)
             self.zones[slot] = self.zones[slot][:]
@@ -101,7 +101,7 @@ class Table:
         if not hit:
             return
         self.filled ^= hit
-        cache, own = self.cache, self.cown
+        cache, own = self.cache, self.owned_caches
         for s in _BITS.get(hit) or _bits(hit):
             cache[s] = {}
             if own is not None:
@@ -114,7 +114,7 @@ class Table:
         if cache:
             for v in keys:
                 if v in cache:
-                    if self.cown is not None and s not in self.cown:
+                    if self.owned_caches is not None and s not in self.owned_caches:
                         cache = self.own_cache(s)
                     del cache[v]
 
@@ -128,7 +128,7 @@ class Table:
         cache = self.cache
         for s in by_key:
             if owner in cache[s]:
-                if self.cown is not None and s not in self.cown:
+                if self.owned_caches is not None and s not in self.owned_caches:
                     self.own_cache(s)
                 del self.cache[s][owner]
 
@@ -187,7 +187,7 @@ class Table:
         """Card `c` came to or left the zone at `slot`, which some function
         reads by the value of a counter (deps.keyed_part)."""
         for key, ctr in self.slot_keyed[slot]:
-            self.forget_value(key, (self.cc[ctr][c],))
+            self.forget_value(key, (self.card_counters[ctr][c],))
 
     def key_written(self, c, ctr, old, new):
         """Counter `ctr` of card `c` went from `old` to `new`: if the card's
@@ -227,7 +227,7 @@ class Table:
         # ("active" versions the scan of the cards in force, `_scan_modifiers`:
         # a card with no modifier and no hook coming or going leaves it as it is)
         here = self.loc[c]
-        owned = self.zowned
+        owned = self.owned_zones
         if here >= 0:
             (left := self.zones[here] if owned is None else self.own_zone(here)).remove(c)
             plan = self.slot_plan[here]
@@ -240,7 +240,7 @@ class Table:
                     if empty and not left:      # the last card left (deps.emptiness_zone)
                         self.forget(empty)
                     if active and self.game.card_special[c] is not None:
-                        pv = self.pv
+                        pv = self.part_versions
                         pv["active"] = pv.get("active", 0) + 1
                     if by_cell:                 # a zone some function reads by cell
                         self.forget_cell(here, c)
@@ -261,7 +261,7 @@ class Table:
                 if empty and not dest:          # the first card comes in
                     self.forget(empty)
                 if active and self.game.card_special[c] is not None:
-                    pv = self.pv
+                    pv = self.part_versions
                     pv["active"] = pv.get("active", 0) + 1
                 if by_cell:
                     self.forget_cell(slot, c)
@@ -294,25 +294,20 @@ class Table:
             if slot in self.zindex:     # cards put in mid-zone: indexed again when next read
                 self.unindex(slot)
             if self.slot_active[slot]:
-                pv = self.pv
+                pv = self.part_versions
                 pv["active"] = pv.get("active", 0) + 1
 
     def index_moved(self, c, here, slot, place):
         """Card `c` left the zone at `here` and came to the top or bottom of
         the zone at `slot`: the cell indexes of either (`zone_index`) follow.
-        A copy shares its indexes with the state it was made from, so each
-        is copied the first time it changes after a copy (`zi_own`: the
-        slots whose index this state has made its own since, None while
-        even the dict of indexes is shared), then changed in place."""
-        own = self.zi_own
-        if own is None:
-            self.zindex = dict(self.zindex)
-            own = self.zi_own = set()
+        A copy shares each index with the state it was made from until one
+        of the two changes it (`owned_indexes`, see State.clone)."""
+        own = self.owned_indexes
         zi = self.zindex
         cell = self.game.card_cell[c]
         if here in zi:
             bounds, index, position = zi[here]
-            if here not in own:
+            if own is not None and here not in own:
                 index, position = dict(index), dict(position)
                 own.add(here)
                 zi[here] = (bounds, index, position)
@@ -329,7 +324,7 @@ class Table:
             del position[c]
         if slot in zi:
             (lo, hi), index, position = zi[slot]
-            if slot not in own:
+            if own is not None and slot not in own:
                 index, position = dict(index), dict(position)
                 own.add(slot)
             if place == "top":
@@ -345,8 +340,7 @@ class Table:
     def unindex(self, slot):
         """The zone at `slot` changed some other way: its cell index, if
         any, is built again when next read."""
-        if slot in self.zindex:
-            self.zindex = {k: v for k, v in self.zindex.items() if k != slot}
+        self.zindex.pop(slot, None)       # the dict is this state's own (State.clone)
 
     def move_zone(self, src, slot, place="top"):
         """`move` of every card of the zone at `src` to `slot`, one after
@@ -374,12 +368,12 @@ class Table:
             for c in cards:
                 key = ids[c] + into
                 enter[key] = enter.get(key, 0) + 1
-        owned = self.zowned
+        owned = self.owned_zones
         if owned is not None:
             owned.add(src)              # the emptied zone is a new list of its own
         self.zones[src] = []
         dest = self.zones[slot] if owned is None else self.own_zone(slot)
-        pv = self.pv
+        pv = self.part_versions
         for s in (src, slot):
             stale = self.slot_stale[s]
             if stale is not None and self.filled & stale[0]:
@@ -523,7 +517,7 @@ class Table:
             for slot, positions in places:
                 if type(positions) is range:        # the whole zone
                     chunk = d.zones[slot] = cards[k:k + len(positions)]
-                    d.zowned.add(slot)
+                    d.owned_zones.add(slot)
                     for c in chunk:
                         loc[c] = slot
                     touched.add(slot)
@@ -547,7 +541,7 @@ class Table:
             _start_card_counters(d, plan[2])
         d.rng = rng.seed_state(rnd.getrandbits(64))
         # counters p may not see are imagined at their start values
-        for scope, values in (("game", d.g), ("player", d.pc)):
+        for scope, values in (("game", d.game_counters), ("player", d.player_counters)):
             for name, spec in game.counters[scope].items():
                 vis = spec.get("visibility", "public")
                 if vis == "public":
@@ -574,7 +568,7 @@ def _guess_plan(st, p) -> tuple:
     imagines many worlds of one decision, so it is kept on `st` while its
     versions stand still (as `_unseen_plan` is), and only the shuffle itself
     is done per guess."""
-    key = (p, st.version, sum(st.pv.values()), len(st.events))
+    key = (p, st.version, sum(st.part_versions.values()), len(st.events))
     hit = st.__dict__.get("_guess_plan")
     if hit is not None and hit[0] == key:
         return hit[1]
@@ -628,7 +622,7 @@ def _places_by_back(zone, start, shown=frozenset()) -> list:
 def _zone_places(st, slot, zone, start) -> list:
     """`_places_by_back` of a zone with nothing shown to the seat, kept on
     the game for the zone's list while no state can change that list (a
-    list a state does not own, `zowned`, is shared since a clone and never
+    list a state does not own, `owned_zones`, is shared since a clone and never
     written again: a write copies it first, `Table.own_zone`).  A guess
     is made right after a clone, so a bot's next guess works out only the
     zones the turn moved cards in (zones of mixed backs, measured in
@@ -638,7 +632,7 @@ def _zone_places(st, slot, zone, start) -> list:
     if hit is not None and hit[0] is zone:
         return hit[1]
     parts = _places_by_back(zone, start)
-    if st.zowned is not None and slot not in st.zowned:
+    if st.owned_zones is not None and slot not in st.owned_zones:
         kept[slot] = (zone, parts)
     return parts
 
@@ -711,7 +705,7 @@ def _unseen_plan(st, p, groups) -> tuple:
     It depends only on the state and the seat, so a search that imagines
     many worlds of one decision works it out once (kept on `st` while its
     versions stand still: every change to a state moves one)."""
-    key = (p, st.version, sum(st.pv.values()), len(st.events))
+    key = (p, st.version, sum(st.part_versions.values()), len(st.events))
     hit = st.__dict__.get("_unseen_plan")
     if hit is not None and hit[0] == key:
         return hit[1]
@@ -733,7 +727,7 @@ def _unseen_plan(st, p, groups) -> tuple:
                       for f in fields.get(st.events[i]["tag"], _RESPONSE))]
     counters = []
     for scope, name in card_counters:
-        v = st.g[name] if scope == "g" else st.pc[name] if scope == "p" else st.cc[name]
+        v = st.game_counters[name] if scope == "g" else st.player_counters[name] if scope == "p" else st.card_counters[name]
         if (v in unseen) if scope == "g" else not unseen.isdisjoint(v):
             counters.append((scope, name))
     marks = []
@@ -750,13 +744,13 @@ def _off_start(st, name, spec) -> frozenset:
     """The cards whose counter `name` is off its start value (for some
     player, if it is a counter per player).  Kept on the game for the list of values
     it was found in, while no state can change that list: a list a state
-    does not own (`cc_own`) is shared since a clone and is never written
+    does not own (`owned_cc`) is shared since a clone and is never written
     again (a write copies it first, `State.own_cc`), so the same list is the
     same values.  `determinized` asks right after a clone, when the real
     game owns none, so a greedy bot's next guess finds every counter the
     turn did not write (searching every unseen card's counters was up to
     60% of working out a guess: docs/history/speed-waves.md, tenth wave)."""
-    values = st.cc[name]
+    values = st.card_counters[name]
     kept = st.game.__dict__.setdefault("_off_start", {})
     hit = kept.get(name)
     if hit is not None and hit[0] is values:
@@ -771,7 +765,7 @@ def _off_start(st, name, spec) -> frozenset:
             off = frozenset(i // n for i in off)
         else:
             off = frozenset(off)
-    if name not in st.cc_own:
+    if st.owned_cc is not None and name not in st.owned_cc:
         kept[name] = (values, off)
     return off
 
@@ -797,11 +791,11 @@ def _imagine_names(d, moved, plan):
         d.touch("events")
     for scope, name in counters:
         if scope == "g":
-            v = d.g[name]
+            v = d.game_counters[name]
             if v in moved:
                 d.set_counter("gctr", name, moved[v])
             continue
-        v = d.pc[name] if scope == "p" else d.cc[name]
+        v = d.player_counters[name] if scope == "p" else d.card_counters[name]
         if not moved.keys().isdisjoint(v):
             d.replace_counter("pctr" if scope == "p" else "cctr", name,
                               [get(x, x) if x is not None else x for x in v])

@@ -9,7 +9,7 @@ code), in a scenario's start state, in a determinisation for an agent.
 writes the same plan inline (`BlockGen._set`, which reads the same
 `WritePlan`), because a rule's write is the hottest line of a game.
 
-Nothing outside generated code writes `st.g`, `st.pc`, `st.cc` or the turn
+Nothing outside generated code writes `st.game_counters`, `st.player_counters`, `st.card_counters` or the turn
 order directly: it calls `set_counter` or `set_flow` here.  The reference
 mode (`Game(bundle, reference=True)`, no caches) checks both renderings:
 a game plays the same with and without them.
@@ -51,10 +51,10 @@ class Writes:
     if TYPE_CHECKING:       # what it uses of State (a mixin of it, see state.py)
         game: Any
         n: int
-        g: dict[str, Any]
-        pc: dict[str, list]
-        cc: dict[str, list]
-        cc_own: set[str]
+        game_counters: dict[str, Any]
+        player_counters: dict[str, list]
+        card_counters: dict[str, list]
+        owned_cc: set[str] | None
         version: int
 
         def own_cc(self, name: str) -> list: ...
@@ -69,9 +69,9 @@ class Writes:
         values: Any
         i: Any
         if kind == "gctr":
-            values, i = self.g, name
+            values, i = self.game_counters, name
         elif kind == "pctr":
-            values, i = self.pc[name], player
+            values, i = self.player_counters[name], player
         elif kind == "cctr":
             values, i = self.own_cc(name), card
         elif kind == "cpp":
@@ -94,10 +94,11 @@ class Writes:
         holds; the list it replaces may be shared with the real game)."""
         plan = self.game.write_plan(kind, name)
         if kind == "pctr":
-            self.pc[name] = values
+            self.player_counters[name] = values
         else:
-            self.cc[name] = values
-            self.cc_own.add(name)
+            self.card_counters[name] = values
+            if self.owned_cc is not None:
+                self.owned_cc.add(name)
         self.version += 1
         if plan.caches:
             self.forget(plan.caches)

@@ -98,7 +98,7 @@ def board_shot(game: Any, state: Any) -> BoardShot:
     for name, decl in game.counters["card"].items():
         if decl.get("type") != "cell":
             continue
-        for iid, value in enumerate(state.cc.get(name) or []):
+        for iid, value in enumerate(state.card_counters.get(name) or []):
             if value is not None:
                 cell = value if isinstance(value, str) else game.grid_cells[value]
                 markers[str(cell)] = game.cards[game.card_def[iid]]["kind"]
