@@ -143,9 +143,9 @@ def test_compare_shows_each_quality_measure_on_both_sides_with_its_change(tmp_pa
     data = json.loads(out.read_text())
     quality = next(line for line in data["answer"] if line.startswith("  Quality measures"))
     assert quality == ("  Quality measures changed (Holm's correction over these 7 and the rows "
-                       "above together): branching: legal actions per decision (3 players) +1.52 "
-                       "(3.98 → 5.5; 95% [+1.3, +1.75]); lead changes per game (3 players) -3.4 "
-                       "(6.33 → 2.93; 95% [-5.19, -1.61]).")
+                       "above together): branching: legal actions per decision (3 players) +1.54 "
+                       "(3.95 → 5.49; 95% [+1.32, +1.77]); lead changes per game (3 players) -3.5 "
+                       "(6.2 → 2.7; 95% [-5.21, -1.79]).")
     rows = {r["what"]: r for r in data["rows"]}
     assert [n for n in rows if n.startswith("quality ")] == [
         "quality 3p decisiveness", "quality 3p drama", "quality 3p lead changes per game",
@@ -168,7 +168,7 @@ def test_compare_shows_each_quality_measure_on_both_sides_with_its_change(tmp_pa
     text = page.read_text()
     assert text.index("Quality measures changed") < text.index("<h2>Quality measures</h2>")
     # a measure that is itself a difference is shown in points, its change in % of it left out
-    assert ("<td>3p first-player advantage</td><td>-8.3 pts</td><td>-8.3 pts</td><td>+0.0 pts</td>"
+    assert ("<td>3p first-player advantage</td><td>-13.3 pts</td><td>-13.3 pts</td><td>+0.0 pts</td>"
             "<td>–</td>") in text
 
 

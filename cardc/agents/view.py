@@ -37,11 +37,16 @@ REASKED = ("choose", "menu")
 VIEW_SEED = 0
 
 
-def imagined(state, seat: int, rnd: random.Random):
+def imagined(state, seat: int, rnd: random.Random, remember: bool = False):
     """A copy of `state` as `seat` might imagine it (State.determinized), with
     no record of the real game's past or seed, and the pending question asked
-    again in it when its options are worked out from the state (REASKED)."""
+    again in it when its options are worked out from the state (REASKED).
+    With `remember`, it keeps what the seat remembers of where cards went
+    (a view's copy, which worlds are drawn from); a world to search on
+    does not need it."""
     d = state.determinized(seat, rnd)       # with a random state of its own, from rnd
+    if not remember:
+        d.memory = None
     d.seed = None
     d.log = None
     d.history = []
@@ -79,7 +84,7 @@ class SeatView:
 
     def __init__(self, state, seat: int, rnd: random.Random | None = None):
         # the seat's imagined copy, never the real game (module docstring)
-        self._guess = imagined(state, seat, rnd or random.Random(VIEW_SEED))
+        self._guess = imagined(state, seat, rnd or random.Random(VIEW_SEED), remember=True)
         self.seat = seat
         self._lent = rnd
 
@@ -168,7 +173,11 @@ class SeatView:
         would have given for the same `rnd`."""
         if rnd is self._lent:          # the guess was drawn with it: that draw is this one
             self._lent = None
-            return World(self._guess.clone())
+            guess = self._guess
+            memory, guess.memory = guess.memory, None     # a world to search on needs none
+            world = guess.clone()
+            guess.memory = memory
+            return World(world)
         return World(imagined(self._guess, self.seat, rnd))
 
 

@@ -140,6 +140,7 @@ class Game:
         self._slot_tables = {}
         self._start_layout = {}
         self._hidden = {}
+        self._memory_plans: dict = {}
         self.shared_active = [bool(z["active"]) for z in self.shared]
         self.player_active = [bool(z["active"]) for z in self.per_player]
         self.active_zone_ids = [z["id"] for z in self.zone_decls if z["active"]]
@@ -235,6 +236,37 @@ class Game:
                 if not (vis == "public" or (vis == "owner" and owner == p)):
                     hit.append(slot)
             self._hidden[key] = hit
+        return hit
+
+    def seen_masks(self, n):
+        """Per slot, for `n` players: the seats that see its cards, as a bit
+        mask (seat p is bit p); what `Table.remember` reads on every move."""
+        key = ("seen", n)
+        hit = self._hidden.get(key)
+        if hit is None:
+            hit = [0] * self.slot_count(n)
+            for p in range(n):
+                hidden = set(self.hidden_slots(n, p))
+                for slot in range(len(hit)):
+                    if slot not in hidden:
+                        hit[slot] |= 1 << p
+            self._hidden[key] = hit
+        return hit
+
+    def memory_plan(self, n, here, dest):
+        """For a card moving from slot `here` to slot `dest` (neither under a
+        card, the card revealed to nobody): (the seats that see it arrive but
+        did not see it before: they learn which card left `here`; the seats
+        that saw it and cannot see it now: they remember it in `dest`; the
+        seats that see neither: they no longer know what is in `here`)."""
+        key = (n, here, dest)
+        hit = self._memory_plans.get(key)
+        if hit is None:
+            seen = self.seen_masks(n)
+            before, after = seen[here], seen[dest]
+            hit = tuple(tuple(p for p in range(n) if mask >> p & 1)
+                        for mask in (after & ~before, before & ~after, ~(before | after)))
+            self._memory_plans[key] = hit
         return hit
 
     def slot_active(self, st, slot):
@@ -646,12 +678,16 @@ class Game:
         """`deal 3, round 11`: where in the game a turn is, as logs say it."""
         return ", ".join(f"{name} {value}" for name, value in self.level_values(st))
 
-    def new_state(self, players: int, seed: int = 0, log: bool = False):
+    def new_state(self, players: int, seed: int = 0, log: bool = False, memory: bool = True):
+        """A new game, run to its first decision.  `memory`: keep what each
+        seat saw go where it cannot see (Table.remember), for agents that
+        look ahead; a run whose agents never look (random) leaves it off, as
+        it costs some 10% of a random game."""
         from cardc.engine.state import State
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"{self.name} is for {self.min_players} to {self.max_players} players, "
                              f"not {players}")
-        return State.initial(self, players, seed, log)
+        return State.initial(self, players, seed, log, memory=memory)
 
     def fault(self, message):
         raise EngineFault(message)

@@ -41,7 +41,7 @@ class State(Interpreter, Asking, Table, Writes):
                  "rng", "seed", "stack", "pending", "events", "turn", "round", "turn_player",
                  "first_player", "stage", "phase", "ending", "terminal", "winners", "capped",
                  "decisions", "log", "history", "track", "lookahead", "version", "part_versions", "cache",
-                 "owned_caches", "filled", "slot_stale", "slot_empty", "slot_plan", "cellw", "zindex", "owned_indexes", "mods", "hold_at", "me_ref")
+                 "owned_caches", "filled", "slot_stale", "slot_empty", "slot_plan", "cellw", "zindex", "owned_indexes", "mods", "hold_at", "me_ref", "memory")
 
     # what each slot holds (for readers and the type checker; the slots above make them)
     game: Any                       # the Game (engine/game.py)
@@ -92,6 +92,7 @@ class State(Interpreter, Asking, Table, Writes):
     zindex: dict
     owned_indexes: set[int] | None  # copy on write: the zone slots whose cell index this state owns
     mods: Any
+    memory: list[dict[int, set[int]]] | None   # per seat: cards it saw go where it cannot see (Table.remember)
     hold_at: str | None
     me_ref: Any
 
@@ -110,7 +111,7 @@ class State(Interpreter, Asking, Table, Writes):
         self.cellw = game.stale.cells        # the shared zones some function reads by cell
 
     @classmethod
-    def initial(cls, game, n, seed=0, log=False, run=True):
+    def initial(cls, game, n, seed=0, log=False, run=True, memory=True):
         st = cls(game, n)
         zones, loc = game.start_layout(n)
         st.zones = [z[:] for z in zones]
@@ -140,6 +141,7 @@ class State(Interpreter, Asking, Table, Writes):
         st.zindex = {}                        # {slot: a zone's cell index}: builtins.zone_index
         st.owned_indexes = None
         st.mods = None
+        st.memory = [{} for _ in range(n)] if memory and any(game.hidden_slots(n, p) for p in range(n)) else None
         if run:
             st.run()
         return st
@@ -188,6 +190,7 @@ class State(Interpreter, Asking, Table, Writes):
         st.owned_caches, self.owned_caches = set(), set()
         st.filled = self.filled
         st.mods = self.mods             # never changed in place: a new scan replaces it
+        st.memory = None if self.memory is None else [{k: set(v) for k, v in m.items()} for m in self.memory]
         return st
 
     def own_cache(self, slot):
@@ -365,6 +368,8 @@ class State(Interpreter, Asking, Table, Writes):
             "host": {str(k): v for k, v in self.host.items()},
             "under": {str(k): v for k, v in self.under.items()},
             "revealed": {str(k): v for k, v in self.revealed.items()},
+            "memory": None if self.memory is None else
+            [{str(k): sorted(v) for k, v in sorted(m.items())} for m in self.memory],
             "g": self.game_counters, "pc": self.player_counters, "cc": self.card_counters, "rng": self.rng,
             "stack": [[f.code.name, f.pc, f.env] for f in self.stack],
             "pending": self.pending.to_json() if self.pending else None,
@@ -429,6 +434,13 @@ class State(Interpreter, Asking, Table, Writes):
             st.filled = 0
             st.zindex, st.owned_indexes = {}, None
             st.mods = None
+            memory = data.get("memory")         # saves before memory was kept: nobody remembers
+            st.memory = [{} for _ in range(st.n)] if any(game.hidden_slots(st.n, p) for p in range(st.n)) \
+                else None
+            if memory is not None and st.memory is not None:
+                if len(memory) != st.n:
+                    raise CorruptState("the saved memory does not match the players")
+                st.memory = [{int(k): set(map(int, v)) for k, v in m.items()} for m in memory]
             _check_cards(st)
             return st
         except (KeyError, TypeError, ValueError) as exc:
@@ -473,6 +485,10 @@ def _check_cards(st):
             if c in seen or st.loc[c] != ATTACHED or st.host.get(c) != h:
                 raise CorruptState(f"attached card {c} is misfiled in the save")
             seen[c] = ATTACHED
+    for memory in st.memory or ():          # a seat remembers only cards that are there
+        for slot, cards in memory.items():
+            if any(seen.get(c) != slot for c in cards):
+                raise CorruptState("a seat's memory names a card that is not where it says")
 
 
 class NoCache(dict):

@@ -219,6 +219,8 @@ class Table:
         self.track = {"resolve": {}, "enter": {}, "react": {}}
 
     def move(self, c, slot, place="top"):
+        if self.memory is not None:
+            self.remember(c, self.loc[c], slot)
         if self.track is not None:
             key = self.game.card_field["id"][c] + ">" + self.game.slot_decl(self, slot)["id"]
             self.track["enter"][key] = self.track["enter"].get(key, 0) + 1
@@ -355,6 +357,8 @@ class Table:
             for c in list(cards):
                 self.move(c, slot, place)
             return
+        if self.memory is not None:
+            self.remember_zone(src, slot)
         game = self.game
         if self.zindex:
             self.unindex(src)
@@ -424,8 +428,12 @@ class Table:
         cards = self.own_zone(slot)
         self.shuffled(cards)
         if self.revealed:
+            memory = self.memory
             for c in cards:
-                self.revealed.pop(c, None)
+                seen = self.revealed.pop(c, None)
+                if seen and memory is not None:     # it was shown to them: they know it is in here
+                    for p in seen:
+                        memory[p].setdefault(slot, set()).add(c)
 
     def shuffled(self, xs):
         """Fisher-Yates in place with the state's generator; returns xs."""
@@ -441,6 +449,8 @@ class Table:
             raise EngineFault("`attach` needs two cards")
         if c == h:
             raise EngineFault("a card cannot be attached to itself")
+        if self.memory is not None:
+            self.remember(c, self.loc[c], ATTACHED, self.game.seen_masks(self.n)[self.zone_of(h)])
         self._take(c)
         self.touch(ATTACHMENTS)
         self.revealed.pop(c, None)
@@ -457,6 +467,79 @@ class Table:
         self.touch_slot(slot)
         self.own_zone(slot).insert(0, c)
         self.loc[c] = slot
+
+    # ------------------------------------------------------------ what each seat remembers
+    # `memory[p]`: {slot: the cards seat p saw go into that slot, which it
+    # cannot see into, and knows are still there}.  A guess (`determinized`)
+    # keeps them there.  The rule keeps it free of what p cannot know: an
+    # entry is added only when p saw the card go in, and a slot's entries
+    # are all dropped when a card p cannot tell leaves it unseen (p does not
+    # know which one left), so an entry never tells p more than it saw.
+    def remember(self, c, here, dest, after=None):
+        """Card `c` moves from slot `here` to slot `dest` (`after`: the seats
+        that see it there, when `dest` is not a zone slot)."""
+        if here == dest:
+            return
+        if after is None and here >= 0 and dest >= 0 and c not in self.revealed:
+            # the common case, by a plan per pair of slots (Game.memory_plan)
+            learn, gain, blind = self.game.memory_plan(self.n, here, dest)
+            memory = self.memory
+            for p in blind:
+                if here in memory[p]:
+                    del memory[p][here]
+            for p in gain:
+                kept = memory[p].get(dest)
+                if kept is None:
+                    memory[p][dest] = {c}
+                else:
+                    kept.add(c)
+            for p in learn:
+                kept = memory[p].get(here)
+                if kept and c in kept:
+                    kept.discard(c)
+                    if not kept:
+                        del memory[p][here]
+            return
+        seen = self.game.seen_masks(self.n)
+        before = seen[here] if here >= 0 else (seen[z] if here == ATTACHED and (z := self.zone_of(c)) >= 0 else 0)
+        shown = self.revealed.get(c)
+        if shown:
+            for q in shown:
+                before |= 1 << q
+        if after is None:
+            after = seen[dest] if dest >= 0 else 0
+        for p, memory in enumerate(self.memory):
+            bit = 1 << p
+            if (before | after) & bit:          # p sees which card this is
+                if here >= 0:
+                    kept = memory.get(here)
+                    if kept and c in kept:
+                        kept.discard(c)
+                        if not kept:
+                            del memory[here]
+                if dest >= 0 and not after & bit:
+                    memory.setdefault(dest, set()).add(c)
+            elif here >= 0 and here in memory:  # a card p cannot tell left `here`
+                del memory[here]
+
+    def remember_zone(self, src, dest):
+        """Every card of slot `src` moves to slot `dest` at once: a seat that
+        sees either side knows them all; one that sees neither saw the whole
+        zone go, so what it remembered in `src` is in `dest` now."""
+        seen = self.game.seen_masks(self.n)
+        cards = self.zones[src]
+        for p, memory in enumerate(self.memory):
+            bit = 1 << p
+            kept = memory.pop(src, None)
+            if seen[dest] & bit:
+                continue
+            if seen[src] & bit:
+                kept = set(cards)
+            elif self.revealed:
+                kept = set(kept or ())
+                kept.update(c for c in cards if p in self.revealed.get(c, ()))
+            if kept:
+                memory.setdefault(dest, set()).update(kept)
 
     def reveal(self, c, p):
         seen = self.revealed.setdefault(c, [])
@@ -500,17 +583,23 @@ class Table:
         token in every imagined world, wherever it lands); left with the
         place, it would tell which place holds the real marked card.  Only
         the start value is free of both, as secret game and player counters
-        are imagined at theirs (below).  What `p` saw of a card before it
-        went out of view is forgotten with the card's place, as it already
-        is for the card itself."""
+        are imagined at theirs (below).
+
+        What `p` remembers (`memory[p]`, see `remember`: cards it saw go into
+        a place it cannot see, still there) holds: such a card is imagined in
+        the same zone, at a random one of its unseen places.  The copy keeps
+        `p`'s memory and no other seat's."""
+        memory, self.memory = self.memory, None       # not copied by the clone: replaced below
         d = self.clone()
+        self.memory = memory
         game = self.game
         shown, hidden, groups, piled, plan, names = _guess_plan(self, p)
+        known = memory[p] if memory is not None else None
         touched = set()
         loc = d.loc
         moved = {}                      # real card -> the imagined card in its place
         for places, real, ordered in groups:
-            cards = _permuted(ordered, rnd)
+            cards = _kept_in_place(places, real, ordered, known, rnd) if known else _permuted(ordered, rnd)
             if names:
                 moved.update({was: c for was, c in zip(real, cards) if c != was})
             k = 0
@@ -539,6 +628,8 @@ class Table:
             _imagine_names(d, moved, plan)
         if plan[2]:
             _start_card_counters(d, plan[2])
+        if known is not None:
+            d.memory = [{k: set(v) for k, v in known.items()} if q == p else {} for q in range(d.n)]
         d.rng = rng.seed_state(rnd.getrandbits(64))
         # counters p may not see are imagined at their start values
         for scope, values in (("game", d.game_counters), ("player", d.player_counters)):
@@ -557,6 +648,33 @@ class Table:
         for slot in touched:
             d.touch_slot(slot)
         return d
+
+
+def _kept_in_place(places, real, ordered, known, rnd) -> list:
+    """The imagined cards of one back in place order (as `_permuted` gives
+    them) when seat p remembers some of them in their zones (`known`: its
+    memory, {slot: cards}): each remembered card goes to a random place of
+    its own zone, its fellows in random order; the rest are shuffled into
+    the other places.  The remembered cards are taken in sorted order, so
+    their real places do not show through; a place's remembered cards and
+    its share of the rest are shuffled together, so each remembered card
+    lands at a random one of its zone's places."""
+    pinned, k = [], 0
+    for slot, positions in places:
+        size = 1 if slot == ATTACHED else len(positions)
+        here = known.get(slot) if slot >= 0 else None
+        pinned.append((size, sorted(c for c in real[k:k + size] if c in here) if here else []))
+        k += size
+    fixed = {c for _, mine in pinned for c in mine}
+    if not fixed:
+        return _permuted(ordered, rnd)
+    free = _permuted([c for c in ordered if c not in fixed], rnd)
+    out, j = [], 0
+    for size, mine in pinned:
+        take = size - len(mine)
+        out += _permuted(mine + free[j:j + take], rnd) if mine else free[j:j + take]
+        j += take
+    return out
 
 
 def _guess_plan(st, p) -> tuple:

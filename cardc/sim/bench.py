@@ -22,7 +22,7 @@ def random_game(game: Game, players: int, seed: int):
     own rejection sampling over `getrandbits` written in the loop.  A
     decision of the engine takes some 40 µs; `randrange` and the method it
     calls took 1-2% of that, time the bench charged to the engine."""
-    st = game.new_state(players, seed=seed)
+    st = game.new_state(players, seed=seed, memory=False)     # random agents never look
     bits = random.Random(seed).getrandbits
     while not st.terminal:
         n = len(st.pending.values)

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from cardc.agents import make_agent
+from cardc.agents.view import Menu
 from cardc.engine import Game
 from cardc.sim.stats import (HOLE_ENDINGS, Aggregate, Paired, answering_cards, card_observations,
                              observations, resolvable_cards)
@@ -164,7 +165,7 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
     agents = [make_agent(name, derive_seed(plan.seed, index, seat)) for seat, name in enumerate(seats)]
     st, decider = None, [None]
     try:
-        st = game.new_state(n, seed=rec.seed)
+        st = game.new_state(n, seed=rec.seed, memory=any(a.view is not Menu for a in agents))
         _track(st, rec, decider)
         scores = _ScoreWatch(st.turn)
         read_starts = bool(plan.start_zone)
