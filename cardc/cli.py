@@ -329,6 +329,7 @@ EXAMPLES = {
     "compare": "cardc compare before.json after.json --significant",
     "skill": "cardc skill unicorn --players 3 --agents random,greedy --games 40",
     "tune": "cardc tune startup --vary params.start_money=5:20 --fair 5 --players 3 --trials 20",
+    "tune-agent": "cardc tune-agent startup --players 2 --trials 12 --games 40 --jobs 2 --write",
     "serve": "cardc serve                    # every game of the project, in the browser",
     "invariants": "cardc invariants unicorn --games 200 --players 3,4",
     "view": "cardc view game.json --seat 2 --at 40",
@@ -346,6 +347,7 @@ PARTS = [
     (("simulate", "sweep", "compare"), "cardc.sim.cli", "add_commands"),
     (("skill",), "cardc.sim.skill", "add_command"),
     (("tune",), "cardc.sim.tune", "add_command"),
+    (("tune-agent",), "cardc.sim.tune_agent", "add_command"),
     (("serve",), "cardc.cli", "add_serve_command"),
 ]
 

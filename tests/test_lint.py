@@ -9,7 +9,8 @@ from pathlib import Path
 
 REPO = Path(__file__).parent.parent
 CHECKED = ["cardc/ir", "cardc/engine/writes.py", "cardc/render/atomic.py", "cardc/serve/guard.py",
-           "cardc/project", "cardc/commands", "cardc/testing", "cardc/sim/intervals.py", "cardc/agents"]
+           "cardc/project", "cardc/commands", "cardc/testing", "cardc/sim/intervals.py", "cardc/agents",
+           "cardc/sim/tune_agent.py"]
 
 
 def _run(*args):

@@ -61,8 +61,26 @@ def agent_settings(spec: str):
     return cls, [int(s) for s in positional], named
 
 
-def make_agent(spec: str, seed: int = 0):
-    cls, settings, named = agent_settings(spec)
+#: the agents a game's `agents:` block tunes (`mcts` its settings; `elite`
+#: the same at its own, twice larger, budget)
+TUNED = ("mcts", "elite")
+
+
+def make_agent(spec: str, seed: int = 0, tuned: dict | None = None):
+    """The agent `spec` names, seeded.  `tuned`: the game's `agents:` block
+    (the bundle's "agents"): a bare `mcts` or `elite` then plays with the
+    settings `cardc tune-agent` found for that game; a spec with settings of
+    its own (`mcts:400`) is taken as written."""
+    name = spec.strip()
+    full = name
+    if tuned and name in TUNED and tuned.get("mcts"):
+        full = f"{name}:{tuned['mcts']}"
+    try:
+        cls, settings, named = agent_settings(full)
+    except ValueError as exc:
+        if full == name:
+            raise
+        raise ValueError(f"this game's `agents: mcts` settings `{full.partition(':')[2]}`: {exc}") from None
     agent = cls(seed, *settings, **named)
-    agent.name = spec.strip()
+    agent.name = name
     return agent

@@ -750,6 +750,8 @@ def compile_game(source, diags, checks=()) -> dict | None:
         "layout": source.layout,
         "rulebook": source.rulebook,
     }
+    if (g.get("agents") or {}).get("mcts"):     # tuned search settings (cardc tune-agent), only when given
+        bundle["agents"] = {"mcts": str(g["agents"]["mcts"])}
     if g.get("limits"):               # the engine's budgets, raised (cardc/engine/limits.py)
         bundle["limits"] = dict(g["limits"])
     if gc.levels:                     # only when declared, as the other optional keys

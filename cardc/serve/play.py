@@ -56,7 +56,8 @@ class Table:
         self.st = game.new_state(self.players, seed=seed, log=True)
         self.logger = Logger(self.st)
         # the agent seeds of `cardc play`: the same seed and agents give the same game
-        self.bots = {i: make_agent(a, seed * 1000 + i) for i, a in enumerate(self.agents) if a != "human"}
+        self.bots = {i: make_agent(a, seed * 1000 + i, game.bundle.get("agents"))
+                     for i, a in enumerate(self.agents) if a != "human"}
         self.actions: list[int] = []
         self.deciders: list[int] = []                 # the seat that took each action
         self.hidden_lines: dict[int, tuple[str, set]] = {}   # log line -> (its text for these seats)

@@ -41,7 +41,7 @@ def play_random(game: Game, players: int, seed: int, agent="random"):
     else:
         st = game.new_state(players, seed=seed)
         from cardc.agents import make_agent
-        agents = [make_agent(agent, seed * 100 + i) for i in range(players)]
+        agents = [make_agent(agent, seed * 100 + i, game.bundle.get("agents")) for i in range(players)]
         while not st.terminal:
             st.apply(agents[st.pending.player].act(st, st.pending.player))
     return st.decisions, st.turn, st.capped

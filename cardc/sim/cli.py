@@ -308,7 +308,7 @@ def variant_bundle(name: str, overrides: dict) -> dict:
 
 
 def make_plan(args, bundle: dict) -> Plan:
-    from cardc.agents import parse_agent
+    from cardc.agents import make_agent, parse_agent
     lo, hi = bundle["players"]["min"], bundle["players"]["max"]
     try:
         players = tuple(int(x) for x in args.players.split(",")) if args.players else tuple(range(lo, hi + 1))
@@ -328,6 +328,12 @@ def make_plan(args, bundle: dict) -> Plan:
         if cls.name == "human":
             raise UsageError("`human` cannot play in a simulation; simulation agents: random, "
                              "osla, greedy, mcts, elite (e.g. mcts:400)")
+    tuned = (bundle.get("agents") or {}).get("mcts")
+    if tuned:
+        try:
+            make_agent("mcts", 0, bundle["agents"])
+        except ValueError as exc:
+            raise UsageError(f"{bundle['name']}: {exc}; fix `agents:` in its game.yaml") from None
     zone = args.start_zone
     if zone:
         zones = {z["id"]: z for z in bundle["zones"]}

@@ -18,7 +18,7 @@ Z95 = 1.959963984540054
 #: the level of every interval and test
 ALPHA = 0.05
 
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+def wilson(k: float, n: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of k successes out of n."""
     if n == 0:
         return 0.0, 1.0

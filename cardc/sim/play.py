@@ -86,7 +86,8 @@ def seat_agents(agent_names, players: int) -> list:
 
 def play(game: Game, players: int, seed: int, agent_names, echo=None, log=True) -> PlayedGame:
     st = game.new_state(players, seed=seed, log=True)
-    agents = [make_agent(name, seed * 1000 + i) for i, name in enumerate(seat_agents(agent_names, players))]
+    agents = [make_agent(name, seed * 1000 + i, game.bundle.get("agents"))
+              for i, name in enumerate(seat_agents(agent_names, players))]
     logger = Logger(st, echo)
     logger.show_scores = scores_are_public(game) or not any(a.name == "human" for a in agents)
     actions = []

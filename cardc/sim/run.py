@@ -162,7 +162,8 @@ def play_game(game: Game, plan: Plan, index: int) -> GameRecord:
     n, seats = plan.seating(index)
     rec = GameRecord(index, derive_seed(plan.seed, index), n, seats)
     rec.score_sign = game.score_sign
-    agents = [make_agent(name, derive_seed(plan.seed, index, seat)) for seat, name in enumerate(seats)]
+    tuned = game.bundle.get("agents")
+    agents = [make_agent(name, derive_seed(plan.seed, index, seat), tuned) for seat, name in enumerate(seats)]
     st, decider = None, [None]
     try:
         st = game.new_state(n, seed=rec.seed, memory=any(a.view is not Menu for a in agents))
