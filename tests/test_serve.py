@@ -107,7 +107,7 @@ def test_the_seat_sees_its_observation_and_the_game_matches_cardc_play(mini):
             return 0
     import cardc.sim.play as cp
     real = cp.make_agent
-    cp.make_agent = lambda name, seed: First() if name == "first" else real(name, seed)
+    cp.make_agent = lambda name, seed, tuned=None: First() if name == "first" else real(name, seed, tuned)
     try:
         played = play(mini, 2, 5, ["first", "random"])
     finally:
