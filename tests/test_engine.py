@@ -704,29 +704,40 @@ def test_a_procedure_whose_lines_need_a_frame_is_run_with_one(mini_game):
 
 
 def test_a_procedure_that_cannot_stop_keeps_its_locals_in_python_locals():
-    """`localized`: in the frameless form, `env['x']` (read, written, added
-    to, deleted) and `env.get('x')` become Python locals, line for line; a
-    string that only looks like one is left alone.  Where `env` is used any
-    other way, or a name is read that is neither a parameter nor written in
-    the block, it gives None and the dict form stays."""
-    from cardc.engine.blocks import localized
-    body = ["    _k0 = env['p']",
-            "    env['$1'] = [env.get('me'), 0]",
-            "    env['$1'] += 1",
-            "    st.log.append('env[\\'p\\'] is ' + str(env['u']))",
-            "    env['u'] = 3",
-            "    del env['$1']"]
-    out = localized(body, ["p", "me"])
-    assert out == ["    _k0 = _lv_p",
-                   "    _lt_1 = [_lv_me, 0]",
-                   "    _lt_1 += 1",
-                   "    st.log.append('env[\\'p\\'] is ' + str(_lv_u))",
-                   "    _lv_u = 3",
-                   "    del _lt_1"]
-    assert localized(["    f(st, env)"], ["p"]) is None
-    assert localized(["    _k0 = env['q']"], ["p"]) is None
-    assert localized(["    _k0 = env[name]"], ["p"]) is None
-    assert localized(["    env['1'] = 2", "    _k0 = env['1']"], ["p"]) is None    # not a compiler name
+    """`lower.localize`, on the syntax tree: in the frameless form,
+    `env['x']` (read, written, added to, deleted) and `env.get('x')` become
+    Python locals and the parameters `(st, *locals)`, each line where it
+    was; a string that only looks like one is left alone.  Where `env` is
+    used any other way, or a name is read that is neither a parameter nor
+    written in the block, it gives False and the dict form stays."""
+    import ast
+
+    from cardc.engine.blocks import _local_name
+    from cardc.engine.lower import localize
+
+    def run(body, params):
+        tree = ast.parse("def f(st, env):\n" + "\n".join(body))
+        return localize(tree.body[0], params, _local_name), tree
+
+    done, tree = run(["    _k0 = env['p']",
+                      "    env['$1'] = [env.get('me'), 0]",
+                      "    env['$1'] += 1",
+                      "    st.log.append('env[\\'p\\'] is ' + str(env['u']))",
+                      "    env['u'] = 3",
+                      "    del env['$1']"], ["p", "me"])
+    want = ast.parse("def f(st, _lv_p, _lv_me):\n"
+                     "    _k0 = _lv_p\n"
+                     "    _lt_1 = [_lv_me, 0]\n"
+                     "    _lt_1 += 1\n"
+                     "    st.log.append('env[\\'p\\'] is ' + str(_lv_u))\n"
+                     "    _lv_u = 3\n"
+                     "    del _lt_1\n")
+    assert done and ast.dump(tree) == ast.dump(want)
+    assert [n.lineno for n in tree.body[0].body] == [2, 3, 4, 5, 6, 7]       # a fault keeps its line
+    for body in (["    f(st, env)"], ["    _k0 = env['q']"], ["    _k0 = env[name]"],
+                 ["    env['1'] = 2", "    _k0 = env['1']"]):                # '1': not a compiler name
+        done, tree = run(body, ["p"])
+        assert not done and tree.body[0].args.args[1].arg == "env"
 
 
 def test_connected_gives_the_cards_joined_to_the_start_in_the_order_given():

@@ -45,14 +45,13 @@ with `BadBundle` naming the field (see `cardc/engine/pygen.py`).
 """
 from __future__ import annotations
 
-import io
 import math
 import re
-import tokenize
 from dataclasses import dataclass, field
 
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.interp import Frame
+from cardc.engine.lower import localize
 from cardc.engine.pygen import Memo
 from cardc.engine.total import harmless, risky_parts
 from cardc.engine.writes import PARTS
@@ -153,58 +152,6 @@ def _local_name(var: str) -> str | None:
     if var[:1] == "$" and var[1:].isdigit():
         return "_lt_" + var[1:]
     return None
-
-
-def _env_free(code_obj) -> bool:
-    """No name `env` is read in this code object or one nested in it."""
-    if "env" in code_obj.co_names or "env" in code_obj.co_varnames \
-            or "env" in code_obj.co_freevars or "env" in code_obj.co_cellvars:
-        return False
-    return all(_env_free(c) for c in code_obj.co_consts if hasattr(c, "co_names"))
-
-
-def localized(lines: list, params: list) -> list | None:
-    """The body of a frameless procedure with its locals in Python locals
-    instead of the frame's dict (`env['x']` read and written as `_lv_x`):
-    it can never stop, so nothing outside it ever reads them.  Line for line
-    the same (a fault is placed by its line).  None when a line uses `env`
-    other than as `env[<text>]` or `env.get(<text>)`, or reads a name that is
-    neither a parameter nor written in the body: the dict form stays."""
-    edits, read, written = [], set(), set()
-    try:
-        toks = [t for t in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline)
-                if t.type not in (tokenize.NL, tokenize.COMMENT)]
-    except (tokenize.TokenError, SyntaxError):
-        return None
-    for k, t in enumerate(toks):
-        if t.type != tokenize.NAME or t.string != "env":
-            continue
-        seq = [x.string for x in toks[k + 1:k + 6]]
-        if seq[:1] == ["["] and len(seq) >= 3 and toks[k + 2].type == tokenize.STRING and seq[2] == "]":
-            end, key = toks[k + 3].end, toks[k + 2].string
-            after = toks[k + 4].string if k + 4 < len(toks) else ""
-            is_store = after in ("=", "+=", "-=") or (k > 0 and toks[k - 1].string == "del")
-        elif seq[:4] == [".", "get", "(", seq[3]] and len(seq) == 5 and seq[4] == ")" \
-                and toks[k + 4].type == tokenize.STRING:
-            end, key, is_store = toks[k + 5].end, toks[k + 4].string, False
-        else:
-            return None
-        if not (len(key) >= 3 and key[0] == key[-1] == "'" and "\\" not in key):
-            return None
-        var = key[1:-1]
-        if _local_name(var) is None:
-            return None
-        (written if is_store else read).add(var)
-        if t.start[0] != end[0]:
-            return None
-        edits.append((t.start[0] - 1, t.start[1], end[1], _local_name(var)))
-    if read - written - set(params):
-        return None
-    out = list(lines)
-    for row, a, b, name in reversed(edits):
-        out[row] = out[row][:a] + name + out[row][b:]
-    return out
-
 
 
 @dataclass
@@ -461,23 +408,20 @@ class BlockGen:
                              else x for x in lines[4:]])
         name = self.pygen.fresh("_dir")
         comment = "    # a block, run without a frame: it cannot stop"
-        local = localized(body, names)
-        if local is not None:
-            head = f"def {name}(st{''.join(', ' + _local_name(n) for n in names)}):"
-            fn = self.pygen.exec_source(name, "\n".join([head, comment, "    fr = None", "    pc = 0",
-                                                      *local]) + "\n", code)
-            if not _env_free(fn.__code__):
-                local = None
-        if local is None:
-            inner = self.pygen.exec_source(name, "\n".join([f"def {name}(st, env):", comment,
-                                                         "    fr = None", "    pc = 0", *body]) + "\n", code)
-            self.game.frameless[inner.__code__] = code
+        local = []
 
-            def fn(st, *args):
-                return inner(st, dict(zip(names, args)))
-            return fn
+        def to_locals(tree):            # on the syntax tree (lower.localize), never the text
+            local.append(localize(tree.body[0], names, _local_name))
+        fn = self.pygen.exec_source(name, "\n".join([f"def {name}(st, env):", comment,
+                                                   "    fr = None", "    pc = 0", *body]) + "\n",
+                                    code, to_locals)
         self.game.frameless[fn.__code__] = code
-        return fn
+        if local[0]:
+            return fn                   # f(st, *args), its locals Python locals
+
+        def framed(st, *args):
+            return fn(st, dict(zip(names, args)))
+        return framed
 
     def _start(self, code, ops):
         """A procedure that may stop, started without a frame: `f(st, env)`

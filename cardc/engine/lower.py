@@ -43,13 +43,17 @@ import ast
 _COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
 
-def lower(source: str, filename: str):
+def lower(source: str, filename: str, tree_pass=None, rewrite: bool = True):
     """The code object of `source` with its comprehensions run as loops, and
-    each kept value computed where it is first certainly needed."""
-    loops, kept = " for " in source, " is not _U else (" in source
-    if not (loops or kept):
+    each kept value computed where it is first certainly needed (not with
+    `rewrite` False: the reference mode).  `tree_pass(tree)`, if given,
+    rewrites the parsed module first."""
+    loops, kept = rewrite and " for " in source, rewrite and " is not _U else (" in source
+    if not (loops or kept or tree_pass):
         return compile(source, filename, "exec")
     tree = ast.parse(source, filename)
+    if tree_pass is not None:
+        tree_pass(tree)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             if kept:
@@ -57,6 +61,49 @@ def lower(source: str, filename: str):
             if loops:
                 Lowering().function(node)
     return compile(tree, filename, "exec")
+
+
+def localize(func: ast.FunctionDef, params: list, local_name) -> bool:
+    """A frameless block's locals as Python locals: in `func`, written as
+    `def f(st, env)`, every `env['x']` (read, written, added to, deleted)
+    and `env.get('x')` becomes the local `local_name('x')`, and the
+    parameters become `(st, *those of params)`.  Nothing outside such a
+    block can read its locals (it never stops), so this is exact.  False,
+    and `func` untouched, where `env` is used any other way, a name has no
+    local (`local_name` gives None), or a name is read that is neither a
+    parameter nor written in the block: the dict form stays."""
+    found, read, written = [], set(), set()
+    parents = {id(child): node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(func):
+        if not (isinstance(node, ast.Name) and node.id == "env"):
+            continue
+        up = parents.get(id(node))
+        if isinstance(up, ast.Subscript) and up.value is node and isinstance(up.slice, ast.Constant):
+            key, target, store = up.slice.value, up, not isinstance(up.ctx, ast.Load)
+        elif isinstance(up, ast.Attribute) and up.attr == "get" \
+                and isinstance(call := parents.get(id(up)), ast.Call) and call.func is up \
+                and len(call.args) == 1 and not call.keywords and isinstance(call.args[0], ast.Constant):
+            key, target, store = call.args[0].value, call, False
+        else:
+            return False
+        if not isinstance(key, str) or local_name(key) is None:
+            return False
+        (written if store else read).add(key)
+        found.append((target, key))
+    if read - written - set(params):
+        return False
+    swap = {id(target): key for target, key in found}
+
+    class Swap(ast.NodeTransformer):
+        def generic_visit(self, node):
+            key = swap.get(id(node))
+            if key is not None:
+                return ast.copy_location(ast.Name(local_name(key), getattr(node, "ctx", ast.Load())), node)
+            return super().generic_visit(node)
+    Swap().visit(func)
+    func.args.args = [ast.arg("st")] + [ast.arg(local_name(p)) for p in params]
+    ast.fix_missing_locations(func)
+    return True
 
 
 def _one_loop(comp) -> bool:

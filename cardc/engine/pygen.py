@@ -667,14 +667,15 @@ class PyGen:
     def local(self):
         return f"_l{next(self.ids)}"
 
-    def exec_source(self, name, source, origin=None):
+    def exec_source(self, name, source, origin=None, tree_pass=None):
         """Define the generated function `name` from its source, which comes
         from the IR only (see the module docstring): no string of the
         content or the bundle is ever code or a comment in it (a value
         reaches it only as a `repr()` literal).
         A block's function marks each op with `# op N` only; `origin` (its
         Code) is the side table that says where op N is written
-        (`Code.where`), for fault messages and `build --explain`."""
+        (`Code.where`), for fault messages and `build --explain`.
+        `tree_pass(tree)` rewrites its syntax tree before it is compiled."""
         self.sources.append((name, source))
         if origin is not None:
             self.origins[name] = origin
@@ -683,7 +684,7 @@ class PyGen:
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         # compiled with its comprehensions run as loops (lower.py): the same
         # evaluation, without a generator or a frame for each `any` or filter
-        code = compile(source, filename, "exec") if self.game.reference else lower(source, filename)
+        code = lower(source, filename, tree_pass, rewrite=not self.game.reference)
         exec(code, self.ns)  # noqa: S102
         return self.ns[name]
 
