@@ -10,34 +10,21 @@ card or the real game's coming shuffles.
 from __future__ import annotations
 
 import gc
-import random
 
 import pytest
+from test_actions import GAMES, states  # every decision of a few random games
+from test_agents_fair import GUESS, built_game
 
 from cardc.agents import make_agent
 from cardc.agents.view import Menu, SeatView
 from cardc.engine import Game
 from cardc.engine.state import State
-from cardc.project import load_bundle
-
-from test_agents_fair import GUESS, built_game
-
-GAMES = {name: Game(load_bundle(name)) for name in ("unicorn", "startup", "ipo")}
-
-
-def decisions(game, players, seeds, limit):
-    for seed in seeds:
-        st = game.new_state(players, seed=seed)
-        rnd = random.Random(seed)
-        while not st.is_terminal() and st.decisions < limit:
-            yield st
-            st.apply(rnd.randrange(st.num_actions()))
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_a_view_answers_what_the_real_game_would(name):
     checked = 0
-    for st in decisions(GAMES[name], 3, range(2), 80):
+    for st in states(name, 3, range(2), 80):
         seat = st.current_player()
         view = SeatView(st, seat)
         assert view.observation() == st.observation(seat)
@@ -67,7 +54,7 @@ def reachable_states(root, limit=200_000) -> list:
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_the_real_state_cannot_be_reached_from_a_view(name):
-    for k, st in enumerate(decisions(GAMES[name], 3, [4], 40)):
+    for k, st in enumerate(states(name, 3, [4], 40)):
         if k % 8:
             continue
         view = SeatView(st, st.current_player())
