@@ -141,7 +141,7 @@ class State(Interpreter, Asking, Table, Writes):
         st.zindex = {}                        # {slot: a zone's cell index}: builtins.zone_index
         st.owned_indexes = None
         st.mods = None
-        st.memory = [{} for _ in range(n)] if memory and any(game.hidden_slots(n, p) for p in range(n)) else None
+        st.memory = _fresh_memory(game, n) if memory else None
         if run:
             st.run()
         return st
@@ -435,8 +435,7 @@ class State(Interpreter, Asking, Table, Writes):
             st.zindex, st.owned_indexes = {}, None
             st.mods = None
             memory = data.get("memory")         # saves before memory was kept: nobody remembers
-            st.memory = [{} for _ in range(st.n)] if any(game.hidden_slots(st.n, p) for p in range(st.n)) \
-                else None
+            st.memory = _fresh_memory(game, st.n)
             if memory is not None and st.memory is not None:
                 if len(memory) != st.n:
                     raise CorruptState("the saved memory does not match the players")
@@ -470,6 +469,12 @@ def _copy_frames(stack):
         g.code, g.pc, g.env = f.code, f.pc, _copy_env(f.env)
         out.append(g)
     return out
+
+
+def _fresh_memory(game, n):
+    """Nobody remembers anything yet (Table.remember); None when every seat
+    sees every zone, so there is nothing to remember."""
+    return [{} for _ in range(n)] if any(game.hidden_slots(n, p) for p in range(n)) else None
 
 
 def _check_cards(st):
