@@ -39,9 +39,11 @@ records which op each of its lines came from (as Jinja2 records template
 lines), and the engine reads the line of the failing frame from the
 traceback.
 
-Safety: source is written from a closed set of ops; every content value is a
-`repr()` literal; an op, operator or jump target outside that set is refused
-with `BadBundle` naming the field (see `cardc/engine/pygen.py`).
+Safety: source is written from a closed set of ops; a content number is a
+literal, a content text the name of a constant put on the syntax tree
+(`PyGen.lit`), so no content string is ever in the source; an op, operator
+or jump target outside that set is refused with `BadBundle` naming the field
+(see `cardc/engine/pygen.py`).
 """
 from __future__ import annotations
 
@@ -384,7 +386,7 @@ class BlockGen:
                 for text in self._goto(stop, stop - 1):
                     emit("            " + text, stop - 1)
         pad = ""
-        emit(f"        raise _bad_pc({code.name!r}, pc)", None)
+        emit(f"        raise _bad_pc({self.lit(code.name)}, pc)", None)
         return lines, line_op
 
     def _frameless(self, code, lines):
@@ -476,7 +478,7 @@ class BlockGen:
         assert o[0] not in MUTATING or o[0] == "window" or any(BUMP in t for t in body), o[0]
         for text in body:
             emit(pad + text, i)
-        return _still_true(memo.eager, o), ends
+        return _still_true(memo.eager, o, self.lit), ends
 
     def _straight_loop(self, ops, i):
         """For a loop's `next`, `countdown` or `guard` (`for`, `repeat`, `while`) at `i` whose
@@ -589,7 +591,7 @@ class BlockGen:
         each turn, and the body's first op reads it from the Python loop's
         own local."""
         o = ops[i]
-        slot = repr(o[1])
+        slot = self.lit(o[1])
         each_turn = any(ops[k][0] == "return" for k in range(i + 1, end - 1))
         pad = "                "
         budget = ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)"]
@@ -612,7 +614,7 @@ class BlockGen:
                 emit("            " + text, i)
             return
         if o[0] == "next":
-            var = repr(o[2])
+            var = self.lit(o[2])
             emit(f"            # op {i:d} (a straight loop)", i)
             emit(f"            _it = env[{slot}]", i)        # (not `_s`: a call's push uses it)
             if not each_turn:
@@ -742,6 +744,10 @@ class BlockGen:
     def x(self, ir):
         return self.pygen.expr(ir, {})
 
+    def lit(self, value) -> str:
+        """A literal of the generated source; text is a name (see PyGen.lit)."""
+        return self.pygen.lit(value)
+
     def fn(self, ir):
         """A separate function f(st, env) for an expression the engine calls later."""
         return self.pygen.bind(self.pygen.build(ir), "_x") if ir is not None else "None"
@@ -781,26 +787,26 @@ class BlockGen:
 
     def _let(self, o, i):
         if self._plain_literal(o[2]):
-            return [f"env[{o[1]!r}] = {self.x(o[2])}"], False
+            return [f"env[{self.lit(o[1])}] = {self.x(o[2])}"], False
         return [f"_v = {self.x(o[2])}", self._int_check("_v"),
-                f"env[{o[1]!r}] = _v[:] if type(_v) is list else _v"], False
+                f"env[{self.lit(o[1])}] = _v[:] if type(_v) is list else _v"], False
 
     def _set(self, o, i):
         target, op, value = o[1], o[2], self.x(o[3])
         kind, name = target[0], target[1]
         if kind not in PARTS or op not in ("=", "+=", "-="):
             raise BadBundle(f"{self.where}[{i}]: cannot set {str(kind)[:20]!r} with {str(op)[:8]!r}")
-        none = repr(f"cannot set `{name}` of none")
+        none = self.lit(f"cannot set `{name}` of none")
         lines = []
         if kind == "gctr":
-            ref = f"st.game_counters[{name!r}]"
+            ref = f"st.game_counters[{self.lit(name)}]"
         elif kind == "gattr":
             if name not in SETTABLE_GATTRS:
                 raise BadBundle(f"{self.where}[{i}][1]: `{str(name)[:20]}` cannot be set")
             ref = f"st.{name}"
         elif kind == "pctr":
             lines += [f"_p = {self.x(target[2])}", f"if _p is None: raise EngineFault({none})"]
-            ref = f"st.player_counters[{name!r}][_p]"
+            ref = f"st.player_counters[{self.lit(name)}][_p]"
         elif kind == "cctr":
             lines += [f"_c = {self.x(target[2])}", f"if _c is None: raise EngineFault({none})",
                       self._own_cc(name)]
@@ -820,7 +826,7 @@ class BlockGen:
             write.append("st.counter_written(_c)")     # read on the cards of cells: see deps.cell_part
         if plan.keyed:
             # a zone read by this counter's value: the old value and the new (deps.keyed_part)
-            write = [f"_o = {ref}"] + write + [f"st.key_written(_c, {name!r}, _o, _v)"]
+            write = [f"_o = {ref}"] + write + [f"st.key_written(_c, {self.lit(name)}, _o, _v)"]
         if op == "=":
             lines.append(f"_v = {value}")
             if not self._plain_literal(o[3]):
@@ -843,10 +849,10 @@ class BlockGen:
         write = [f"_v = {ref} {op[0]} _d", self._int_check("_v")] + write
         return lines + [f"_d = {value}", "if _d != 0:"] + ["    " + x for x in write], False
 
-    @staticmethod
-    def _own_cc(name):
+    def _own_cc(self, name):
         """`_t` = the state's own list of card counter `name` (see State.own_cc)."""
-        return f"_t = st.card_counters[{name!r}] if st.owned_cc is None else st.own_cc({name!r})"
+        name = self.lit(name)
+        return f"_t = st.card_counters[{name}] if st.owned_cc is None else st.own_cc({name})"
 
     def _jump(self, o, i):
         return self._goto(o[1], i), True
@@ -860,10 +866,10 @@ class BlockGen:
         # `players`, a comprehension or a list written out is a new list already
         fresh = isinstance(o[2], list) and o[2][:1] in (["players"], ["comp"], ["list"])
         items = self.x(o[2])
-        return [f"env[{o[1]!r}] = [{items if fresh else f'list({items})'}, 0]"], False
+        return [f"env[{self.lit(o[1])}] = [{items if fresh else f'list({items})'}, 0]"], False
 
     def _next(self, o, i):
-        slot, var, end = repr(o[1]), repr(o[2]), o[3]
+        slot, var, end = self.lit(o[1]), self.lit(o[2]), o[3]
         return [f"_s = env[{slot}]",
                 "if _s[1] < len(_s[0]):",
                 f"    env[{var}] = _s[0][_s[1]]",
@@ -873,10 +879,10 @@ class BlockGen:
                 f"    del env[{slot}]"] + ["    " + x for x in self._goto(end, i)], True
 
     def _repeat(self, o, i):
-        return [f"env[{o[1]!r}] = {self.x(o[2])}"], False
+        return [f"env[{self.lit(o[1])}] = {self.x(o[2])}"], False
 
     def _countdown(self, o, i):
-        slot, end = repr(o[1]), o[2]
+        slot, end = self.lit(o[1]), o[2]
         return [f"if env[{slot}] > 0:",
                 f"    env[{slot}] -= 1",
                 f"    pc = {i + 1}",
@@ -884,8 +890,8 @@ class BlockGen:
                 f"    del env[{slot}]"] + ["    " + x for x in self._goto(end, i)], True
 
     def _guard(self, o, i):
-        slot = repr(o[1])
-        msg = repr(f"a `while` loop ran {WHILE_LIMIT:,} times: it does not end")
+        slot = self.lit(o[1])
+        msg = self.lit(f"a `while` loop ran {WHILE_LIMIT:,} times: it does not end")
         return [f"env[{slot}] += 1", f"if env[{slot}] > {WHILE_LIMIT}: raise EngineFault({msg})"], False
 
     def _return(self, o, i):
@@ -894,7 +900,7 @@ class BlockGen:
         return ["st.stack.pop()", "return True"], True
 
     def _phase(self, o, i):
-        return [f"st.phase = {o[1]!r}"], False
+        return [f"st.phase = {self.lit(o[1])}"], False
 
     def _call(self, o, i):
         key = "proc:" + str(o[1])
@@ -913,9 +919,9 @@ class BlockGen:
             args += [] if "me" in callee.params else [self._me()]
             return ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)",
                     f"{self._entry(callee, 'frameless')}(st{''.join(', ' + a for a in args)})"], False
-        items = [f"{p!r}: {self.x(a)}" for p, a in zip(callee.params, o[2])]
+        items = [f"{self.lit(p)}: {self.x(a)}" for p, a in zip(callee.params, o[2])]
         if "me" not in callee.params[:len(o[2])]:
-            items.append(f"'me': {self._me()}")
+            items.append(f"{self.lit('me')}: {self._me()}")
         lines = [f"_e = {{{', '.join(items)}}}"]
         budget = ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)"]
         if key in self.started:
@@ -947,7 +953,8 @@ class BlockGen:
         into at its top, if it did (then `me` is bound, or the op failed
         there already), else `env.get('me')`, a lookup of its own."""
         memo = self.pygen.memo
-        return (memo.eager.get("env['me']") if memo is not None else None) or "env.get('me')"
+        me = self.lit("me")
+        return (memo.eager.get(f"env[{me}]") if memo is not None else None) or f"env.get({me})"
 
     def _push(self, code, env, name="_f"):
         """`st.push(code, env)` written in (a call is on every turn's path:
@@ -969,20 +976,20 @@ class BlockGen:
 
     def _resolve(self, o, i):
         return [f"_c = {self.x(o[1])}",
-                "if _c is None: raise EngineFault('`resolve` of none: no card')",
+                f"if _c is None: raise EngineFault({self.lit('`resolve` of none: no card')})",
                 *self._at(i + 1),
-                "st.resolve_card(_c, env.get('me'))",
+                f"st.resolve_card(_c, env.get({self.lit('me')}))",
                 "_f = st.stack[-1]",
                 f"if not _f.code.run(st, _f) and not _back(st, fr): {self._stop()}"] \
             + self._goto(i + 1, i), True
 
     def _trigger(self, o, i):
-        items = ", ".join(f"{k!r}: {self.x(v)}" for k, v in o[2].items())
+        items = ", ".join(f"{self.lit(k)}: {self.x(v)}" for k, v in o[2].items())
         # the hooks it started run, in order; with none started it goes straight
         # on; `_back` (interp.back_on_top) runs them until this frame is on top
         return [f"_a = {{{items}}}",
                 *self._at(i + 1),
-                f"if st.trigger({o[1]!r}, _a, env.get('me')) and not _back(st, fr): {self._stop()}"] \
+                f"if st.trigger({self.lit(o[1])}, _a, env.get({self.lit('me')})) and not _back(st, fr): {self._stop()}"] \
             + self._goto(i + 1, i), True
 
     def _end(self, o, i):
@@ -992,7 +999,7 @@ class BlockGen:
 
     def _assert(self, o, i):
         return [f"if not {self.x(o[1])}:",
-                f"    raise EngineFault('assertion failed: ' + {self.x(o[2])})"], False
+                f"    raise EngineFault({self.lit('assertion failed: ')} + {self.x(o[2])})"], False
 
     def _log(self, o, i):
         text = self.pygen.text_of(o[1], {})
@@ -1012,13 +1019,13 @@ class BlockGen:
         stops = self._move_may_stop(o)
         lines = [f"_z = {self.x(zone)}"] + ([f"fr.pc = {i + 1}"] if stops and not self.fast else [])
         if is_list and isinstance(cards, list) and cards[:1] == ["cards"]:     # a whole zone
-            lines.append(f"st.move_zone({self.x(cards[1])}, _z, {place!r})")
+            lines.append(f"st.move_zone({self.x(cards[1])}, _z, {self.lit(place)})")
         elif is_list:
-            lines += [f"for _c in list({self.x(cards)}):", f"    st.move(_c, _z, {place!r})"]
+            lines += [f"for _c in list({self.x(cards)}):", f"    st.move(_c, _z, {self.lit(place)})"]
         else:
             lines += [f"_c = {self.x(cards)}",
-                      "if _c is None: raise EngineFault('`move` of none: no card to move')",
-                      f"st.move(_c, _z, {place!r})"]
+                      f"if _c is None: raise EngineFault({self.lit('`move` of none: no card to move')})",
+                      f"st.move(_c, _z, {self.lit(place)})"]
         if not stops:           # into a zone without a limit: the next op follows
             return lines + [BUMP], False
         if self.fast:           # a frame only for a zone that has a limit now
@@ -1057,9 +1064,9 @@ class BlockGen:
 
     def _cancel(self, o, i):
         return [f"_v = {self.x(o[1])}",
-                "if _v is None: raise EngineFault('`cancel` of none: no event')",
-                "st.events[_v]['cancelled'] = True",
-                "st.touch('events')", BUMP], False
+                f"if _v is None: raise EngineFault({self.lit('`cancel` of none: no event')})",
+                f"st.events[_v][{self.lit('cancelled')}] = True",
+                f"st.touch({self.lit('events')})", BUMP], False
 
     def _values(self, items, var, cond):
         lines = [f"_vs = list({self.x(items)})"]
@@ -1086,26 +1093,26 @@ class BlockGen:
         passed, p = self._prompt(prompt)
         # a clone a bot only scores stops here without listing the choices
         lines = ["if st.lookahead:", *["    " + x for x in self._at(i)],
-                 f"    st.stop_here({self.x(by)}, 'choose')", "    return"]
+                 f"    st.stop_here({self.x(by)}, {self.lit('choose')})", "    return"]
         lines += self._values(items, itvar, cond)
         if not optional:
-            why = "'nothing to choose from'"
+            why = self.lit("nothing to choose from")
             if p:
-                why += f" + ' for “' + {p} + '”'"
+                why += f" + {self.lit(' for “')} + {p} + {self.lit('”')}"
             lines.append(f"if not _vs: raise EngineFault({why})")
         lines += [f"_who = {self.x(by)}", *self._at(i),
-                  f"st.ask_choice(_who, {var!r}, _vs, {typ!r}, {bool(optional)!r}, {passed})",
+                  f"st.ask_choice(_who, {self.lit(var)}, _vs, {self.lit(typ)}, {bool(optional)!r}, {passed})",
                   "return"]
         return lines, True
 
     def _random(self, o, i):
         var, items, itvar, cond = o[1:5]
         return self._values(items, itvar, cond) + [
-            f"env[{var!r}] = st.pick(_vs) if _vs else None", BUMP], False
+            f"env[{self.lit(var)}] = st.pick(_vs) if _vs else None", BUMP], False
 
     def _ask(self, o, i):
         return [*self._at(i),
-                f"st.ask_yes_no({self.x(o[2])}, {o[1]!r}, {self._prompt(o[3])[0]})",
+                f"st.ask_yes_no({self.x(o[2])}, {self.lit(o[1])}, {self._prompt(o[3])[0]})",
                 "return"], True
 
     def _menu(self, o, i):
@@ -1118,9 +1125,9 @@ class BlockGen:
         if tag not in self.game.windows:
             raise BadBundle(f"{self.where}[{i}][2]: unknown window {str(tag)[:40]!r}")
         players = self.fn(o[3])
-        fields = "{" + ", ".join(f"{k!r}: {self.fn(v)}" for k, v in o[4].items()) + "}"
+        fields = "{" + ", ".join(f"{self.lit(k)}: {self.fn(v)}" for k, v in o[4].items()) + "}"
         # poll_window bumps the version itself, right after the event is added
-        return [*self._at(i), f"st.poll_window(fr, {var!r}, {tag!r}, {players}, {fields})",
+        return [*self._at(i), f"st.poll_window(fr, {self.lit(var)}, {self.lit(tag)}, {players}, {fields})",
                 "return"], True
 
 
@@ -1202,7 +1209,7 @@ def _jumps_to(ops, menu_targets) -> dict:
     return into
 
 
-def _still_true(read: dict, o) -> dict:
+def _still_true(read: dict, o, lit) -> dict:
     """The values read up front by op `o` and the ops before it (text -> local)
     that the ops after it may use as they are: the frame's locals and the
     counters' lists stay, except a card counter `o` sets (its list may be
@@ -1214,7 +1221,7 @@ def _still_true(read: dict, o) -> dict:
     for text in read:
         if o[0] in ("shuffle", "attach", "detach") and text.startswith("_mods_of("):
             gone.add(text)
-        if o[0] == "set" and o[1][0] in ("cctr", "cpp") and text == f"st.card_counters[{str(o[1][1])!r}]":
+        if o[0] == "set" and o[1][0] in ("cctr", "cpp") and text == f"st.card_counters[{lit(str(o[1][1]))}]":
             gone.add(text)
     names = {read[t] for t in gone}
     out = {}

@@ -16,6 +16,14 @@ import re
 from pathlib import Path
 
 _OP = re.compile(r"^\s*# op (\d+)\b")
+_TEXT = re.compile(r"\b_s\d+\b")
+
+
+def _text(pygen, name) -> str:
+    """A text's constant (`_s3`, see PyGen.lit) as the literal it stands for:
+    the engine never writes a text into its source, this page does, for people."""
+    text = pygen.text_values.get(name)
+    return name if text is None else repr(text)
 
 
 def explain(game, root: Path | None = None) -> str:
@@ -43,7 +51,7 @@ def explain(game, root: Path | None = None) -> str:
                     text = _source_line(files, root, code.file, int(code.src[pc][0]))
                     if text:
                         line = f"{line}:  {_one_line(text)}"
-            out.append(line)
+            out.append(_TEXT.sub(lambda m: _text(pygen, m.group(0)), line))
         out.append("")
     return "\n".join(out) + "\n"
 

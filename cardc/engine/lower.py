@@ -43,15 +43,19 @@ import ast
 _COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
 
-def lower(source: str, filename: str, tree_pass=None, rewrite: bool = True):
+def lower(source: str, filename: str, texts=None, tree_pass=None, rewrite: bool = True):
     """The code object of `source` with its comprehensions run as loops, and
     each kept value computed where it is first certainly needed (not with
-    `rewrite` False: the reference mode).  `tree_pass(tree)`, if given,
-    rewrites the parsed module first."""
+    `rewrite` False: the reference mode).  Each name of `texts` (`_s3`, see
+    `PyGen.lit`) is first replaced by its text, a constant on the tree;
+    `tree_pass(tree)`, if given, then rewrites the parsed module."""
     loops, kept = rewrite and " for " in source, rewrite and " is not _U else (" in source
-    if not (loops or kept or tree_pass):
+    texts = texts if texts and "_s" in source else None
+    if not (loops or kept or tree_pass or texts):
         return compile(source, filename, "exec")
     tree = ast.parse(source, filename)
+    if texts:
+        Texts(texts).visit(tree)
     if tree_pass is not None:
         tree_pass(tree)
     for node in tree.body:
@@ -61,6 +65,20 @@ def lower(source: str, filename: str, tree_pass=None, rewrite: bool = True):
             if loops:
                 Lowering().function(node)
     return compile(tree, filename, "exec")
+
+
+class Texts(ast.NodeTransformer):
+    """Each name that stands for a text (`_s3`) becomes the text, a constant:
+    the text is on the tree, never in the source (see `PyGen.lit`)."""
+
+    def __init__(self, texts: dict):
+        self.texts = texts
+
+    def visit_Name(self, node):
+        text = self.texts.get(node.id)
+        if text is None or not isinstance(node.ctx, ast.Load):
+            return node
+        return ast.copy_location(ast.Constant(text), node)
 
 
 def localize(func: ast.FunctionDef, params: list, local_name) -> bool:

@@ -9,12 +9,14 @@ that lists the options open now (`compile_menu`).
 
 Safety: the source is generated from the compiled IR only, from a closed set
 of node kinds, operators and builtins; anything else in a bundle is refused
-with `BadBundle` naming it.  Every value that comes from content (numbers,
-text, names of counters, zones and locals) is written with `repr()` as a
-literal or a dictionary key; identifiers in the generated code are our own
-(`_l3`, `_F2`, `_fn5`).  The generated code runs in a namespace whose
-builtins are only the few it uses.  No text a designer wrote is ever
-executed as Python.
+with `BadBundle` naming it.  A number from content is written as a literal;
+a text (a name of a counter, zone or local, a line of a log) is never
+written at all: the source holds the name of a constant (`_s3`, see `lit`),
+which `lower` replaces by the text on the syntax tree before it is compiled.
+Identifiers in the generated code are our own (`_l3`, `_F2`, `_fn5`), and
+the only comments are the generator's own (`# op 7`).  The generated code
+runs in a namespace whose builtins are only the few it uses.  No text a
+designer wrote is ever part of the source, so none can be executed.
 """
 from __future__ import annotations
 
@@ -193,6 +195,8 @@ class PyGen:
                    "_mk": materialize, "_beneath": beneath, "_stopped": stopped,
                    "_big": digits_guard(game)}
         self.names = {}             # python name of each bound object, by id
+        self.texts = {}             # text -> the name standing for it in generated source (see `lit`)
+        self.text_values = {}       # the same, name -> text
         self.sources = []           # (name, source) of every generated function, in order
         self.origins = {}           # a block's function name -> its Code: where its `# op N` lines come from
         self._inlining = []         # functions being written in place (no endless recursion)
@@ -306,9 +310,9 @@ class PyGen:
                 src = (f"def {fname}(st, value{params}):\n"
                        "    # a modifier\n"
                        "    hit = st.mods\n"
-                       "    if hit is None or hit[0] != st.part_versions['active']:\n"
+                       f"    if hit is None or hit[0] != st.part_versions[{self.lit('active')}]:\n"
                        "        hit = _game._scan_modifiers(st)\n"
-                       f"    mods = hit[1].get({name!r})\n"
+                       f"    mods = hit[1].get({self.lit(name)})\n"
                        f"    return {self.modifier_call(name, True)}(st, mods, value{params}) if mods else value\n")
             fn = self.exec_source(fname, src)
             self.ns[fname] = fn
@@ -354,10 +358,10 @@ class PyGen:
     def _menu_lines(self, items, scope, out, depth, safe=frozenset(), labels=None, reasons=None,
                     eager=False):
         pad = "    " * depth
-        bindings = "{" + ", ".join(f"{k!r}: {v}" for k, v in scope.items()) + "}"
+        bindings = "{" + ", ".join(f"{self.lit(k)}: {v}" for k, v in scope.items()) + "}"
         # an open option is [pc, name, value, name, value, …]: one list, no
         # dict, for every option of every menu (see asking.option_env)
-        flat = "".join(f", {k!r}, {v}" for k, v in scope.items())
+        flat = "".join(f", {self.lit(k)}, {v}" for k, v in scope.items())
         k = 0
         while k < len(items):
             group = self._same_first_test(items, k)
@@ -384,7 +388,7 @@ class PyGen:
                 # constant); a loaded state's options are lists, read alike
                 add = [f"{pad}    values.append(({int(pc)}{flat or ','}))"]
                 if eager and text.risk is not None:
-                    here = "{**env" + "".join(f", {k!r}: {v}" for k, v in scope.items()) + "}"
+                    here = "{**env" + "".join(f", {self.lit(k)}: {v}" for k, v in scope.items()) + "}"
                     add.append(f"{pad}    {self.bind(text.risk, '_risk')}(st, {here})")
                 if cond is None:
                     out += [f"{pad}if True:"] + add
@@ -574,7 +578,7 @@ class PyGen:
               "    try:",
               "        " + look,
               "    except TypeError:        # an argument that is a list: not kept, computed",
-              f"        return _game.body_function({name!r})(st{sig})"]),
+              f"        return _game.body_function({self.lit(name)})(st{sig})"]),
             *check,
             *(["    env = None"] if re.search(r"\benv\b", result) else []),
             "    " + Memo.reset(0),
@@ -667,11 +671,33 @@ class PyGen:
     def local(self):
         return f"_l{next(self.ids)}"
 
+    def lit(self, value) -> str:
+        """`value` (a number, text, true/false, none, or a list or tuple of
+        those) as an expression of generated source.  Text never enters the
+        source: it is written as the name of a constant (`_s3`), which `lower`
+        replaces on the syntax tree by the text itself, so no string of the
+        content or the bundle is ever part of the source, whatever it holds.
+        The same text is the same name throughout a game (the `Memo` and the
+        blocks compare expressions by their source)."""
+        if value is None or type(value) in (int, bool):
+            return repr(value)
+        if type(value) is str:
+            name = self.texts.get(value)
+            if name is None:
+                name = self.texts[value] = f"_s{len(self.texts)}"
+                self.text_values[name] = value
+            return name
+        if type(value) is list:
+            return "[" + ", ".join(self.lit(v) for v in value) + "]"
+        if type(value) is tuple:
+            return "(" + "".join(f"{self.lit(v)}, " for v in value) + ")"
+        raise BadBundle(f"not a literal: {str(value)[:40]!r}")
+
     def exec_source(self, name, source, origin=None, tree_pass=None):
         """Define the generated function `name` from its source, which comes
         from the IR only (see the module docstring): no string of the
-        content or the bundle is ever code or a comment in it (a value
-        reaches it only as a `repr()` literal).
+        content or the bundle is ever in it (a text is a name of `lit`'s,
+        made a constant on the tree by `lower`).
         A block's function marks each op with `# op N` only; `origin` (its
         Code) is the side table that says where op N is written
         (`Code.where`), for fault messages and `build --explain`.
@@ -684,7 +710,7 @@ class PyGen:
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         # compiled with its comprehensions run as loops (lower.py): the same
         # evaluation, without a generator or a frame for each `any` or filter
-        code = lower(source, filename, tree_pass, rewrite=not self.game.reference)
+        code = lower(source, filename, self.text_values, tree_pass, rewrite=not self.game.reference)
         exec(code, self.ns)  # noqa: S102
         return self.ns[name]
 
@@ -731,15 +757,15 @@ class PyGen:
         if not _plain(v):
             raise BadBundle(f"a literal must be a number, text, true/false, none or a list of "
                             f"those, not {str(v)[:40]!r}")
-        return repr(v)
+        return self.lit(v)
 
     def e_var(self, ir, scope):
         name = str(ir[1])
         if name in scope:
             return scope[name]
         if self.memo is not None and self.memo.env_reads:
-            return self.memo.first(f"env[{name!r}]")
-        return f"env[{name!r}]"
+            return self.memo.first(f"env[{self.lit(name)}]")
+        return f"env[{self.lit(name)}]"
 
     def e_players(self, ir, scope):
         return "list(range(st.n))"
@@ -760,14 +786,14 @@ class PyGen:
         who = self.expr(ir[2], scope)
         if trivial(ir[2]):          # cheap to read twice: the slot written in place
             return (f"({_slot_of(base, index, who)} if {who} is not None "
-                    f"else _pzone(st, {base}, {index}, {who}, {ir[1]!r}))")
-        return f"_pzone(st, {base}, {index}, {who}, {ir[1]!r})"
+                    f"else _pzone(st, {base}, {index}, {who}, {self.lit(ir[1])}))")
+        return f"_pzone(st, {base}, {index}, {who}, {self.lit(ir[1])})"
 
     def e_cards(self, ir, scope):
         return f"st.zones[{self.expr(ir[1], scope)}]"
 
     def e_gctr(self, ir, scope):
-        return f"st.game_counters[{str(ir[1])!r}]"
+        return f"st.game_counters[{self.lit(str(ir[1]))}]"
 
     def e_gattr(self, ir, scope):
         if ir[1] not in GATTRS:
@@ -784,7 +810,7 @@ class PyGen:
         """The list of a player or card counter.  Read once per function
         (or op): the list object stays the same while nothing is written,
         and every counter the game declares exists in every state."""
-        table = f"st.{'player_counters' if kind == 'player' else 'card_counters'}[{name!r}]"
+        table = f"st.{'player_counters' if kind == 'player' else 'card_counters'}[{self.lit(name)}]"
         if self.memo is not None and name in self.game.counters.get(kind, {}):
             return self.memo.first(table)
         return table
@@ -810,7 +836,7 @@ class PyGen:
         return self._read(values, self.expr(ir[2], scope))
 
     def e_eattr(self, ir, scope):
-        return f"st.events[{self.expr(ir[2], scope)}][{str(ir[1])!r}]"
+        return f"st.events[{self.expr(ir[2], scope)}][{self.lit(str(ir[1]))}]"
 
     # ------------------------------------------------------------ calls
     def e_call(self, ir, scope):
@@ -890,7 +916,7 @@ class PyGen:
                 arg = self.game.modifier_owner.get(mod)
                 who = self.expr(kwargs[arg], scope) if key == mod and arg in kwargs else ""
                 if not re.fullmatch(r"_[ak]\d+", who):
-                    mods = self.memo.first(f"{every}.get({key!r})")
+                    mods = self.memo.first(f"{every}.get({self.lit(key)})")
                 else:
                     # some cards modify only for their own zone's owner: the
                     # list for this player, without other seats' such cards
@@ -902,14 +928,14 @@ class PyGen:
                     # frame there)
                     i = sorted(self.game.modifier_owner).index(mod)
                     t, u = f"_ws{i}", f"_wt{i}"
-                    text = (f"({t} if not ({t} := {every}.get({mod!r})) or type({who}) is not int "
-                            f"else {u} if ({u} := {every}.get(({mod!r}, {arg!r}, 'owner', {who}), _U)) "
-                            f"is not _U else _game.seat_modifiers({every}, {mod!r}, {who}))")
+                    text = (f"({t} if not ({t} := {every}.get({self.lit(mod)})) or type({who}) is not int "
+                            f"else {u} if ({u} := {every}.get(({self.lit(mod)}, {self.lit(arg)}, {self.lit('owner')}, {who}), _U)) "
+                            f"is not _U else _game.seat_modifiers({every}, {self.lit(mod)}, {who}))")
                     mods = self.memo.first(text)
                 return f"({base} if not {mods} else {self.modifier_call(mod, True)}(st, {mods}, {base}{values}))"
             with self.no_memo():
-                kw = ", ".join(f"{str(k)!r}: {self.expr(v, scope)}" for k, v in kwargs.items())
-            return (f"_modified(st, {str(args[0][1])!r}, {self.expr(args[1], scope)}, "
+                kw = ", ".join(f"{self.lit(str(k))}: {self.expr(v, scope)}" for k, v in kwargs.items())
+            return (f"_modified(st, {self.lit(str(args[0][1]))}, {self.expr(args[1], scope)}, "
                     f"lambda: {{{kw}}})")
         if name == "cell" and len(args) == 1 and "cell" in self.game.card_field:
             # a read of the printed field, as the builtin does (the same error on none)
@@ -1069,7 +1095,7 @@ class PyGen:
                 # right (Python's own `a + b + …` nests one level per operator)
                 values = [self.expr(node, scope)] + [self.expr(r, scope) for _, r in reversed(chain)]
                 ops = "".join(o for o, _ in reversed(chain))
-                text = f"_fold(({', '.join(values)},), {ops!r})"
+                text = f"_fold(({', '.join(values)},), {self.lit(ops)})"
             return f"_big({text})" if big else text
         a, b = self.expr(ir[2], scope), self.expr(ir[3], scope)
         return f"{'_div' if op == '/' else '_mod'}({a}, {b})"
@@ -1158,12 +1184,12 @@ class PyGen:
         return f"_index({self.expr(ir[1], scope)}, {self.expr(ir[2], scope)})"
 
     def e_str(self, ir, scope):
-        parts = [repr(p) if isinstance(p, str) else f"_fmt({self.expr(p[1], scope)}, {str(p[2])!r}, st)"
+        parts = [self.lit(p) if isinstance(p, str) else f"_fmt({self.expr(p[1], scope)}, {self.lit(str(p[2]))}, st)"
                  for p in ir[1]]
-        return "''.join((" + ", ".join(parts) + ",))"
+        return f"{self.lit('')}.join((" + ", ".join(parts) + ",))"
 
     def e_fmt(self, ir, scope):
-        return f"_fmt({self.expr(ir[1], scope)}, {str(ir[2])!r}, st)"
+        return f"_fmt({self.expr(ir[1], scope)}, {self.lit(str(ir[2]))}, st)"
 
 
 _UNSET = object()          # a kept value not computed yet

@@ -1,13 +1,15 @@
-"""No string from content or a bundle ever becomes generated code, not even a
-comment (the untrusted-input issue, third round).
+"""No string from content or a bundle is ever part of generated source, not
+even a comment or a string literal (the untrusted-input issue, third round;
+the engine-core issue's "no content string can ever be code").
 
 The engine compiles a bundle to Python source (cardc/engine/pygen.py,
 blocks.py).  A block's ops are marked `# op N kind` only; where op N was
-written lives in a side table (`Code.where`).  These tests check that by
-construction: every comment of the shipped games' generated code is one of
-the generator's own, and a marker planted in any string of a bundle, or in a
-content file's name, appears in generated code only inside a string literal
-(where `repr` put it), never as code or in a comment.
+written lives in a side table (`Code.where`).  A text is written as the name
+of a constant (`_s3`, `PyGen.lit`) that `lower` replaces by the text on the
+syntax tree.  These tests check that by construction: the shipped games'
+generated source has no string literal at all and only the generator's own
+comments, and a marker planted in any string of a bundle, or in a content
+file's name, appears nowhere in generated source.
 """
 from __future__ import annotations
 
@@ -56,17 +58,16 @@ def comments(game):
                 yield tok.string
 
 
-def marked_outside_strings(game) -> list[str]:
-    """Generated lines where MARK stands outside a string literal."""
-    bad = []
+def marked(game) -> list[str]:
+    """Generated lines where MARK stands (none: a text is never in the source)."""
+    return [line for _, source in game.pygen.sources for line in source.splitlines() if MARK in line]
+
+
+def string_literals(game):
     for _, source in game.pygen.sources:
-        if MARK not in source:
-            continue
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if MARK in tok.string and tok.type not in (tokenize.STRING, tokenize.FSTRING_MIDDLE
-                                                       if hasattr(tokenize, "FSTRING_MIDDLE") else tokenize.STRING):
-                bad.append(tok.line)
-    return bad
+            if tok.type == tokenize.STRING:
+                yield tok.string
 
 
 @pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
@@ -76,6 +77,17 @@ def test_every_comment_in_generated_code_is_the_generators_own(name):
     assert found, "the generated code has its `# op N` marks"
     strange = sorted(c for c in found if c not in GENERATOR_COMMENTS and not _OP_COMMENT.fullmatch(c))
     assert strange == []
+
+
+@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
+def test_generated_source_has_no_string_literal(name):
+    """Every text (a counter's name, a log line, the engine's own messages)
+    is a constant put on the syntax tree, so none is in the source."""
+    game = Game(load_bundle(name))
+    assert list(string_literals(game)) == []
+    assert game.pygen.text_values, "its texts are constants"
+    source = "".join(s for _, s in game.pygen.sources)
+    assert sorted(game.pygen.text_values)[0] in source
 
 
 # ------------------------------------------------------------------ bundles
@@ -135,7 +147,7 @@ def test_a_string_planted_anywhere_in_a_bundle_never_becomes_code(mini_bundle, w
     monkeypatch.chdir(tmp_path)
     game = load_planted(mini_bundle, where, payload, tmp_path)
     if game is not None:
-        assert marked_outside_strings(game) == []
+        assert marked(game) == []
         state = game.new_state(2, seed=1)
         for _ in range(40):                 # and playing it runs nothing planted
             if state.is_terminal():
@@ -151,7 +163,7 @@ def test_every_string_of_a_bundle_with_every_payload(mini_bundle, payload, tmp_p
     for where in MINI_PATHS:
         game = load_planted(mini_bundle, where, payload, tmp_path)
         if game is not None:
-            assert marked_outside_strings(game) == [], where
+            assert marked(game) == [], where
     assert not (tmp_path / MARK).exists()
 
 
