@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.interp import Frame
 from cardc.engine.lower import localize
-from cardc.engine.pygen import Memo
+from cardc.engine.memo import Memo
 from cardc.engine.total import harmless, risky_parts
 from cardc.engine.writes import PARTS
 from cardc.ir import nodes
@@ -469,10 +469,11 @@ class BlockGen:
         # twice is computed once, and a local, a counter's list or the
         # modifiers in force are read once; the next ops of the case reuse
         # what this op cannot change
-        memo = Memo(env_reads=True, known=known)
+        memo = Memo(self.pygen, env_reads=True, known=known)
         with self.pygen.memo_of(memo):
             body, ends = self.op(o, i)
-        body = memo.finish([Memo.reset(0)] + body)
+        body = [memo.reset()] + body
+        memo.finish()
         # every op that writes bumps the version after its write (a window's
         # poll_window does it itself)
         assert o[0] not in MUTATING or o[0] == "window" or any(BUMP in t for t in body), o[0]
@@ -601,10 +602,12 @@ class BlockGen:
             emit(f"            # op {i:d} (a straight loop)", i)
             emit("            while True:", i)
             known, _ = self._emit_op(ops, i, {}, emit, pad)
-            memo = Memo(env_reads=True, known=known)
+            memo = Memo(self.pygen, env_reads=True, known=known)
             with self.pygen.memo_of(memo):
                 test = self.x(ops[i + 1][1])
-            for text in memo.finish([Memo.reset(0), f"if not {test}:"]):
+            lines = [memo.reset(), f"if not {test}:"]
+            memo.finish()
+            for text in lines:
                 emit(pad + text, i + 1)
             emit(pad + "    break", i + 1)
             self._emit_plain(ops, i + 2, end - 1, dict(memo.eager), emit, pad)
@@ -650,10 +653,12 @@ class BlockGen:
                 continue
             t = o[2]
             emit(f"{pad}# op {k:d} if", k)
-            memo = Memo(env_reads=True, known=known)
+            memo = Memo(self.pygen, env_reads=True, known=known)
             with self.pygen.memo_of(memo):
                 test = self.x(o[1])
-            for text in memo.finish([Memo.reset(0), f"if {test}:"]):
+            lines = [memo.reset(), f"if {test}:"]
+            memo.finish()
+            for text in lines:
                 emit(pad + text, k)
             known = dict(memo.eager)        # a test writes nothing
             u = self._else_end(ops, k, t, b)

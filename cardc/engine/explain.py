@@ -16,14 +16,33 @@ import re
 from pathlib import Path
 
 _OP = re.compile(r"^\s*# op (\d+)\b")
-_TEXT = re.compile(r"\b_s\d+\b")
+_PLACED = re.compile(r"\b_[sm]\d+\b")
+_MARKER = re.compile(r"(\s*)(_r\d+)")
 
 
-def _text(pygen, name) -> str:
-    """A text's constant (`_s3`, see PyGen.lit) as the literal it stands for:
-    the engine never writes a text into its source, this page does, for people."""
-    text = pygen.text_values.get(name)
-    return name if text is None else repr(text)
+def _as_run(pygen, line) -> list:
+    """A generated line as it runs, written out for people: what lower.Placed
+    puts on the tree in place of the generator's own names (a text, a kept
+    value, a marker's statements).  The engine never writes a text into its
+    source; this page does, to be read."""
+    m = _MARKER.fullmatch(line)
+    if m:       # assignments: the names they set stay names
+        return [f"{m.group(1)}{names} = {_as_run_expr(pygen, value)}"
+                for names, _, value in (x.rpartition(" = ") for x in pygen.placed.get(m.group(2), []))]
+    return [_as_run_expr(pygen, line)]
+
+
+def _as_run_expr(pygen, text) -> str:
+    def one(m):
+        name = m.group(0)
+        if name in pygen.text_values:
+            return repr(pygen.text_values[name])
+        value = pygen.placed.get(name)
+        if isinstance(value, list) or value is None:
+            return name
+        inner = _as_run_expr(pygen, value.text)
+        return f"({name} if {name} is not _U else ({name} := {inner}))" if value.kept else inner
+    return _PLACED.sub(one, text)
 
 
 def explain(game, root: Path | None = None) -> str:
@@ -34,13 +53,18 @@ def explain(game, root: Path | None = None) -> str:
            "",
            "Written by `cardc build --explain`.  Each block runs `def _blkN(st, fr)` from the",
            "frame's pc; see cardc/engine/blocks.py.  Names bound in the namespace:", '"""', ""]
-    for key, (name, obj) in sorted(pygen.names.items(), key=lambda kv: _natural(kv[1][0])):
+    for name, obj in sorted(pygen.names.values(), key=lambda entry: _natural(entry[0])):
         out.append(f"# {name} = {_describe(game, obj)}")
     out.append("")
     files: dict = {}
     for name, source in pygen.sources:
         code = pygen.origins.get(name)
         for k, line in enumerate(source.splitlines()):
+            shown = _as_run(pygen, line)
+            if len(shown) != 1:
+                out += shown
+                continue
+            line = shown[0]
             if code is not None and k == 1:
                 line = f"{line}: {_one_line(code.label)} ({_one_line(code.file)})"
             m = _OP.match(line) if code is not None else None
@@ -51,7 +75,7 @@ def explain(game, root: Path | None = None) -> str:
                     text = _source_line(files, root, code.file, int(code.src[pc][0]))
                     if text:
                         line = f"{line}:  {_one_line(text)}"
-            out.append(_TEXT.sub(lambda m: _text(pygen, m.group(0)), line))
+            out.append(line)
         out.append("")
     return "\n".join(out) + "\n"
 

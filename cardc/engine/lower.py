@@ -43,21 +43,22 @@ import ast
 _COMPS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
 
-def lower(source: str, filename: str, texts=None, tree_pass=None, rewrite: bool = True):
-    """The code object of `source` with its comprehensions run as loops, and
-    each kept value computed where it is first certainly needed (not with
-    `rewrite` False: the reference mode).  Each name of `texts` (`_s3`, see
-    `PyGen.lit`) is first replaced by its text, a constant on the tree;
-    `tree_pass(tree)`, if given, then rewrites the parsed module."""
-    loops, kept = rewrite and " for " in source, rewrite and " is not _U else (" in source
-    texts = texts if texts and "_s" in source else None
-    if not (loops or kept or tree_pass or texts):
+def lower(source: str, filename: str, placed=None, tree_pass=None, rewrite: bool = True):
+    """The code object of `source`.  `placed` (a `Placed`) first puts on the
+    syntax tree what the generator's own names stand for (texts, kept
+    values); `tree_pass(tree)`, if given, then rewrites the module; then
+    (not with `rewrite` False: the reference mode) each kept value is
+    computed where it is first certainly needed, and comprehensions run as
+    loops."""
+    if placed is None and tree_pass is None and not (rewrite and " for " in source):
         return compile(source, filename, "exec")
     tree = ast.parse(source, filename)
-    if texts:
-        Texts(texts).visit(tree)
+    if placed is not None:
+        placed.visit(tree)
     if tree_pass is not None:
         tree_pass(tree)
+    kept = rewrite and placed is not None and placed.kept
+    loops = rewrite and (" for " in source or (placed is not None and placed.loops))
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             if kept:
@@ -67,18 +68,61 @@ def lower(source: str, filename: str, texts=None, tree_pass=None, rewrite: bool 
     return compile(tree, filename, "exec")
 
 
-class Texts(ast.NodeTransformer):
-    """Each name that stands for a text (`_s3`) becomes the text, a constant:
-    the text is on the tree, never in the source (see `PyGen.lit`)."""
+def _at(tree, where):
+    """`tree` (made from text of its own) located where `where` is, every node
+    of it: a fault inside is found on the line of the name it replaced."""
+    for node in ast.walk(tree):
+        if "lineno" in node._attributes:
+            for attr in ("lineno", "end_lineno", "col_offset", "end_col_offset"):
+                setattr(node, attr, getattr(where, attr))
+    return tree
 
-    def __init__(self, texts: dict):
-        self.texts = texts
+
+class Placed(ast.NodeTransformer):
+    """What the generator's own names stand for, put on the syntax tree:
+
+    - a text's name (`_s3`, PyGen.lit) becomes the text, a constant, so no
+      text is ever in the source;
+    - a slot's name (`_m12`, memo.Memo) becomes its value, or the kept form
+      `(_m12 if _m12 is not _U else (_m12 := value))`;
+    - a marker statement (`_r7`, memo.Memo) becomes its statements (kept
+      values made unknown, values computed up front), or nothing.
+
+    A value's or statement's text is the generator's own, parsed here; what
+    it holds is placed in turn.  One `Placed` serves one function (it notes
+    whether it made a kept form, or placed a comprehension)."""
+
+    def __init__(self, texts: dict, placed: dict):
+        self.texts, self.placed = texts, placed
+        self.kept = self.loops = False
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Name):
+            lines = self.placed.get(node.value.id)
+            if isinstance(lines, list):
+                self.loops = self.loops or any(" for " in line for line in lines)
+                return [self.visit(_at(stmt, node)) for line in lines for stmt in ast.parse(line).body]
+        return self.generic_visit(node)
 
     def visit_Name(self, node):
-        text = self.texts.get(node.id)
-        if text is None or not isinstance(node.ctx, ast.Load):
+        if not isinstance(node.ctx, ast.Load):
             return node
-        return ast.copy_location(ast.Constant(text), node)
+        text = self.texts.get(node.id)
+        if text is not None:
+            return ast.copy_location(ast.Constant(text), node)
+        value = self.placed.get(node.id)
+        if value is None or isinstance(value, list):
+            return node
+        self.loops = self.loops or " for " in value.text
+        expr = self.visit(_at(ast.parse(value.text, mode="eval").body, node))
+        if not value.kept:
+            return expr
+        self.kept = True
+        name = value.name
+        return _at(ast.IfExp(
+            test=ast.Compare(ast.Name(name, ast.Load()), [ast.IsNot()], [ast.Name("_U", ast.Load())]),
+            body=ast.Name(name, ast.Load()),
+            orelse=ast.NamedExpr(ast.Name(name, ast.Store()), expr)), node)
 
 
 def localize(func: ast.FunctionDef, params: list, local_name) -> bool:
@@ -90,12 +134,15 @@ def localize(func: ast.FunctionDef, params: list, local_name) -> bool:
     and `func` untouched, where `env` is used any other way, a name has no
     local (`local_name` gives None), or a name is read that is neither a
     parameter nor written in the block: the dict form stays."""
-    found, read, written = [], set(), set()
+    found: list = []
+    read: set = set()
+    written: set = set()
     parents = {id(child): node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
     for node in ast.walk(func):
         if not (isinstance(node, ast.Name) and node.id == "env"):
             continue
         up = parents.get(id(node))
+        target: ast.expr
         if isinstance(up, ast.Subscript) and up.value is node and isinstance(up.slice, ast.Constant):
             key, target, store = up.slice.value, up, not isinstance(up.ctx, ast.Load)
         elif isinstance(up, ast.Attribute) and up.attr == "get" \
@@ -305,8 +352,8 @@ class Lowering:
         t = self.temp()
 
         def each(elt):
-            return [self.mk(ast.Expr, self.mk(ast.Call, self.mk(ast.Attribute, self.mk(ast.Name, t, ast.Load()), "append", ast.Load()),
-                                      [elt], []))]
+            append = self.mk(ast.Attribute, self.mk(ast.Name, t, ast.Load()), "append", ast.Load())
+            return [self.mk(ast.Expr, self.mk(ast.Call, append, [elt], []))]
         pre, loop = self._loop(node, each)
         return pre + [self._assign(t, self.mk(ast.List, [], ast.Load()))] + loop, self.mk(ast.Name, t, ast.Load())
 

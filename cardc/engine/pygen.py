@@ -32,7 +32,8 @@ from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, connected_v
 from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.interp import back_on_top, beneath, materialize, stopped
-from cardc.engine.lower import lower
+from cardc.engine.lower import Placed, lower
+from cardc.engine.memo import Memo
 from cardc.engine.stale import cell_watch
 from cardc.engine.total import harmless, risky_parts
 from cardc.ir.builtins import RANDOM
@@ -197,6 +198,7 @@ class PyGen:
         self.names = {}             # python name of each bound object, by id
         self.texts = {}             # text -> the name standing for it in generated source (see `lit`)
         self.text_values = {}       # the same, name -> text
+        self.placed = {}            # what a Memo's slot or marker stands for (memo.py, lower.Placed)
         self.sources = []           # (name, source) of every generated function, in order
         self.origins = {}           # a block's function name -> its Code: where its `# op N` lines come from
         self._inlining = []         # functions being written in place (no endless recursion)
@@ -218,10 +220,11 @@ class PyGen:
         if ir is None:
             return None
         name = self.fresh("_e")
-        memo = Memo(pure=True)      # a value the expression needs twice is computed once
+        memo = Memo(self, pure=True)    # a value the expression needs twice is computed once
         with self.memo_of(memo):
             text = self.expr(ir, {})
-        lines = memo.finish([f"def {name}(st, env):", "    " + Memo.reset(0), f"    return {text}"])
+        lines = [f"def {name}(st, env):", "    " + memo.reset(), f"    return {text}"]
+        memo.finish()
         return self.exec_source(name, "\n".join(lines) + "\n")
 
     def compile_body(self, ir, params, fn=None):
@@ -229,12 +232,13 @@ class PyGen:
         scope = {p: f"_a{i}" for i, p in enumerate(params)}
         args = "".join(f", {scope[p]}" for p in params)
         name = self.fresh("_body")
-        memo = Memo(pure=True)
+        memo = Memo(self, pure=True)
         with self.memo_of(memo):
             text = self.expr(ir, scope)
-        lines = memo.finish([f"def {name}(st{args}):", "    env = None",
-                             *self.budget_lines(fn, "    ").rstrip("\n").split("\n"),
-                             "    " + Memo.reset(0), f"    return {text}"])
+        lines = [f"def {name}(st{args}):", "    env = None",
+                 *self.budget_lines(fn, "    ").rstrip("\n").split("\n"),
+                 "    " + memo.reset(), f"    return {text}"]
+        memo.finish()
         return self.exec_source(name, "\n".join(x for x in lines if x) + "\n")
 
     def budget_lines(self, fn, pad):
@@ -325,8 +329,8 @@ class PyGen:
         each open option records its body's pc and the loop variables it was
         found with, `[pc, name, value, …]`.  Its label is the function `f.labels[pc]`, called only if
         someone reads it (each option has a pc of its own)."""
-        lines: list = ["    " + Memo.reset(0)]
-        memo = Memo(env_reads=True, pure=True)
+        memo = Memo(self, env_reads=True, pure=True)
+        lines: list = ["    " + memo.reset()]
         labels, reasons = {}, []
         # labels and reasons that could fail are built at once, even for a bot
         # (see total.py), so that simulation fails exactly where play does:
@@ -336,8 +340,8 @@ class PyGen:
         with self.memo_of(memo):
             self._menu_lines(items, {}, lines, 1, labels=labels, reasons=reasons, eager=eager)
         name = self.fresh("_menu")
-        body = memo.finish([f"def {name}(st, env, values, unavailable):"] + lines
-                           + ["    return None"])
+        memo.finish()
+        body = [f"def {name}(st, env, values, unavailable):"] + lines + ["    return None"]
         fn = self.exec_source(name, "\n".join(body) + "\n")
         fn.labels = labels
         # whether an option shown as unavailable has a label or reason with a
@@ -423,7 +427,7 @@ class PyGen:
                     inner, level = pad + "    ", depth + 1
                     out.append(f"{inner}for {local} in {whole}:")
                 region = self.memo.enter(local)
-                out.append(f"{inner}    {Memo.reset(region)}")
+                out.append(f"{inner}    {self.memo.reset(region)}")
                 before = len(out)
                 self._menu_lines(sub, {**scope, var: local}, out, level + 1,
                                  safe | {var} if over_cards else safe - {var}, labels, reasons,
@@ -539,7 +543,7 @@ class PyGen:
             rest = [a for i, a in enumerate(args) if i != outer]
             inner = rest[0] if len(rest) == 1 else f"({', '.join(rest)})"
         fname = self.fresh("_fn")
-        memo = Memo(pure=True)      # a value the body needs twice is computed once
+        memo = Memo(self, pure=True)    # a value the body needs twice is computed once
         with self.memo_of(memo):
             result = self.expr(body, scope)
         # the lookup reads the argument itself, and the cache from the state
@@ -581,14 +585,15 @@ class PyGen:
               f"        return _game.body_function({self.lit(name)})(st{sig})"]),
             *check,
             *(["    env = None"] if re.search(r"\benv\b", result) else []),
-            "    " + Memo.reset(0),
+            "    " + memo.reset(),
             f"    result = {result}",
             *([f"    if {keep[len(' and '):]}:"] + store if keep else [line[4:] for line in store]),
             "    return result",
         ]
         if name in self.game.fn_recursive:
             lines[2:2] = self.budget_lines(name, "    ").rstrip("\n").split("\n")
-        return self.exec_source(fname, "\n".join(memo.finish(lines)) + "\n")
+        memo.finish()
+        return self.exec_source(fname, "\n".join(lines) + "\n")
 
     @staticmethod
     def _store(slot, inner, entry) -> list:
@@ -710,7 +715,8 @@ class PyGen:
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         # compiled with its comprehensions run as loops (lower.py): the same
         # evaluation, without a generator or a frame for each `any` or filter
-        code = lower(source, filename, self.text_values, tree_pass, rewrite=not self.game.reference)
+        code = lower(source, filename, Placed(self.text_values, self.placed), tree_pass,
+                     rewrite=not self.game.reference)
         exec(code, self.ns)  # noqa: S102
         return self.ns[name]
 
@@ -1194,7 +1200,6 @@ class PyGen:
 
 _UNSET = object()          # a kept value not computed yet
 _NOTHING = MappingProxyType({})     # no entries (a cache keyed by one argument first)
-_PLACEHOLDER = re.compile("\x00M(_m\\d+)\x00")
 
 
 def _reads_var(ir, name) -> bool:
@@ -1219,127 +1224,3 @@ def _mentions(ir, builtins, functions) -> bool:
     if isinstance(ir, dict):
         return any(_mentions(x, builtins, functions) for x in ir.values())
     return False
-
-
-def _number(name):
-    """`_m12` -> 12: kept values in the order they were made."""
-    return int(name[2:])
-
-
-class Memo:
-    """Common subexpressions and loop-invariant values of one generated function.
-
-    Pure calls are written as placeholders while the function is generated;
-    `finish` then keeps in a local (`_m3`) every one that occurs twice in the
-    same loop iteration, or that does not depend on the loop it sits in
-    (hoisted: computed once for the whole function, not once per element).
-    A kept value is still computed lazily, where it was first needed
-    (`(_m3 if _m3 is not _U else (_m3 := …))`), so a value that was never
-    needed is still never computed, and a fault happens exactly where and when
-    it did: only repeated work goes.  The exception is a hoisted value that
-    cannot fail (total.harmless) in a function that writes nothing: it is
-    computed before its loop, and each element reads a plain local."""
-
-    def __init__(self, env_reads=False, known=None, pure=False):
-        self.on = True
-        self.env_reads = env_reads  # the frame's locals are read once, at the top (menus, ops)
-        self.pure = pure            # nothing is written while it runs (a function, a menu)
-        self.eager = dict(known or {})  # text -> local, computed at the top (see `first`)
-        self.known = set(self.eager)    # those already computed before this function part
-        self.count = max((int(v[2:]) for v in self.eager.values()), default=-1)
-        self.loops = []            # (region, loop local) of the loops being written
-        self.regions = 0
-        self.slots = {}            # text -> [name, region, uses, hoisted, can it fail? (a test)]
-        self.by_name = {}          # name -> the same slot
-        self.opaque = set()        # regions of comprehensions: nothing in them is kept
-
-    @staticmethod
-    def reset(region):
-        return f"\x00R{region}\x00"
-
-    def enter(self, local, opaque=False):
-        self.regions += 1
-        self.loops.append((self.regions, local))
-        if opaque:
-            self.opaque.add(self.regions)
-        return self.regions
-
-    def leave(self):
-        self.loops.pop()
-
-    def first(self, text):
-        """A local holding `text`, computed once at the top of the function
-        (or of the op, in a block).
-
-        Only for values that cannot fail, cost little, and stay the same
-        while the function or op runs: which modifiers are in force, each
-        counter's list, and (in a menu, or an op, which writes none of them
-        before reading) the frame's own locals, which the compiler's scoping
-        guarantees are bound.  Computing them before they are needed is then
-        exact, and a read in a loop costs one name.  `known` entries were
-        computed by an earlier op of the same straight run (see blocks.py)."""
-        name = self.eager.get(text)
-        if name is None:
-            self.count += 1
-            name = self.eager[text] = f"_k{self.count}"
-        return name
-
-    def use(self, text, harmless=None):
-        bare = text
-        while bare.startswith("(") and bare.endswith(")") and _PLACEHOLDER.fullmatch(bare[1:-1]):
-            bare = bare[1:-1]
-        if _PLACEHOLDER.fullmatch(bare):
-            return bare                 # the same value as a kept one (an inlined body)
-        slot = self.slots.get(text)
-        if slot is None:
-            region = 0
-            for r, local in self.loops:
-                if re.search(rf"\b{local}\b", text):
-                    region = r
-            for inner in _PLACEHOLDER.findall(text):   # it depends on what its parts depend on
-                region = max(region, self.by_name[inner][1])
-            if region in self.opaque:
-                return text             # it changes with each element of a comprehension
-            slot = self.slots[text] = [f"_m{len(self.slots)}", region, 0, False, harmless]
-            self.by_name[slot[0]] = slot
-        slot[2] += 1
-        if harmless is None:
-            slot[4] = None
-        inner = self.loops[-1][0] if self.loops else 0
-        slot[3] = slot[3] or slot[1] != inner
-        return f"\x00M{slot[0]}\x00"
-
-    def finish(self, lines):
-        by_name = {slot[0]: (text, slot) for text, slot in self.slots.items()}
-        _ = _PLACEHOLDER
-        kept = {name for name, (_, slot) in by_name.items() if slot[2] >= 2 or slot[3]}
-        # computed before the loop it is hoisted from: it cannot fail, and
-        # nothing is written while the function runs, so only the time moves
-        early = {name for name in kept if self.pure and by_name[name][1][3] and by_name[name][1][4]
-                 and by_name[name][1][4]()}
-
-        def expand(text):
-            return re.sub("\x00M(_m\\d+)\x00", lambda m: written(m.group(1)), text)
-
-        def written(name):
-            if name in early:
-                return name
-            text = expand(by_name[name][0])
-            return f"({name} if {name} is not _U else ({name} := {text}))" if name in kept else text
-
-        out = []
-        for line in lines:
-            m = re.fullmatch(r"(\s*)\x00R(\d+)\x00", line)
-            if m:
-                if m.group(2) == "0":       # in the order made: a later one may read an earlier
-                    out += [f"{m.group(1)}{name} = {text}" for text, name in self.eager.items()
-                            if text not in self.known]
-                names = [n for n in sorted(kept, key=_number) if by_name[n][1][1] == int(m.group(2))]
-                lazy = [n for n in names if n not in early]
-                if lazy:
-                    out.append(f"{m.group(1)}{' = '.join(lazy)} = _U")
-                # in the order made: a value is made after the values it reads
-                out += [f"{m.group(1)}{n} = {expand(by_name[n][0])}" for n in names if n in early]
-                continue
-            out.append(expand(line))
-        return out
