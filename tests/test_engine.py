@@ -764,16 +764,26 @@ def test_a_hoisted_value_that_cannot_fail_is_computed_before_its_loop():
     nothing, is computed once before the loop and read as a plain local, in
     the order made (an inner kept value first); one that may fail stays
     lazy, computed where it was first needed, so it fails where it did."""
-    from cardc.engine.pygen import Memo
+    import ast
+    import itertools
+    from types import SimpleNamespace
+
+    from cardc.engine.lower import Placed
+    from cardc.engine.memo import Memo
 
     def generate(pure, harmless):
-        memo = Memo(pure=pure)
+        pygen = SimpleNamespace(ids=itertools.count(), placed={})
+        memo = Memo(pygen, pure=pure)
         memo.enter("_l1", opaque=True)
         inner = memo.use("f(st)", lambda: harmless)      # asked only if it is hoisted
         outer = memo.use(f"g(st, {inner})", lambda: harmless)
         memo.leave()
         body = f"[_l1 for _l1 in xs if _l1 in {outer} and _l1 != {inner}]"
-        return memo.finish(["def h(st, xs):", "    " + Memo.reset(0), f"    return {body}"])
+        lines = ["def h(st, xs):", "    " + memo.reset(), f"    return {body}"]
+        memo.finish()
+        tree = ast.parse("\n".join(lines))     # the slots and the marker placed on the tree
+        Placed({}, pygen.placed).visit(tree)
+        return ast.unparse(tree).splitlines()
 
     assert generate(True, True) == [
         "def h(st, xs):",
@@ -784,7 +794,7 @@ def test_a_hoisted_value_that_cannot_fail_is_computed_before_its_loop():
         "def h(st, xs):",
         "    _m0 = _m1 = _U",
         "    return [_l1 for _l1 in xs if _l1 in (_m1 if _m1 is not _U else "
-        "(_m1 := g(st, (_m0 if _m0 is not _U else (_m0 := f(st)))))) and "
+        "(_m1 := g(st, _m0 if _m0 is not _U else (_m0 := f(st))))) and "
         "_l1 != (_m0 if _m0 is not _U else (_m0 := f(st)))]"]
     assert generate(True, False) == lazy
     assert generate(False, True) == lazy
