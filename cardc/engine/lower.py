@@ -1,4 +1,11 @@
-"""Comprehensions in generated code run as plain loops.
+"""The passes over the syntax tree of each generated function, in order.
+
+First `Placed` puts on the tree what the generator's own names stand for: a
+text (`_s3`: no text is ever in generated source), a kept value (`_m12`)
+and a marker's statements (`_r7`, see memo.py).  Then a caller's pass (a
+frameless block's locals made Python locals, `localize`).  Then, last,
+`FirstUse` and the rewrite below: comprehensions in generated code run as
+plain loops.
 
 The code generator writes expressions (pygen.py): a test over a zone is
 `any(cond for c in zone)`, a filter `[c for c in zone if cond]`.  On the
