@@ -48,13 +48,12 @@ or jump target outside that set is refused with `BadBundle` naming the field
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.interp import Frame
 from cardc.engine.lower import localize
-from cardc.engine.memo import Memo
+from cardc.engine.memo import Memo, names_in
 from cardc.engine.total import harmless, risky_parts
 from cardc.engine.writes import PARTS
 from cardc.ir import nodes
@@ -1231,7 +1230,7 @@ def _still_true(read: dict, o, lit) -> dict:
     names = {read[t] for t in gone}
     out = {}
     for text, name in read.items():     # in the order made: what reads a dropped one goes too
-        if text in gone or any(re.search(rf"\b{n}\b", text) for n in names):
+        if text in gone or not names.isdisjoint(names_in(text)):
             names.add(name)
             continue
         out[text] = name

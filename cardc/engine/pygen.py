@@ -33,7 +33,7 @@ from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
 from cardc.engine.interp import back_on_top, beneath, materialize, stopped
 from cardc.engine.lower import Placed, lower
-from cardc.engine.memo import Memo
+from cardc.engine.memo import Memo, names_in
 from cardc.engine.stale import cell_watch
 from cardc.engine.total import harmless, risky_parts
 from cardc.ir.builtins import RANDOM
@@ -584,7 +584,7 @@ class PyGen:
               "    except TypeError:        # an argument that is a list: not kept, computed",
               f"        return _game.body_function({self.lit(name)})(st{sig})"]),
             *check,
-            *(["    env = None"] if re.search(r"\benv\b", result) else []),
+            *(["    env = None"] if "env" in names_in(result) else []),
             "    " + memo.reset(),
             f"    result = {result}",
             *([f"    if {keep[len(' and '):]}:"] + store if keep else [line[4:] for line in store]),
