@@ -96,3 +96,48 @@ def test_the_generator_runs_every_kind_declared_and_no_other():
     assert OPS == set(nodes.OPS)
     assert all(callable(getattr(BlockGen, "_" + k, None)) for k in nodes.OPS)
     assert {k[2:] for k in dir(PyGen) if k.startswith("e_")} == set(nodes.EXPRS_) | {"fmt"}
+
+
+def test_the_json_walk_visits_what_the_typed_walk_visits():
+    """The engine walks the bundle's lists as they are; by the same
+    declarations, so in the same order, on every shipped block and function."""
+    for name in ("unicorn", "startup", "ipo"):
+        bundle = load_bundle(name)
+        for key, block in _blocks(bundle):
+            for op in block["ops"]:
+                assert [e[0] for e in nodes.json_walk(op, op=True)] == \
+                    [n.kind for n in nodes.walk(nodes.parse(op, op=True))], key
+        for key, e in _exprs(bundle):
+            assert [x[0] for x in nodes.json_walk(e)] == [n.kind for n in nodes.walk(nodes.parse(e))], key
+
+
+# a literal list of two words that looks like a read: an enumeration
+# `flavour: [var, p]` is the literal ["lit", ["var", "p"]]
+ENUM = ["lit", ["var", "p"]]
+
+
+def test_a_literal_is_a_value_never_an_expression_to_walk():
+    e = ["call", "index_of", [ENUM, ["var", "p"]], {}]
+    assert [x[0] for x in nodes.json_walk(e)] == ["call", "lit", "var"]
+    assert nodes.json_map(e, lambda x: ["lit", 1] if x == ["var", "p"] else x) == \
+        ["call", "index_of", [ENUM, ["lit", 1]], {}]
+
+
+def test_inlining_a_function_replaces_its_parameter_and_leaves_a_literal_alone():
+    """pygen.substitute writes a small function's body in place; a literal
+    that reads like its parameter keeps its value."""
+    from cardc.engine.pygen import _reads_var, substitute
+    body = ["if", ["cmp", "==", ["var", "p"], ["lit", 2]], ENUM, ["list", [["var", "p"]]]]
+    assert substitute(body, {"p": ["pctr", "gold", ["var", "me"]]}) == \
+        ["if", ["cmp", "==", ["pctr", "gold", ["var", "me"]], ["lit", 2]], ENUM,
+         ["list", [["pctr", "gold", ["var", "me"]]]]]
+    assert not _reads_var(["call", "index_of", [ENUM, ["var", "c"]], {}], "p")
+    assert _reads_var(["call", "index_of", [ENUM, ["var", "p"]], {}], "p")
+
+
+def test_every_expression_of_a_bundle_code_is_walked():
+    code = load_bundle("unicorn")["code"]
+    kinds = {e[0] for e in nodes.code_expressions(code)}
+    assert {"fn", "call", "comp", "cmp"} <= kinds       # bodies, ops, eval, constraints
+    fns = {e[1] for e in nodes.code_expressions(code) if e[0] == "fn"}
+    assert "valuation" in fns                           # from `score` and the invariants

@@ -37,6 +37,7 @@ from cardc.engine.memo import Memo, names_in
 from cardc.engine.stale import cell_watch
 from cardc.engine.total import harmless, risky_parts
 from cardc.ir.builtins import RANDOM
+from cardc.ir.nodes import json_items, json_map, json_walk
 
 # readable game attributes: `st.<name>` (player_count is `st.n`)
 GATTRS = {"turn", "round", "turn_player", "first_player", "player_count"}
@@ -172,14 +173,11 @@ def trivial(ir) -> bool:
 
 
 def substitute(ir, args: dict):
-    """`ir` with every `["var", param]` replaced by that argument's IR."""
-    if isinstance(ir, list):
-        if len(ir) == 2 and ir[0] == "var" and isinstance(ir[1], str) and ir[1] in args:
-            return args[ir[1]]
-        return [substitute(part, args) for part in ir]
-    if isinstance(ir, dict):
-        return {k: substitute(v, args) for k, v in ir.items()}
-    return ir
+    """Expression `ir` with every `["var", param]` replaced by that argument's
+    IR (a literal's value is a value, never a read: see ir.nodes.json_map)."""
+    if ir[0] == "var" and ir[1] in args:
+        return args[ir[1]]
+    return json_map(ir, lambda part: substitute(part, args))
 
 
 class PyGen:
@@ -353,7 +351,7 @@ class PyGen:
         # checked at once
         game = self.game
         fn.unavailable_later = not fn.risky_reasons and not _mentions(
-            items, RANDOM, game.fn_impure) and not any(
+            items, RANDOM, game.fn_impure, items=True) and not any(
             _mentions(ir, RANDOM, game.fn_impure)
             for bodies in game.modifier_bodies.values() for ir in bodies)
         fn.eager_text = eager
@@ -1203,24 +1201,12 @@ _NOTHING = MappingProxyType({})     # no entries (a cache keyed by one argument 
 
 
 def _reads_var(ir, name) -> bool:
-    """Does `ir` read the local `name` anywhere inside?"""
-    if isinstance(ir, list):
-        if len(ir) == 2 and ir[0] == "var" and ir[1] == name:
-            return True
-        return any(_reads_var(x, name) for x in ir)
-    if isinstance(ir, dict):
-        return any(_reads_var(x, name) for x in ir.values())
-    return False
+    """Does expression `ir` read the local `name` anywhere inside?"""
+    return any(e[0] == "var" and e[1] == name for e in json_walk(ir))
 
 
-def _mentions(ir, builtins, functions) -> bool:
-    """Does `ir` call one of `builtins`, or one of `functions`, anywhere inside?"""
-    if isinstance(ir, list):
-        if len(ir) > 1 and ir[0] == "call" and ir[1] in builtins:
-            return True
-        if len(ir) > 1 and ir[0] == "fn" and ir[1] in functions:
-            return True
-        return any(_mentions(x, builtins, functions) for x in ir)
-    if isinstance(ir, dict):
-        return any(_mentions(x, builtins, functions) for x in ir.values())
-    return False
+def _mentions(ir, builtins, functions, items=False) -> bool:
+    """Does expression `ir` (with `items`, a menu's items) call one of
+    `builtins`, or one of `functions`, anywhere inside?"""
+    return any((e[0] == "call" and e[1] in builtins) or (e[0] == "fn" and e[1] in functions)
+               for e in (json_items(ir) if items else json_walk(ir)))

@@ -27,6 +27,7 @@ cards; only the calls that return their value unchanged are skipped.
 from __future__ import annotations
 
 from cardc.engine.pygen import substitute
+from cardc.ir.nodes import code_expressions, json_walk
 
 #: literal values a comparison may fold: what `==` compares the same in the
 #: generated code as here
@@ -62,12 +63,12 @@ def passed(modifier: str, code, fn_bodies: dict, fn_params: dict) -> set:
     words, through = set(), {}          # through: function -> {param index: argument}
     for name, body in fn_bodies.items():
         params = fn_params.get(name, ())
-        for node in _walk(body):
+        for node in json_walk(body):
             if _modifies(node, modifier):
                 for a, v in node[3].items():
                     if _is_var(v, params):
                         through.setdefault(name, {})[params.index(v[1])] = a
-    for node in _walk(code):
+    for node in code_expressions(code):
         if _modifies(node, modifier):
             words |= {(a, v[1]) for a, v in node[3].items() if _is_word(v)}
         elif node[0] == "fn" and len(node) == 3 and node[1] in through and isinstance(node[2], list):
@@ -83,23 +84,9 @@ def _modifies(node, modifier) -> bool:
             and bool(node[2]) and node[2][0] == ["lit", modifier])
 
 
-def _walk(ir):
-    """Every list node of `ir` whose head is a string (an expression), inside
-    dicts and lists too."""
-    stack = [ir]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            if node and isinstance(node[0], str):
-                yield node
-            stack.extend(node)
-
-
 def _compared(ir, args, found):
     """Add to `found` each (argument, word) that `ir` compares with `==` or `!=`."""
-    for node in _walk(ir):
+    for node in json_walk(ir):
         if node[0] == "cmp" and len(node) == 4 and node[1] in ("==", "!="):
             for a, b in ((node[2], node[3]), (node[3], node[2])):
                 if _is_var(a, args) and _is_word(b):

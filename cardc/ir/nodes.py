@@ -21,6 +21,7 @@ the generator that runs it are the other two places that change.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, make_dataclass
 from typing import Any
 
@@ -253,6 +254,107 @@ def walk(node: Node):
         n = stack.pop()
         yield n
         stack.extend(reversed(list(children(n))))
+
+
+# ---------------------------------------------------------------- the JSON form, walked
+# The engine reads the bundle's positional lists as they are (no Node is
+# made at load); these walk them by the same declarations, so a literal's
+# value, a name or a type is never taken for an expression (a literal list
+# `["var", "p"]`, an enumeration's two members, is not a read of `p`).
+
+def json_children(ir: list, op: bool = False) -> Iterator[list]:
+    """The expressions directly inside the positional list `ir` (an
+    expression; with `op` an op), in field order.  A kind not declared
+    here (the engine's own, `["arg", 0]`) has none."""
+    if ir[0] == "fmt":                  # a text's part: ["fmt", expr, type]
+        yield ir[1]
+        return
+    kind = (OPS if op else EXPRS_).get(ir[0])
+    if kind is None:
+        return
+    for (_, what), value in zip(kind.fields, ir[1:]):
+        if value is None:
+            continue
+        if what in (EXPR, OPT_EXPR):
+            yield value
+        elif what == EXPRS:
+            yield from value
+        elif what == KWEXPRS:
+            yield from value.values()
+        elif what == TEXT:
+            yield from (x[1] for x in value if not isinstance(x, str))
+        elif what == MENU:
+            yield from _item_nodes(value)
+
+
+def json_walk(ir: list, op: bool = False) -> Iterator[list]:
+    """`ir` and every expression inside it, depth first, with a stack."""
+    stack = [ir]
+    first = op
+    while stack:
+        e = stack.pop()
+        yield e
+        stack.extend(reversed(list(json_children(e, first))))
+        first = False
+
+
+def json_items(items: list) -> Iterator[list]:
+    """Every expression of a menu's items, and inside them."""
+    for e in _item_nodes(items):
+        yield from json_walk(e)
+
+
+def json_map(ir: list, f, op: bool = False) -> list:
+    """A copy of `ir` (an expression; with `op` an op) with each expression
+    directly inside it replaced by `f(expression)`; the rest as it was."""
+    if ir[0] == "fmt":
+        return ["fmt", f(ir[1]), *ir[2:]]
+    kind = (OPS if op else EXPRS_).get(ir[0])
+    if kind is None:
+        return list(ir)
+    return [ir[0]] + [_map_field(what, value, f) for (_, what), value in zip(kind.fields, ir[1:])] \
+        + list(ir[1 + len(kind.fields):])
+
+
+def _map_field(what, value, f):
+    if value is None:
+        return None
+    if what in (EXPR, OPT_EXPR):
+        return f(value)
+    if what == EXPRS:
+        return [f(x) for x in value]
+    if what == KWEXPRS:
+        return {k: f(x) for k, x in value.items()}
+    if what == TEXT:
+        return [x if isinstance(x, str) else ["fmt", f(x[1]), *x[2:]] for x in value]
+    if what == MENU:
+        return [_map_item(x, f) for x in value]
+    return value
+
+
+def _map_item(item, f):
+    if item[0] == "opt":
+        return ["opt", f(item[1]), _map_field(OPT_EXPR, item[2], f), _map_field(OPT_EXPR, item[3], f), item[4]]
+    if item[0] == "for":
+        return ["for", item[1], f(item[2]), [_map_item(x, f) for x in item[3]]]
+    return ["if", f(item[1]), [_map_item(x, f) for x in item[2]]]
+
+
+def code_expressions(code: dict) -> Iterator[list]:
+    """Every expression of a bundle's `code`, and inside them: the bodies of
+    functions, the ops of blocks, `eval` and `score`, the checks of
+    `constraints` and `invariants`."""
+    for entry in code.values():
+        if isinstance(entry, dict) and "expr" in entry:
+            yield from json_walk(entry["expr"])
+        elif isinstance(entry, dict) and "ops" in entry:
+            for o in entry["ops"]:
+                yield from json_walk(o, op=True)
+        elif isinstance(entry, list) and entry and isinstance(entry[0], str):
+            yield from json_walk(entry)
+        elif isinstance(entry, list):
+            for check in entry:
+                yield from json_walk(check["expect"])
 
 
 # ---------------------------------------------------------------- positions
