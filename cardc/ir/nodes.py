@@ -272,7 +272,7 @@ def json_children(ir: list, op: bool = False) -> Iterator[list]:
     kind = (OPS if op else EXPRS_).get(ir[0])
     if kind is None:
         return
-    for (_, what), value in zip(kind.fields, ir[1:]):
+    for (_, what), value in zip(kind.fields, ir[1:], strict=False):
         if value is None:
             continue
         if what in (EXPR, OPT_EXPR):
@@ -312,7 +312,7 @@ def json_map(ir: list, f, op: bool = False) -> list:
     kind = (OPS if op else EXPRS_).get(ir[0])
     if kind is None:
         return list(ir)
-    return [ir[0]] + [_map_field(what, value, f) for (_, what), value in zip(kind.fields, ir[1:])] \
+    return [ir[0]] + [_map_field(what, value, f) for (_, what), value in zip(kind.fields, ir[1:], strict=False)] \
         + list(ir[1 + len(kind.fields):])
 
 
