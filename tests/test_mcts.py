@@ -122,13 +122,18 @@ def test_named_settings_ride_on_the_name_after_the_positional_ones():
             parse_agent(bad)
 
 
-def test_mcts_keys_its_tree_by_the_actions_stable_keys():
-    """The root's children are keyed by (seat, the action's key), so the move
-    played is found by its key, whatever its position in a guessed world."""
+def test_mcts_keys_its_tree_by_the_actions_stable_keys_when_asked():
+    """With `keyed=1` the root's children are keyed by (seat, the action's
+    key), so the move played is found by its key, whatever its position in a
+    guessed world; by default by (seat, the action's position)."""
     game = Game(build_folder(MINI).bundle)
     st = winning_positions(game, 1)[0][0]
     view = SeatView(st, st.pending.player)
-    agent = make_agent("mcts:40", 0)
+    agent = make_agent("mcts:40:keyed=1", 0)
     agent.act(view)
     assert {k for _, k in agent.root.children} <= set(view.action_keys())
     assert all(p == view.seat for p, _ in agent.root.children)
+    plain = make_agent("mcts:40", 0)
+    plain.act(view)
+    assert {k for _, k in plain.root.children} <= set(range(len(view.legal_actions())))
+    assert (plain.keyed, plain.cost) == (False, 0.0)

@@ -81,7 +81,7 @@ def test_tune_agent_reports_its_trials_and_the_confirmation(tmp_path, capsys):
                  "--iterations", "20", "--json", str(out), "--quiet"]) == 0
     data = json.loads(out.read_text())
     assert len(data["trials"]) >= 2 and data["trials"][0]["games"] == 10
-    assert data["in_use"] == "c=0.5:mix=0.0:cost=0.001" and data["in_use"] in data["confirm"]
+    assert data["in_use"] == "c=0.5:mix=0.0:cost=0.0" and data["in_use"] in data["confirm"]
     assert all(r["games"] == 20 for r in data["confirm"].values())
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("mcts at Remember (2 players, 20 iterations) against greedy, on 20 new deals: ")
