@@ -218,8 +218,13 @@ def _dump_item(item):
 def children(node: Node):
     """The nodes directly inside `node`, in field order."""
     kind = (OPS if node.op else EXPRS_)[node.kind]
-    for name, what in kind.fields:
-        value = getattr(node, name)
+    yield from _inside(((what, getattr(node, name)) for name, what in kind.fields))
+
+
+def _inside(fields):
+    """The expressions held by (what the field holds, its value) pairs: one
+    reading of the declarations for both the typed and the JSON form."""
+    for what, value in fields:
         if value is None:
             continue
         if what in (EXPR, OPT_EXPR):
@@ -272,19 +277,7 @@ def json_children(ir: list, op: bool = False) -> Iterator[list]:
     kind = (OPS if op else EXPRS_).get(ir[0])
     if kind is None:
         return
-    for (_, what), value in zip(kind.fields, ir[1:], strict=False):
-        if value is None:
-            continue
-        if what in (EXPR, OPT_EXPR):
-            yield value
-        elif what == EXPRS:
-            yield from value
-        elif what == KWEXPRS:
-            yield from value.values()
-        elif what == TEXT:
-            yield from (x[1] for x in value if not isinstance(x, str))
-        elif what == MENU:
-            yield from _item_nodes(value)
+    yield from _inside((what, value) for (_, what), value in zip(kind.fields, ir[1:], strict=False))
 
 
 def json_walk(ir: list, op: bool = False) -> Iterator[list]:
