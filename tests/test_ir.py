@@ -141,3 +141,37 @@ def test_every_expression_of_a_bundle_code_is_walked():
     assert {"fn", "call", "comp", "cmp"} <= kinds       # bodies, ops, eval, constraints
     fns = {e[1] for e in nodes.code_expressions(code) if e[0] == "fn"}
     assert "valuation" in fns                           # from `score` and the invariants
+
+
+def test_every_expression_of_a_compiled_card_is_walked():
+    """Every block and test a card holds, as the compiler's unused-rule
+    warnings need them: effect, reaction, hooks, modifiers, requires."""
+    card = {"effect": {"ops": [["call", "gain", [["var", "me"]]]]},
+            "reaction": {"to": "attack", "if": ["fn", "blocks", [["var", "me"]]],
+                         "effect": {"ops": [["log", ["fn", "told", []]]]}},
+            "hooks": {"end_of_turn": {"ops": [["call", "tidy", []]]}},
+            "modifiers": {"cost": ["fn", "discount", [["var", "value"]]]},
+            "requires": ["fn", "ready", [["var", "me"]]]}
+    named = [e[1] for e in nodes.card_expressions(card) if e[0] in ("call", "fn")]
+    assert named == ["gain", "blocks", "told", "tidy", "discount", "ready"]
+
+
+def test_the_analyses_read_a_literal_as_a_value():
+    """A literal that reads like an expression (an enumeration's members
+    `[var, p]`, `[zone, deck]`, `[fn, f]`) is read by no analysis: not as a
+    local the compiler's inlining must keep (`_free_vars`), a part a cached
+    function depends on (`expr_deps`), or a use of a function (the unused
+    warnings)."""
+    from cardc.compiler.build import _referenced
+    from cardc.compiler.exprs import _free_vars
+    from cardc.engine.deps import expr_deps
+    e = ["call", "index_of", [ENUM, ["var", "c"]], {}]
+    assert _free_vars(e) == {"c"}
+    assert _free_vars(["comp", ["var", "p"], "p", ["players"], ENUM]) == set()
+    out: set = set()
+    expr_deps(["if", ["lit", ["zone", "deck"]], ["gctr", "round"], ["lit", ["call", "roll"]]], {}, {}, out)
+    assert out == {"g:round"}
+    procs: set = set()
+    fns: set = set()
+    _referenced(nodes.json_walk(["list", [["lit", ["fn", "f"]], ["fn", "g", []]]]), procs, fns)
+    assert fns == {"g"}

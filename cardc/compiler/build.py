@@ -19,6 +19,7 @@ from cardc.compiler.generate import expand_entry
 from cardc.compiler.stmts import compile_block, compile_expr, compile_fn_body
 from cardc.load.diagnostics import Loc, did_you_mean, display_path
 from cardc.ir.content_limits import MAX_CARDS
+from cardc.ir.nodes import card_expressions, entry_expressions
 
 BUNDLE_FORMAT = 1
 _CARD_ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -657,11 +658,11 @@ class GameCompiler:
         for key, code in self.code.items():
             kind, _, own = key.partition(":")     # a rule calling only itself is still unused
             inner_p, inner_f = set(), set()
-            _referenced(code, inner_p, inner_f)
+            _referenced(entry_expressions(code), inner_p, inner_f)
             procs.update(inner_p - ({own} if kind == "proc" else set()))
             fns.update(inner_f - ({own} if kind == "fn" else set()))
         for card in cards:
-            _referenced(card, procs, fns)
+            _referenced(card_expressions(card), procs, fns)
         rules = self.src.rules or {}
         for kind, used, noun in (("procs", procs, "procedure"), ("functions", fns, "function")):
             block = rules.get(kind) or {}
@@ -674,22 +675,16 @@ class GameCompiler:
                 self.diags.warning(None, f"card `{card['id']}` has count 0: no copy is ever in play")
 
 
-def _referenced(ir, procs: set, fns: set):
-    """Collect proc and function names used anywhere in compiled code."""
-    if isinstance(ir, list):
-        if ir and ir[0] == "call" and len(ir) > 2 and isinstance(ir[1], str):
+def _referenced(nodes, procs: set, fns: set):
+    """Collect the procedure and function names that the ops and expressions
+    `nodes` (from `entry_expressions` or `card_expressions`) use."""
+    for ir in nodes:
+        if ir[0] == "call" and len(ir) > 2:
             procs.add(ir[1])
             if ir[1] == "sort_by":
                 fns.add(ir[2][1][1])
-        if ir and ir[0] == "fn":
+        elif ir[0] == "fn":
             fns.add(ir[1])
-        for part in ir:
-            _referenced(part, procs, fns)
-    elif isinstance(ir, dict):
-        for part in ir.values():
-            _referenced(part, procs, fns)
-
-
 
 
 def compile_game(source, diags, checks=()) -> dict | None:

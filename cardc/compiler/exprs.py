@@ -16,6 +16,7 @@ from cardc.compiler.decls import (CARD_BUILTIN_FIELDS, EVENT_BUILTINS, GAME_BUIL
                                   PLAYER_BUILTINS, Decls)
 from cardc.load.diagnostics import Loc, did_you_mean
 from cardc.ir.builtins import RANDOM
+from cardc.ir.nodes import json_children
 
 BAD = (["lit", None], T.ANY)
 
@@ -90,19 +91,17 @@ class Scope:
 
 
 def _free_vars(ir) -> set:
-    """The locals an IR tree reads (`["var", x]`) from outside it."""
-    out = set()
-    if isinstance(ir, list) and len(ir) == 5 and ir[0] == "comp" and isinstance(ir[2], str):
+    """The locals an IR expression reads (`["var", x]`) from outside it (a
+    comprehension's variable is its own); a literal reads none."""
+    if ir[0] == "var":
+        return {ir[1]}
+    if ir[0] == "comp":
         _, elt, var, items, cond = ir
-        return _free_vars(items) | ((_free_vars(elt) | _free_vars(cond)) - {var})
-    if isinstance(ir, list):
-        if len(ir) == 2 and ir[0] == "var" and isinstance(ir[1], str):
-            out.add(ir[1])
-        for part in ir:
-            out |= _free_vars(part)
-    elif isinstance(ir, dict):
-        for part in ir.values():
-            out |= _free_vars(part)
+        inner = _free_vars(elt) | (_free_vars(cond) if cond is not None else set())
+        return _free_vars(items) | (inner - {var})
+    out: set = set()
+    for part in json_children(ir):
+        out |= _free_vars(part)
     return out
 
 

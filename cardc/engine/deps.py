@@ -27,6 +27,7 @@ from nothing and add what each body reads until nothing changes.
 from __future__ import annotations
 
 from cardc.ir.builtins import ARGS, ATTACHMENTS, BUILTINS, CALLEE
+from cardc.ir.nodes import json_children
 
 import json
 
@@ -136,16 +137,8 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=fr
             out.add(d)
     elif op == "var":
         return
-    for part in ir[1:]:
-        if isinstance(part, list):
-            if part and isinstance(part[0], str):
-                expr_deps(part, fn_deps, mod_deps, out, params, covered, origins)
-            else:
-                for item in part:
-                    expr_deps(item, fn_deps, mod_deps, out, params, covered, origins)
-        elif isinstance(part, dict):
-            for item in part.values():
-                expr_deps(item, fn_deps, mod_deps, out, params, covered, origins)
+    for part in json_children(ir):
+        expr_deps(part, fn_deps, mod_deps, out, params, covered, origins)
 
 
 def player_part(zone: str, who, params) -> str:
@@ -440,10 +433,6 @@ def simple_functions(code: dict) -> dict:
     memo: dict = {}
 
     def simple(ir, stack):
-        if not isinstance(ir, list) or not ir:
-            return True
-        if not isinstance(ir[0], str):          # a list of expressions (the parts of `and`)
-            return all(simple(part, stack) for part in ir)
         op = ir[0]
         if op == "fn":                      # the callee caches itself if it is worth it
             return all(simple(a, stack) for a in ir[2])
@@ -454,7 +443,7 @@ def simple_functions(code: dict) -> dict:
             return (ir[1] in _CHEAP_CALLS or indexed) and all(simple(a, stack) for a in ir[2])
         if op not in _SIMPLE:
             return False
-        return all(simple(part, stack) for part in ir[1:] if isinstance(part, list))
+        return all(simple(part, stack) for part in json_children(ir))
 
     def fn_simple(name, stack):
         if name not in memo:

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from cardc.ir.builtins import RANDOM
+from cardc.ir.nodes import EXPR, EXPRS, KWEXPRS, OPT_EXPR, json_fields
 from cardc.load.diagnostics import Loc
 
 #: the ops that end a block's unconditional start
@@ -58,12 +59,14 @@ def _children(e: list, always: bool) -> Iterator[tuple[object, bool]]:
     elif kind == "str":
         yield from ((p[1], always) for p in e[1] if isinstance(p, list))
     else:
-        for x in e[1:]:
-            if isinstance(x, list) and x and not isinstance(x[0], str):
+        for what, x in json_fields(e):
+            if x is None:
+                continue
+            if what == EXPRS:
                 yield from ((item, False) for item in x)      # a list of expressions: arguments
-            elif isinstance(x, list):
+            elif what in (EXPR, OPT_EXPR):
                 yield x, always
-            elif isinstance(x, dict):
+            elif what == KWEXPRS:
                 yield from ((v, always) for v in x.values())
 
 

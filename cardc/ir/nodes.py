@@ -274,10 +274,16 @@ def json_children(ir: list, op: bool = False) -> Iterator[list]:
     if ir[0] == "fmt":                  # a text's part: ["fmt", expr, type]
         yield ir[1]
         return
+    yield from _inside(json_fields(ir, op))
+
+
+def json_fields(ir: list, op: bool = False) -> Iterator[tuple]:
+    """(what the field holds, its value) for each field of the positional
+    list `ir` (an expression; with `op` an op), in order: for a walker whose
+    meaning differs per field.  A kind not declared here has none."""
     kind = (OPS if op else EXPRS_).get(ir[0])
-    if kind is None:
-        return
-    yield from _inside((what, value) for (_, what), value in zip(kind.fields, ir[1:], strict=False))
+    if kind is not None:
+        yield from zip((what for _, what in kind.fields), ir[1:], strict=False)
 
 
 def json_walk(ir: list, op: bool = False) -> Iterator[list]:
@@ -338,16 +344,41 @@ def code_expressions(code: dict) -> Iterator[list]:
     functions, the ops of blocks, `eval` and `score`, the checks of
     `constraints` and `invariants`."""
     for entry in code.values():
-        if isinstance(entry, dict) and "expr" in entry:
-            yield from json_walk(entry["expr"])
-        elif isinstance(entry, dict) and "ops" in entry:
-            for o in entry["ops"]:
-                yield from json_walk(o, op=True)
-        elif isinstance(entry, list) and entry and isinstance(entry[0], str):
-            yield from json_walk(entry)
-        elif isinstance(entry, list):
-            for check in entry:
-                yield from json_walk(check["expect"])
+        yield from entry_expressions(entry)
+
+
+def entry_expressions(entry) -> Iterator[list]:
+    """Every op and expression of one entry of a bundle's `code` (a block's
+    ops, a function's body, an expression, a list of checks), and inside them."""
+    if isinstance(entry, dict) and "expr" in entry:
+        yield from json_walk(entry["expr"])
+    elif isinstance(entry, dict) and "ops" in entry:
+        for o in entry["ops"]:
+            yield from json_walk(o, op=True)
+    elif isinstance(entry, list) and entry and isinstance(entry[0], str):
+        yield from json_walk(entry)
+    elif isinstance(entry, list):
+        for check in entry:
+            yield from json_walk(check["expect"])
+
+
+def card_expressions(card: dict) -> Iterator[list]:
+    """Every op and expression of a compiled card: its effect's, reaction's
+    and hooks' ops, its modifiers, its `requires` and reaction's `if` tests,
+    and inside them."""
+    if card.get("effect"):
+        yield from entry_expressions(card["effect"])
+    reaction = card.get("reaction") or {}
+    if reaction.get("if"):
+        yield from json_walk(reaction["if"])
+    if reaction.get("effect"):
+        yield from entry_expressions(reaction["effect"])
+    for block in (card.get("hooks") or {}).values():
+        yield from entry_expressions(block)
+    for body in (card.get("modifiers") or {}).values():
+        yield from json_walk(body)
+    if card.get("requires"):
+        yield from json_walk(card["requires"])
 
 
 # ---------------------------------------------------------------- positions
