@@ -4,22 +4,28 @@ The compiled-engine issue asks for the runtime and each game's generated
 code compiled together, and for 3x the hand-written reference engine.  This
 builds both halves with Cython 3 (no source changed, no C types declared)
 into a folder of its own and times random games against the pure-Python
-engine in the same process, turn about:
+engine:
 
 - **runtime**: the engine's hand-written modules that run during play
-  (RUNTIME) compiled in a copy of the package (`--runtime DIR`, made with
-  `build-runtime`; run this tool with `PYTHONPATH=DIR` to use it);
+  (RUNTIME) compiled in a copy of the package (`build-runtime DIR`; run
+  this tool with `PYTHONPATH=DIR` to use it);
 - **generated**: a game's generated functions, recorded as the engine
   compiles them (after every tree rewrite, `lower.py`), written out as one
   module, compiled, and loaded in place of the engine's own `exec` when a
   second load writes the very same source for the same name (a function
   written only during play, or differently, falls back to `exec`).
 
-Games must be identical: each game's `tools/digest.py` digest is printed
-for both engines.  Usage:
+With `build-runtime --typed-state` the copy's state also gets its fields
+declared on a compiled base class, and the generated functions' `st` that
+class (`type_the_state`).  Games must be identical: each game's
+`tools/digest.py` digest is printed for both engines.  Usage:
 
     python tools/compiled.py build-runtime /tmp/cy          # Cython's .so files beside a copy of cardc/
     PYTHONPATH=/tmp/cy python tools/compiled.py time generated/ipo.json --work /tmp/cygen
+    PYTHONPATH=/tmp/cy python tools/compiled.py play generated/ipo.json --games 300 --generated
+    PYTHONPATH=/tmp/cy python tools/compiled.py count generated/ipo.json    # callgrind
+
+Results and what they mean: docs/history/compiled.md.
 
 Needs Cython and a C compiler (`pip install cython`); nothing in cardc does.
 """
@@ -46,6 +52,7 @@ RUNTIME = ["cardc.engine.state", "cardc.engine.interp", "cardc.engine.asking", "
            "cardc.sim.bench"]
 
 SETUP = """
+import os
 import sys
 from setuptools import setup, Extension
 from Cython.Build import cythonize
@@ -53,7 +60,8 @@ mods = sys.argv[1:]
 sys.argv[1:] = ["build_ext", "--inplace"]
 exts = [Extension(m, [m.replace(".", "/") + ".py"]) for m in mods]
 setup(name="compiled", packages=[], py_modules=[],
-      ext_modules=cythonize(exts, language_level=3, quiet=True, compiler_directives={"binding": True}))
+      ext_modules=cythonize(exts, language_level=3, quiet=True, compiler_directives={"binding": True},
+                            include_path=[p for p in os.environ.get("CARDC_RUNTIME", "").split(":") if p]))
 """
 
 
@@ -69,13 +77,38 @@ def cython_build(folder: Path, modules: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def build_runtime(out: Path) -> None:
+def build_runtime(out: Path, typed_state: bool = False) -> None:
     root = Path(__file__).resolve().parent.parent
     if out.exists():
         shutil.rmtree(out)
     shutil.copytree(root / "cardc", out / "cardc", ignore=shutil.ignore_patterns("__pycache__"))
-    seconds = cython_build(out, RUNTIME)
+    modules = RUNTIME
+    if typed_state:
+        type_the_state(out / "cardc" / "engine")
+        modules = ["cardc.engine.statedata"] + RUNTIME
+    seconds = cython_build(out, modules)
     print(f"runtime: {len(RUNTIME)} modules compiled in {seconds:.0f} s into {out}")
+
+
+def type_the_state(engine: Path) -> None:
+    """`--typed-state`: the state's fields (its `__slots__`) declared on a
+    compiled base class, `StateData` (a `.pxd` beside a `.py` of the same
+    name), so that code that knows a value is a state reads a field at a
+    fixed offset rather than by name.  The copy's `State` keeps its mixins
+    and gains that base (an extension type may be one base among several)."""
+    path = engine / "state.py"
+    text = path.read_text()
+    slots = re.search(r"    __slots__ = \((.*?)\)\n", text, re.S)
+    names = [x.strip().strip('"') for x in slots.group(1).replace("\n", " ").split(",") if x.strip()]
+    text = text.replace(slots.group(0), "    __slots__ = ()\n")
+    text = text.replace("class State(Interpreter, Asking, Table, Writes):",
+                        "class State(StateData, Interpreter, Asking, Table, Writes):")
+    text = text.replace("from cardc.engine.writes import Writes",
+                        "from cardc.engine.writes import Writes\nfrom cardc.engine.statedata import StateData")
+    path.write_text(text)
+    (engine / "statedata.py").write_text('"""The state\'s fields (tools/compiled.py)."""\n\n\n'
+                                         'class StateData:\n    pass\n')
+    (engine / "statedata.pxd").write_text("cdef class StateData:\n    cdef public object " + ", ".join(names) + "\n")
 
 
 # ---------------------------------------------------------------- the generated half
@@ -105,7 +138,7 @@ class Recorder:
         del self.lower.compile
 
 
-def module_text(trees: dict) -> str:
+def module_text(trees: dict, typed: bool = False) -> str:
     """One module of every recorded function (the names it reads are the
     game namespace's, set before it runs)."""
     body = []
@@ -119,6 +152,12 @@ def module_text(trees: dict) -> str:
     read = sorted({n.id for n in ast.walk(module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
                   - defined - set(dir(__builtins__)))
     declared = "".join(f"{name} = None\n" for name in read)
+    if typed:
+        # every generated function's first argument `st` is a state
+        for node in body:
+            if isinstance(node, ast.FunctionDef) and node.args.args and node.args.args[0].arg == "st":
+                node.args.args[0].annotation = ast.Name("StateData", ast.Load())
+        declared = "from cython.cimports.cardc.engine.statedata import StateData\n" + declared
     return declared + ast.unparse(module) + "\n"
 
 
@@ -135,17 +174,21 @@ def compiled_game(bundle: dict, work: Path, players: int):
         first = Game(bundle)
         play(first, players, range(3))              # functions written on first use, too
     work.mkdir(parents=True, exist_ok=True)
-    text = module_text(rec.trees)
+    recorded = {name: ast.dump(tree) for name, tree in rec.trees.items()}
+    from cardc.engine import state
+    typed = hasattr(state, "StateData")        # a runtime built with --typed-state
+    text = module_text(rec.trees, typed)
     modname = "cardc_compiled_" + hashlib.sha256(text.encode()).hexdigest()[:12]
     seconds = 0.0
     if not list(work.glob(f"{modname}.cpython-*.so")):      # built before: the same text
         (work / f"{modname}.py").write_text(text)
+        import cardc  # its .pxd files, for a typed state's cimport
+        os.environ["CARDC_RUNTIME"] = str(Path(cardc.__file__).resolve().parent.parent)
         seconds = cython_build(work, [modname])
     spec = importlib.util.spec_from_file_location(
         modname, next(work.glob(f"{modname}.cpython-*.so")))
     module = importlib.util.module_from_spec(spec)
     namespace = module.__dict__
-    recorded = {name: ast.dump(tree) for name, tree in rec.trees.items()}
     real_init, real_exec = pygen_module.PyGen.__init__, pygen_module.PyGen.exec_source
     hits = [0, 0]
 
@@ -159,7 +202,10 @@ def compiled_game(bundle: dict, work: Path, players: int):
             fn = real_exec(self, name, source, origin, tree_pass)
         if name in namespace.get("_compiled_names", ()) and recorded.get(name) == ast.dump(again.trees[name]):
             hits[0] += 1
-            return namespace["_compiled"][name]
+            # the exec above wrote its own function under this name: the
+            # compiled one goes back, for every call made through the namespace
+            namespace[name] = namespace["_compiled"][name]
+            return namespace[name]
         hits[1] += 1
         return fn
     spec.loader.exec_module(module)
@@ -249,6 +295,7 @@ def main() -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build-runtime")
     b.add_argument("out", type=Path)
+    b.add_argument("--typed-state", action="store_true", help="the state's fields on a compiled base class")
     t = sub.add_parser("time")
     t.add_argument("bundle")
     t.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "cardc-compiled")
@@ -266,7 +313,7 @@ def main() -> None:
     c.add_argument("--players", type=int, default=4)
     args = ap.parse_args()
     if args.cmd == "build-runtime":
-        build_runtime(args.out)
+        build_runtime(args.out, args.typed_state)
     elif args.cmd == "time":
         time_game(args.bundle, args.work, args.players, args.rounds, args.games)
     elif args.cmd == "play":
