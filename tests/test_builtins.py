@@ -88,7 +88,7 @@ def test_every_builtin_is_declared_once_and_each_part_of_cardc_reads_that():
     from cardc.compiler.builtins import BUILTINS as RULES
     from cardc.engine import deps
     from cardc.engine.builtins import IMPL
-    from cardc.ir.builtins import ARGS, ATTACHMENTS, BUILTINS, CALLABLE, CALLEE
+    from cardc.ir.builtins import ATTACHMENTS, BUILTINS, CALLABLE, STATIC_READS
     assert set(RULES) == {n for n, b in BUILTINS.items() if not b.ir_only}
     assert set(IMPL) == CALLABLE == {n for n, b in BUILTINS.items() if b.body is not None}
     assert all(callable(f) for f in IMPL.values())
@@ -96,9 +96,30 @@ def test_every_builtin_is_declared_once_and_each_part_of_cardc_reads_that():
     assert enum == sorted(CALLABLE)
     for name in CALLABLE:
         b = BUILTINS[name]
-        assert (name in deps._STATIC_CALLS) == (b.reads in (ARGS, CALLEE))
+        assert (name in deps._STATIC_CALLS) == (b.reads in STATIC_READS)
         assert (name in deps.ATTACHMENT_CALLS) == (b.reads == ATTACHMENTS)
         assert (name in deps._CHEAP_CALLS) == b.cheap
+
+
+def test_the_inline_forms_and_the_proofs_of_harmlessness_are_the_declared_ones():
+    """A builtin's inline form and whether it can fail are declared in the
+    registry; the generator's forms and total.py's rules are exactly those
+    (a mismatch fails at import, which this test would show)."""
+    from cardc.engine import inline, total
+    from cardc.ir.builtins import BUILTINS, NEVER, RULE, WITH_ARGS
+    assert set(inline.FORMS) == {n for n, b in BUILTINS.items() if b.inline}
+    assert set(total.RULES) == {n for n, b in BUILTINS.items() if b.harmless == RULE}
+
+    class Game:
+        fn_bodies, fn_params = {}, {}
+    me = ["var", "me"]
+    for name, b in BUILTINS.items():
+        call = ["call", name, [me], {}]
+        if b.harmless == WITH_ARGS:         # of an argument that cannot fail: cannot fail
+            assert total.harmless(call, Game()), name
+            assert not total.harmless(["call", name, [["bin", "/", me, me]], {}], Game()), name
+        elif b.harmless == NEVER:
+            assert not total.harmless(call, Game()), name
 
 
 def test_range_is_checked_like_any_builtin(game_copy):

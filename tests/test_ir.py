@@ -124,9 +124,10 @@ def test_a_literal_is_a_value_never_an_expression_to_walk():
 
 
 def test_inlining_a_function_replaces_its_parameter_and_leaves_a_literal_alone():
-    """pygen.substitute writes a small function's body in place; a literal
+    """inline.substitute writes a small function's body in place; a literal
     that reads like its parameter keeps its value."""
-    from cardc.engine.pygen import _reads_var, substitute
+    from cardc.engine.inline import substitute
+    from cardc.engine.pygen import _reads_var
     body = ["if", ["cmp", "==", ["var", "p"], ["lit", 2]], ENUM, ["list", [["var", "p"]]]]
     assert substitute(body, {"p": ["pctr", "gold", ["var", "me"]]}) == \
         ["if", ["cmp", "==", ["pctr", "gold", ["var", "me"]], ["lit", 2]], ENUM,

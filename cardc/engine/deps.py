@@ -26,7 +26,7 @@ from nothing and add what each body reads until nothing changes.
 """
 from __future__ import annotations
 
-from cardc.ir.builtins import ARGS, ATTACHMENTS, BUILTINS, CALLEE
+from cardc.ir.builtins import ATTACHMENTS, BUILTINS, FUNCTION, MODIFIER, STATIC_READS
 from cardc.ir.nodes import json_children
 
 import json
@@ -38,7 +38,7 @@ ATTACHMENT_CALLS = frozenset(b.name for b in BUILTINS.values() if b.reads == ATT
 FLOW_PARTS = ("flow:turn", "flow:round", "flow:turn_player", "flow:first_player")
 #: the builtins that read only their arguments (and the game's fixed
 #: tables); `sort_by` and `modified` read what they name (expr_deps)
-_STATIC_CALLS = frozenset(b.name for b in BUILTINS.values() if b.reads in (ARGS, CALLEE))
+_STATIC_CALLS = frozenset(b.name for b in BUILTINS.values() if b.reads in STATIC_READS)
 
 
 def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=frozenset(),
@@ -114,9 +114,10 @@ def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=fr
         out.add("events")
     elif op == "call":
         name = ir[1]
-        if name == "sort_by":
+        reads = BUILTINS[name].reads if name in BUILTINS else None
+        if reads == FUNCTION:                   # sort_by(xs, "f", …)
             out.update(fn_deps.get(ir[2][1][1], ()))
-        elif name == "modified":
+        elif reads == MODIFIER:                 # modified("name", …)
             out.update(mod_deps.get(ir[2][0][1], ()))
         elif name in ATTACHMENT_CALLS:
             out.add(ATTACHMENTS)

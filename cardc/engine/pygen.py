@@ -27,23 +27,22 @@ import re
 from contextlib import contextmanager
 from types import MappingProxyType
 
-from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, connected_valued, count_in_distinct, \
-    rivals_table, zone_index
+from cardc.engine.builtins import IMPL, cards_in, rivals_table, zone_index
 from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
+from cardc.engine.inline import FORMS, substitute, trivial
 from cardc.engine.interp import back_on_top, beneath, materialize, stopped
 from cardc.engine.lower import Placed, lower
 from cardc.engine.memo import Memo, names_in
 from cardc.engine.stale import cell_watch
 from cardc.engine.total import harmless, risky_parts
-from cardc.ir.builtins import RANDOM
-from cardc.ir.nodes import json_items, json_map, json_walk
+from cardc.ir.builtins import BUILTINS, RANDOM
+from cardc.ir.nodes import json_items, json_walk
 
 # readable game attributes: `st.<name>` (player_count is `st.n`)
 GATTRS = {"turn", "round", "turn_player", "first_player", "player_count"}
 BIN_OPS = {"+", "-", "*", "/", "%"}
 CMP_OPS = {"==", "!=", "<", "<=", ">", ">=", "in", "not in"}
-SPECIAL_CALLS = {"any", "all", "count", "cards_at", "max", "min", "modified"}
 #: the only builtins generated code can reach
 SAFE_BUILTINS = {"len": len, "list": list, "range": range, "max": max, "min": min, "any": any,
                  "all": all, "type": type, "sum": sum, "abs": abs, "int": int, "TypeError": TypeError}
@@ -165,19 +164,6 @@ def _slot_of(base, index, who) -> str:
     if index == 0:
         return f"{base} + {who}"
     return f"{base} + {index} * st.n + {who}"
-
-
-def trivial(ir) -> bool:
-    """An argument cheap and safe to evaluate more than once."""
-    return ir[0] in ("var", "lit") or (ir[0] in ("field", "pctr", "cctr") and ir[2][0] == "var")
-
-
-def substitute(ir, args: dict):
-    """Expression `ir` with every `["var", param]` replaced by that argument's
-    IR (a literal's value is a value, never a read: see ir.nodes.json_map)."""
-    if ir[0] == "var" and ir[1] in args:
-        return args[ir[1]]
-    return json_map(ir, lambda part: substitute(part, args))
 
 
 class PyGen:
@@ -844,193 +830,20 @@ class PyGen:
 
     # ------------------------------------------------------------ calls
     def e_call(self, ir, scope):
+        """A builtin's call: its inline form where it has one that applies
+        (`cardc/engine/inline.py`), else a call of its body."""
         name, args, kwargs = ir[1], ir[2], ir[3]
         if name not in IMPL:
             raise BadBundle(f"unknown builtin {str(name)[:40]!r}")
-        if name in ("any", "all") and args[0][0] == "comp":
-            _, elt, var, it, cond = args[0]
-            inner = {**scope, var: self._loop_local(it)}
-            with self.no_memo():
-                loop = f"for {inner[var]} in {self._iterable(it, scope)}"
-            with self.comprehension(inner[var]):
-                test = f" if {self.expr(cond, inner)}" if cond else ""
-                return f"{name}({self.expr(elt, inner)} {loop}{test})"
-        if name == "count":
-            # a function written in place (e_fn) is looked through: what it
-            # returns is counted as the expression it is
-            inner, names = args[0], []
-            while self._inlinable(inner) and inner[1] not in names:
-                names.append(inner[1])
-                inner = substitute(self.game.fn_bodies[inner[1]],
-                                   dict(zip(self.game.fn_params[inner[1]], inner[2])))
-            self._inlining += names
-            try:
-                return self._count(inner, scope)
-            finally:
-                del self._inlining[len(self._inlining) - len(names):]
-        if name == "cards_at" and args[0][0] == "cards":      # a whole zone: use its index
-            # the index is found once per expression (hoisted out of loops
-            # over cells when the zone does not change with the element)
-            index = self._zone_index(args[0], scope)
-            where = args[1]
-            if isinstance(where, list) and where[:2] == ["call", "neighbors"] and \
-                    len(where[2]) == 1 and self._neighbors_distinct():
-                # a cell's neighbours repeat no cell
-                return f"{self.bind(cards_in_distinct, '_b')}({index}, {self.expr(where, scope)})"
-            return f"{self.bind(cards_in, '_b')}({index}, {self.expr(where, scope)})"
-        if name in ("max", "min"):
-            parts = [self.expr(a, scope) for a in args]
-            lit = [a[0] == "lit" and type(a[1]) is int for a in args]
-            if len(args) == 2 and lit.count(True) == 1 and self.memo is not None and self.memo.on:
-                # max(0, x) without a call: the same comparison the builtin
-                # makes (x > 0, or 0 > x), so the same result and the same error
-                t, op = self.fresh("_x"), ">" if name == "max" else "<"
-                if lit[0]:
-                    return f"({t} if ({t} := {parts[1]}) {op} {parts[0]} else {parts[0]})"
-                return f"({parts[1]} if {parts[1]} {op} ({t} := {parts[0]}) else {t})"
-            return f"{name}({', '.join(parts)})"
-        if name in ("top", "first", "bottom", "last") and len(args) == 1 and \
-                self.memo is not None and self.memo.on:
-            # the builtin's own expression, without a call of it (IMPL)
-            t, i = self.fresh("_x"), 0 if name in ("top", "first") else -1
-            return f"({t}[{i}] if ({t} := {self.expr(args[0], scope)}) else None)"
-        if name == "modified":
-            mod = str(args[0][1])
-            declared = self.game.modifier_args.get(mod)
-            if declared is not None and set(kwargs) <= set(declared) and \
-                    all(v[0] in ("var", "lit") for v in kwargs.values()):
-                # plain arguments: cheap and safe to evaluate before knowing
-                # whether any card modifies this (so no dict, no lambda)
-                values = "".join(", " + self.expr(kwargs.get(a, ["lit", None]), scope)
-                                 for a in declared)
-                base = self.expr(args[1], scope)
-                if self.memo is None:       # nothing kept here: the call checks for itself
-                    return f"{self.modifier_call(mod)}(st, {base}{values})"
-                # most of the time no card in force modifies this: then it is
-                # the value itself, known from one lookup at the top of the
-                # function (or op), which also finds the cards that do.  Where
-                # the call fixes an argument some card compares with a word,
-                # the list is that word's: the cards whose modifier is then
-                # not `value` itself (specialize.py), most of the time none
-                fixed = self.game.modifier_keys.get(mod, ())
-                key = next(((mod, a, w) for a in declared if a in kwargs and kwargs[a][0] == "lit"
-                            for fa, w in fixed
-                            if fa == a and type(w) is type(kwargs[a][1]) and w == kwargs[a][1]), mod)
-                every = self.memo.first('_mods_of(st)')
-                arg = self.game.modifier_owner.get(mod)
-                who = self.expr(kwargs[arg], scope) if key == mod and arg in kwargs else ""
-                if not re.fullmatch(r"_[ak]\d+", who):
-                    mods = self.memo.first(f"{every}.get({self.lit(key)})")
-                else:
-                    # some cards modify only for their own zone's owner: the
-                    # list for this player, without other seats' such cards
-                    # (Game.seat_modifiers, kept once made); with none in
-                    # force, or a player that is not an int, the whole list.
-                    # The temporaries are the modifier's own, so the text is
-                    # the same at each call and the value is found once (at
-                    # the top: the player is a parameter, or read from the
-                    # frame there)
-                    i = sorted(self.game.modifier_owner).index(mod)
-                    t, u = f"_ws{i}", f"_wt{i}"
-                    text = (f"({t} if not ({t} := {every}.get({self.lit(mod)})) or type({who}) is not int "
-                            f"else {u} if ({u} := {every}.get(({self.lit(mod)}, {self.lit(arg)}, {self.lit('owner')}, {who}), _U)) "
-                            f"is not _U else _game.seat_modifiers({every}, {self.lit(mod)}, {who}))")
-                    mods = self.memo.first(text)
-                return f"({base} if not {mods} else {self.modifier_call(mod, True)}(st, {mods}, {base}{values}))"
-            with self.no_memo():
-                kw = ", ".join(f"{self.lit(str(k))}: {self.expr(v, scope)}" for k, v in kwargs.items())
-            return (f"_modified(st, {self.lit(str(args[0][1]))}, {self.expr(args[1], scope)}, "
-                    f"lambda: {{{kw}}})")
-        if name == "cell" and len(args) == 1 and "cell" in self.game.card_field:
-            # a read of the printed field, as the builtin does (the same error on none)
-            return f"{self.bind(self.game.card_field['cell'], '_F')}[{self.expr(args[0], scope)}]"
-        if name == "owner_of" and self._in_modifier and args == [["var", "this"]] and \
-                scope.get("this") == "_this":
-            return "_owner"         # the modifier's own card: its zone's owner was passed in
-        if name == "playable" and len(args) == 1 and trivial(args[0]):
-            # most cards have no requirement, or `requires: false`: known from one list, no call
-            c = self.expr(args[0], scope)
-            fixed = self.bind(self.game.card_play_fixed, "_P")
-            return f"({fixed}[{c}] if {fixed}[{c}] is not None else {self.bind(IMPL[name], '_b')}(st, env, {c}))"
-        if name == "connected" and len(args) == 2:
-            valued = self._connected_valued(args[0], args[1], scope)
-            if valued is not None:
-                return valued
-        if name in ("sum", "abs") and len(args) == 1:
-            # the builtin's own expression, without a call of it (IMPL): the
-            # same result and the same error
-            return f"{name}({self.expr(args[0], scope)})"
-        if name == "next_player" and len(args) == 1:
-            return f"(({self.expr(args[0], scope)} + 1) % st.n)"
-        if name == "host" and len(args) == 1:      # the builtin's own expression (IMPL)
-            return f"st.host.get({self.expr(args[0], scope)})"
-        if name == "has_effect" and len(args) == 1:
-            return f"_game.card_has_effect[{self.expr(args[0], scope)}]"
-        if name == "neighbors" and len(args) == 1:
-            return f"{self.bind(self.game.grid_neighbors, '_G')}[{self.expr(args[0], scope)}]"
+        form = FORMS.get(name)
+        if form is not None:
+            text = form(self, name, args, kwargs, scope)
+            if text is not None:
+                return text
         impl = self.bind(IMPL[name], "_b")
-        env = "env" if name in ("playable",) else "None"
+        env = "env" if BUILTINS[name].env else "None"
         parts = [self.expr(a, scope) for a in args]
         return f"{impl}(st, {env}{''.join(', ' + p for p in parts)})"
-
-    def _connected_valued(self, cards, start, scope):
-        """`connected([x for x in zone if x.counter == v], start)`, over a
-        shared zone of cards on the grid, with `v` a local or a literal that
-        does not read `x`: a search from the start's cell on the zone's cell
-        index (`connected_valued`), else None.  Exact: the same cards in the
-        same order; the test, which cannot fail, is made only on the cards
-        the search meets instead of on every card of the zone."""
-        if not (isinstance(cards, list) and len(cards) == 5 and cards[0] == "comp"):
-            return None
-        _, elt, var, it, cond = cards
-        if not (elt == ["var", var] and isinstance(it, list) and len(it) == 2 and it[0] == "cards"
-                and isinstance(it[1], list) and len(it[1]) == 2 and it[1][0] == "zone"
-                and isinstance(it[1][1], str) and it[1][1] in self.game.shared_slot
-                and self.game.grid_neighbors
-                and "cell" in self.game.card_field
-                and isinstance(cond, list) and len(cond) == 4 and cond[:2] == ["cmp", "=="]):
-            return None
-        for mine, other in ((cond[2], cond[3]), (cond[3], cond[2])):
-            if (isinstance(mine, list) and len(mine) == 3 and mine[0] == "cctr"
-                    and mine[2] == ["var", var] and isinstance(other, list) and len(other) == 2
-                    and other[0] in ("var", "lit") and other != ["var", var]):
-                index = self._zone_index(it, scope)
-                values = self._counters("card", str(mine[1]))
-                return (f"{self.bind(connected_valued, '_b')}(st, {index}, {self.expr(start, scope)}, "
-                        f"{values}, {self.expr(other, scope)})")
-        return None
-
-    def _inlinable(self, ir) -> bool:
-        """A call of a function that e_fn writes in place."""
-        game = self.game
-        return (isinstance(ir, list) and len(ir) == 3 and ir[0] == "fn" and ir[1] in game.fn_bodies
-                and bool(game.fn_simple.get(ir[1])) and ir[1] not in self._inlining
-                and all(trivial(a) for a in ir[2]))
-
-    def _count(self, inner, scope) -> str:
-        """`count(inner)`: of an indexed zone's cards on a cell, or on a
-        cell's neighbours, with no list made."""
-        if isinstance(inner, list) and inner[:2] == ["call", "cards_at"] and inner[2][0][0] == "cards":
-            where = inner[2][1]
-            if trivial(where):
-                # how many cards of an indexed zone on one cell: no list made
-                index, x = self._zone_index(inner[2][0], scope), self.expr(where, scope)
-                if x in self.cell_locals:
-                    return f"len({self._by_cell(index)}.get({x}, ()))"
-                return (f"(len({self._by_cell(index)}.get({x}, ())) if type({x}) is _str "
-                        f"else len({self.bind(cards_in, '_b')}({index}, {x})))")
-            if isinstance(where, list) and where[:2] == ["call", "neighbors"] and \
-                    len(where[2]) == 1 and self._neighbors_distinct():
-                # on a cell's neighbours (no cell twice): the cards counted,
-                # not gathered and put in the zone's order first
-                index = self._zone_index(inner[2][0], scope)
-                return f"{self.bind(count_in_distinct, '_b')}({index}, {self.expr(where, scope)})"
-        return f"len({self.expr(inner, scope)})"
-
-    def _neighbors_distinct(self):
-        """No cell's neighbour list repeats a cell (true of any grid whose
-        column names differ)."""
-        return all(len(set(v)) == len(v) for v in self.game.grid_neighbors.values())
 
     def _zone_index(self, cards, scope):
         """The cell index of a whole zone (`["cards", zone]`), found once per

@@ -26,7 +26,7 @@ cards; only the calls that return their value unchanged are skipped.
 """
 from __future__ import annotations
 
-from cardc.engine.pygen import substitute
+from cardc.engine.inline import substitute
 from cardc.ir.nodes import code_expressions, json_walk
 
 #: literal values a comparison may fold: what `==` compares the same in the

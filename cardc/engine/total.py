@@ -12,15 +12,19 @@ The proof is conservative: reads of locals, literals, counters and printed
 fields of the acting player or the card itself (`me`, `this`, always set),
 in text any printed field or counter (there, one of none reads as none),
 formatting, `+ - *`, `==` and `!=`, `and`/`or`/`not`, conditionals, lists,
-counting a zone, `max`/`min` and `owner_of`, comprehensions over the
+counting a zone, the builtins declared harmless (`max`, `min`,
+`owner_of`: cardc/ir/builtins.py), comprehensions over the
 seats, a zone's cards or the grid's cells (whose variable is never none),
 `flatten` of a comprehension of zones, and calls of functions and
 modifiers whose bodies are harmless (in a modifier, `value` and `this` are
 always set).  Besides skipping text, the code generator computes a value
-that is harmless before the loop it is hoisted from (pygen.Memo).  Anything else (division, indexing, ordering comparisons that
-may meet none, most builtins) is assumed to be able to fail.
+that is harmless before the loop it is hoisted from (pygen.Memo).  Anything
+else (division, indexing, ordering comparisons that may meet none, most
+builtins) is assumed to be able to fail.
 """
 from __future__ import annotations
+
+from cardc.ir.builtins import BUILTINS, NEVER, RULE, WITH_ARGS
 
 _LEAVES = {"lit", "var", "players", "game", "zone", "gctr", "gattr"}
 _ALWAYS_SET = {"me", "this"}
@@ -66,25 +70,27 @@ def harmless(ir, game, _stack=(), text=False, safe=frozenset()) -> bool:
         inner = safe | {ir[2]}          # a `_listed` list holds no none
         return harmless(ir[1], game, _stack, text, inner) and harmless(ir[4], game, _stack, text, inner)
     if kind == "call":
-        name, args = ir[1], ir[2]
-        if name == "flatten":
-            return _listed(ir, game, _stack, safe)
-        if name == "count":
-            return bool(args) and args[0][0] in ("cards",) and harmless(args[0], game, _stack, safe=safe)
-        if name in ("max", "min", "owner_of"):
-            return bool(args) and all(harmless(a, game, _stack, safe=safe) for a in args)
-        if name == "modified":
-            return _harmless_modifier(ir, game, _stack, safe)
-        return False
+        builtin = BUILTINS.get(ir[1])
+        if builtin is None or builtin.harmless == NEVER:
+            return False
+        if builtin.harmless == WITH_ARGS:
+            return bool(ir[2]) and all(harmless(a, game, _stack, safe=safe) for a in ir[2])
+        return RULES[ir[1]](ir, game, _stack, safe)
     if kind == "fn":
         name = ir[1]
         if name in _stack or name not in game.fn_bodies:
             return False
         # a parameter passed something never none is never none in the body
-        inner = frozenset(p for p, a in zip(game.fn_params[name], ir[2]) if _never_none(a, safe))
+        inner = frozenset(p for p, a in zip(game.fn_params[name], ir[2], strict=False) if _never_none(a, safe))
         return all(harmless(a, game, _stack, text, safe) for a in ir[2]) and \
             harmless(game.fn_bodies[name], game, _stack + (name,), safe=inner)
     return False
+
+
+def _count(ir, game, _stack, safe) -> bool:
+    """`count` of a zone's cards (a list that is never none)."""
+    args = ir[2]
+    return bool(args) and args[0][0] in ("cards",) and harmless(args[0], game, _stack, safe=safe)
 
 
 def _listed(ir, game, _stack, safe) -> bool:
@@ -128,6 +134,11 @@ def _never_none(ir, safe=frozenset()) -> bool:
     return isinstance(ir, list) and len(ir) == 2 and ir[0] == "var" and \
         (ir[1] in _ALWAYS_SET or ir[1] in safe)
 
+
+#: the builtins declared `harmless=RULE` (cardc/ir/builtins.py): name -> its proof
+RULES = {"count": _count, "flatten": _listed, "modified": _harmless_modifier}
+if set(RULES) != {b.name for b in BUILTINS.values() if b.harmless == RULE}:
+    raise AssertionError("total.RULES and the builtins declared `harmless=RULE` differ")
 
 _EVERY_PART = {"str", "fmt", "list", "not", "neg", "pattr", "cards", "field", "pctr", "cctr", "pzone"}
 

@@ -13,15 +13,24 @@ declaration here says everything the rest of cardc needs to know about it:
   `cardc.engine.builtins.ENGINE_BODIES`);
 - what it reads of a state, for the function caches (`reads`): only its
   arguments and the game's fixed tables (`ARGS`), the attachments
-  (`ATTACHMENTS`), or anything (`STATE`); `sort_by` and `modified` read what
-  the function or the modifier they name reads (`CALLEE`);
+  (`ATTACHMENTS`), or anything (`STATE`); `sort_by` reads what the
+  function named by its second argument reads (`FUNCTION`), `modified`
+  what the modifiers named by its first read (`MODIFIER`);
 - whether it draws from the game's random generator (`random`), whether it
-  is cheaper to compute again than to look up (`cheap`);
+  is cheaper to compute again than to look up (`cheap`), whether its body
+  reads the caller's locals (`env`: `playable` asks who `me` is);
+- whether it cannot fail (`harmless`): never (`NEVER`, the default), when
+  its arguments cannot (`WITH_ARGS`: `max`), or by its own rule in
+  `cardc.engine.total.RULES` (`RULE`: `count` of a zone's cards);
+- whether the generator may write a call in place (`inline`: its form is
+  `cardc.engine.inline.FORMS[name]`, the same value and the same error);
 - whether content may call it (`ir_only`: a name only the compiler writes).
 
 The compiler (type rules, random checks), the engine (bodies, `deps.py`'s
-reads, `simple_functions`) and the bundle schema (the closed list of names a
-bundle may call, `ir/schema.py`) all read this table.  Adding a builtin is
+reads, `simple_functions`, the inline forms, `total.py`'s proofs) and the
+bundle schema (the closed list of names a bundle may call, `ir/schema.py`)
+all read this table; a name in one of the engine's tables that is not
+declared here, or declared and missing there, fails at import.  Adding a builtin is
 one declaration here, its paragraph in grammar/README.md, and its test.
 
 Builtins are generic: lists, seats in turn order, zones and attachments,
@@ -35,9 +44,14 @@ from dataclasses import dataclass
 from cardc.ir.errors import EngineFault
 
 # what a builtin reads of a state (see the module docstring)
-ARGS, ATTACHMENTS, STATE, CALLEE = "args", "attachments", "state", "callee"
+ARGS, ATTACHMENTS, STATE = "args", "attachments", "state"
+FUNCTION, MODIFIER = "function", "modifier"      # what the function or modifier it names reads
+#: what a builtin reads from its arguments alone, or from content it names
+STATIC_READS = (ARGS, FUNCTION, MODIFIER)
 #: a body written in the engine, beside the indexes it reads
 ENGINE = "engine"
+# whether a builtin can fail (see the module docstring)
+NEVER, WITH_ARGS, RULE = "never", "with_args", "rule"
 #: the most numbers `range(a, b)` gives (a list that long is already far
 #: past any loop a game means)
 MAX_RANGE = 10_000
@@ -55,6 +69,9 @@ class Builtin:
     reads: str = ARGS
     random: bool = False
     cheap: bool = False
+    env: bool = False
+    harmless: str = NEVER
+    inline: bool = False
     ir_only: bool = False
 
 
@@ -221,29 +238,29 @@ def _b(name, params, result, body, **flags) -> Builtin:
 
 _ALL = [
     # lists
-    _b("count", None, INT, lambda st, env, xs: len(xs), cheap=True),
-    _b("sum", None, INT, lambda st, env, xs: sum(xs)),
-    _b("any", None, BOOL, lambda st, env, xs: any(xs)),
-    _b("all", None, BOOL, lambda st, env, xs: all(xs)),
-    _b("max", None, INT, lambda st, env, *xs: max(xs), cheap=True),
-    _b("min", None, INT, lambda st, env, *xs: min(xs), cheap=True),
+    _b("count", None, INT, lambda st, env, xs: len(xs), cheap=True, harmless=RULE, inline=True),
+    _b("sum", None, INT, lambda st, env, xs: sum(xs), inline=True),
+    _b("any", None, BOOL, lambda st, env, xs: any(xs), inline=True),
+    _b("all", None, BOOL, lambda st, env, xs: all(xs), inline=True),
+    _b("max", None, INT, lambda st, env, *xs: max(xs), cheap=True, harmless=WITH_ARGS, inline=True),
+    _b("min", None, INT, lambda st, env, *xs: min(xs), cheap=True, harmless=WITH_ARGS, inline=True),
     _b("max_list", None, INT, _max_list, ir_only=True),
     _b("min_list", None, INT, _min_list, ir_only=True),
-    _b("top", None, None, lambda st, env, xs: xs[0] if xs else None),
-    _b("first", None, None, lambda st, env, xs: xs[0] if xs else None),
-    _b("bottom", None, None, lambda st, env, xs: xs[-1] if xs else None),
-    _b("last", None, None, lambda st, env, xs: xs[-1] if xs else None),
+    _b("top", None, None, lambda st, env, xs: xs[0] if xs else None, inline=True),
+    _b("first", None, None, lambda st, env, xs: xs[0] if xs else None, inline=True),
+    _b("bottom", None, None, lambda st, env, xs: xs[-1] if xs else None, inline=True),
+    _b("last", None, None, lambda st, env, xs: xs[-1] if xs else None, inline=True),
     _b("reversed", None, None, lambda st, env, xs: list(reversed(xs))),
     _b("unique", None, None, _unique),
     _b("shuffled_order", None, None, lambda st, env, xs: st.shuffled(list(xs)), reads=STATE, random=True),
-    _b("sort_by", None, None, _sort_by, reads=CALLEE),
+    _b("sort_by", None, None, _sort_by, reads=FUNCTION),
     _b("index_of", None, INT, _index_of),
     _b("flatten", None, None,
-       lambda st, env, xss: [x for xs in xss for x in (st.zones[xs] if type(xs) is int else xs)]),
+       lambda st, env, xss: [x for xs in xss for x in (st.zones[xs] if type(xs) is int else xs)], harmless=RULE),
     _b("range", [INT, INT], "list:int", _range),
     # seats
     _b("rivals", None, "list:player", _rivals),
-    _b("next_player", [PLAYER], PLAYER, lambda st, env, p: (p + 1) % st.n, cheap=True),
+    _b("next_player", [PLAYER], PLAYER, lambda st, env, p: (p + 1) % st.n, cheap=True, inline=True),
     _b("prev_player", None, PLAYER, None),
     _b("players_from", [PLAYER], "list:player", _players_from),
     _b("players_in", None, "list:player", None),
@@ -253,29 +270,30 @@ _ALL = [
     _b("cards_with_id", None, "list:card", None),
     _b("printed", None, None, None),
     _b("zone_of", [CARD], ZONE, lambda st, env, c: st.zone_of(c), reads=STATE),
-    _b("owner_of", [CARD], PLAYER, _owner_of, reads=STATE, cheap=True),
-    _b("host", [CARD], CARD, lambda st, env, c: st.host.get(c), reads=ATTACHMENTS, cheap=True),
+    _b("owner_of", [CARD], PLAYER, _owner_of, reads=STATE, cheap=True, harmless=WITH_ARGS, inline=True),
+    _b("host", [CARD], CARD, lambda st, env, c: st.host.get(c), reads=ATTACHMENTS, cheap=True, inline=True),
     _b("attachments", [CARD], "list:card", lambda st, env, c: list(st.under.get(c, ())), reads=ATTACHMENTS),
-    _b("playable", None, BOOL, _playable, reads=STATE),
+    _b("playable", None, BOOL, _playable, reads=STATE, env=True, inline=True),
     _b("has_effect", [CARD], BOOL,
-       lambda st, env, c: f"card:{st.game.card_field['id'][c]}:effect" in st.game.codes, cheap=True),
+       lambda st, env, c: f"card:{st.game.card_field['id'][c]}:effect" in st.game.codes, cheap=True, inline=True),
     _b("has_reaction", [CARD, STR], BOOL,
        lambda st, env, c, tag: st.game.reaction_tag[st.game.card_def[c]] == tag, cheap=True),
     _b("visible_to", [CARD, PLAYER], BOOL, lambda st, env, c, p: st.visible(c, p), reads=STATE),
     _b("modified", None, INT, lambda st, env, name, base, **args: st.game.apply_modifiers(st, name, base, args),
-       reads=CALLEE, cheap=True),
+       reads=MODIFIER, cheap=True, harmless=RULE, inline=True),
     # numbers
     _b("round_up", [INT, INT], INT, _round_up, cheap=True),
-    _b("abs", [INT], INT, lambda st, env, x: abs(x), cheap=True),
+    _b("abs", [INT], INT, lambda st, env, x: abs(x), cheap=True, inline=True),
     # the grid
-    _b("cell", [CARD], CELL, lambda st, env, c: st.game.card_field["cell"][c], cheap=True),
+    _b("cell", [CARD], CELL, lambda st, env, c: st.game.card_field["cell"][c], cheap=True, inline=True),
     _b("cells", [], "list:cell", lambda st, env: list(st.game.grid_cells)),
-    _b("neighbors", [CELL], "list:cell", lambda st, env, cell: st.game.grid_neighbors[cell], cheap=True),
+    _b("neighbors", [CELL], "list:cell", lambda st, env, cell: st.game.grid_neighbors[cell], cheap=True,
+       inline=True),
     _b("distance", [CELL, CELL], INT, _distance),
     _b("column", [CELL], INT, _column, cheap=True),
     _b("row", [CELL], INT, _row, cheap=True),
-    _b("connected", None, "list:card", _connected),
-    _b("cards_at", None, "list:card", ENGINE),
+    _b("connected", None, "list:card", _connected, inline=True),
+    _b("cards_at", None, "list:card", ENGINE, inline=True),
 ]
 
 #: every builtin, by name
