@@ -466,3 +466,27 @@ def test_a_function_taking_a_list_is_called_plainly():
     companies = st.zones[game.slot(st, "market", None)]
     assert lying.cached_function("largest_size")(other, list(companies)) == \
         game.cached_function("largest_size")(st, list(companies))
+
+
+def test_a_cell_typed_by_the_compiler_is_looked_up_with_no_test_of_cell_or_list():
+    """`cards_at` takes one cell or a list of cells.  Where the compiler's
+    types say one cell (a parameter declared `cell`, a printed field or a
+    counter of type cell), the generated code reads the zone's cell index
+    directly, with no run-time test of which it is (pygen.one_cell); the
+    value is the builtin's, for every cell and for none."""
+    from cardc.engine.builtins import IMPL
+
+    game = Game(load_bundle("ipo"))
+    source = "\n".join(text for _, text in game.pygen.sources)
+    assert ") is _str else" not in source, "a cell-or-list test is left in the generated code"
+    st = game.new_state(2, seed=3)
+    rnd = random.Random(3)
+    for _ in range(60):         # a board with tiles on it
+        st.apply(rnd.randrange(len(st.legal_actions())))
+    board = st.zones[game.slot(st, "board", None)]
+    assert board, "the game placed no tile"
+    open_cell, claimed = game.cached_function("open_cell"), game.cached_function("claimed")
+    for x in list(game.grid_cells) + [None]:
+        st.version += 1
+        empty = len(IMPL["cards_at"](st, None, board, x)) == 0
+        assert open_cell(st, x) == (empty and not claimed(st, x)), x

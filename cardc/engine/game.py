@@ -302,6 +302,7 @@ class Game:
             "kind": [self.cards[d]["kind"] for d in self.card_def],
             "text": [self.cards[d]["text"] for d in self.card_def],
         }
+        self.card_field_types = {str(k): str(v) for k, v in bundle["card_fields"].items()}
         for name in bundle["card_fields"]:
             self.card_field[name] = [_interned(self.cards[d]["fields"].get(name)) for d in self.card_def]
         self.reaction_tag = [(c.get("reaction") or {}).get("to") for c in self.cards]
@@ -360,6 +361,11 @@ class Game:
         # and computed; it is called plainly (the signature only saves time:
         # a call with a list is computed whatever the signature says)
         signatures = (bundle.get("signatures") or {}).get("functions") or {}
+        # the compiler's types of each function's parameters, in order (the
+        # generator reads them: a parameter declared `cell` holds one cell or none)
+        self.fn_param_types = {
+            name: [str(p[1]) if isinstance(p, list) and len(p) == 2 else "any" for p in sig["params"]]
+            for name, sig in signatures.items() if isinstance(sig, dict) and isinstance(sig.get("params"), list)}
         self.fn_list_args = frozenset(
             name for name, sig in signatures.items() if isinstance(sig, dict)
             and any(isinstance(p, list) and len(p) == 2 and str(p[1]).startswith("list")

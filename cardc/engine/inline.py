@@ -77,7 +77,7 @@ def _count_of(g, inner, scope) -> str:
         if trivial(where):
             # how many cards of an indexed zone on one cell: no list made
             index, x = g._zone_index(inner[2][0], scope), g.expr(where, scope)
-            if x in g.cell_locals:
+            if g.one_cell(where, x):
                 return f"len({g._by_cell(index)}.get({x}, ()))"
             return (f"(len({g._by_cell(index)}.get({x}, ())) if type({x}) is _str "
                     f"else len({g.bind(cards_in, '_b')}({index}, {x})))")

@@ -189,9 +189,10 @@ class PyGen:
         self.memo = None            # the Memo of the function being written, if it reuses values
         self.text = False           # writing text for people (see `text_of`)
         self._in_modifier = False   # writing a modifier's body (see `compile_modifier`)
-        # the comprehension locals that run over the grid's cells: each holds
-        # a cell, a string (the grid's cells are strings), so what takes a
-        # cell or a list of cells needs no test of which it is
+        # the names in generated code that hold one cell (or none), never a
+        # list: the comprehension locals that run over the grid's cells, and
+        # the parameters the compiler typed `cell` of the function being
+        # written (`one_cell`)
         self.cell_locals: set = set()
         self._cells_are_text = all(type(x) is str for x in game.grid_cells)
         self.ns["_U"] = _UNSET
@@ -217,7 +218,7 @@ class PyGen:
         args = "".join(f", {scope[p]}" for p in params)
         name = self.fresh("_body")
         memo = Memo(self, pure=True)
-        with self.memo_of(memo):
+        with self.memo_of(memo), self.typed_params(fn, list(scope.values())):
             text = self.expr(ir, scope)
         lines = [f"def {name}(st{args}):", "    env = None",
                  *self.budget_lines(fn, "    ").rstrip("\n").split("\n"),
@@ -528,7 +529,7 @@ class PyGen:
             inner = rest[0] if len(rest) == 1 else f"({', '.join(rest)})"
         fname = self.fresh("_fn")
         memo = Memo(self, pure=True)    # a value the body needs twice is computed once
-        with self.memo_of(memo):
+        with self.memo_of(memo), self.typed_params(name, args):
             result = self.expr(body, scope)
         # the lookup reads the argument itself, and the cache from the state
         # (no local for either): a hit, the common case, runs the fewest steps
@@ -615,6 +616,34 @@ class PyGen:
                     if test not in tests:
                         tests.append(test)
         return "".join(" and " + t for t in tests)
+
+    @contextmanager
+    def typed_params(self, fn, args):
+        """Writing the body of content function `fn`, whose parameters are
+        the names `args`: those the compiler typed `cell` (its signature,
+        `Game.fn_param_types`) hold one cell or none (`one_cell`)."""
+        types = self.game.fn_param_types.get(fn, ()) if fn is not None else ()
+        cells = {a for a, t in zip(args, types, strict=False) if t == "cell"} - self.cell_locals
+        self.cell_locals |= cells
+        try:
+            yield
+        finally:
+            self.cell_locals -= cells
+
+    def one_cell(self, ir, text) -> bool:
+        """`ir`, written `text`, holds one cell or none, never a list of
+        cells, by the compiler's types: what takes either (`cards_at`) then
+        needs no test at run time of which it is.  A local over the grid's
+        cells or a parameter typed `cell` (`cell_locals`), a printed field
+        or a counter typed `cell` (the bundle's `card_fields`, `counters`)."""
+        if text in self.cell_locals:
+            return True
+        if ir[0] == "field":
+            return self.game.card_field_types.get(ir[1]) == "cell"
+        if ir[0] in ("cctr", "pctr"):
+            counter = self.game.counters["card" if ir[0] == "cctr" else "player"].get(ir[1]) or {}
+            return counter.get("type") == "cell"
+        return False
 
     @contextmanager
     def memo_of(self, memo):
@@ -930,7 +959,7 @@ class PyGen:
                     # membership test (the index keeps no cell with no card)
                     index, x = self._zone_index(found[2][0], scope), self.expr(found[2][1], scope)
                     test = "not in" if ir[1] == "==" else "in"
-                    if x in self.cell_locals:
+                    if self.one_cell(found[2][1], x):
                         return f"({x} {test} {self._by_cell(index)})"
                     return (f"(({x} {test} {self._by_cell(index)}) if type({x}) is _str else "
                             f"(len({self.bind(cards_in, '_b')}({index}, {x})) {ir[1]} 0))")
