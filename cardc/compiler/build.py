@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import re
 
-from cardc.load import sandbox
 from cardc.compiler import types as T
 from cardc.compiler.bounds import check_unbounded
 from cardc.compiler.decls import CatalogEntry, Counter, Decls, Signature, ZoneDecl, ZoneFamily, param_type
 from cardc.compiler.exprs import Where
 from cardc.compiler.generate import expand_entry
 from cardc.compiler.stmts import compile_block, compile_expr, compile_fn_body
-from cardc.load.diagnostics import Loc, did_you_mean, display_path
 from cardc.ir.content_limits import MAX_CARDS
 from cardc.ir.nodes import card_expressions, entry_expressions
+from cardc.load import sandbox
+from cardc.load.diagnostics import Loc, did_you_mean, display_path
 
 BUNDLE_FORMAT = 1
 _CARD_ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -293,7 +293,7 @@ class GameCompiler:
 
     def _check_zone_refs(self):
         d = self.d
-        for i, z in enumerate(self.game.get("zones") or []):
+        for z in self.game.get("zones") or []:
             fam = d.families.get(z["id"])     # a family's zones share one declaration
             decl = d.zones.get(fam.zone_id(fam.members[0]) if fam and fam.members else z["id"])
             if decl is None:
@@ -337,7 +337,7 @@ class GameCompiler:
             names = {"me": T.PLAYER, **sig.params} if "me" not in sig.params else dict(sig.params)
             self.code["proc:" + name] = self.block(spec, "do", f"procedure `{name}`", names,
                                                    list(sig.params), sig)
-        for event, body in (rules.get("hooks") or {}).items():
+        for event in rules.get("hooks") or {}:
             if event not in self.d.events:
                 self.diags.error(_key_loc(rules["hooks"], event), f"unknown event `{event}`",
                                  did_you_mean(event, self.d.events))
@@ -461,7 +461,7 @@ class GameCompiler:
         cards, instances = [], []
         seen = {}
         env = self.env
-        for path, doc, raws in self.card_entries:
+        for _path, doc, raws in self.card_entries:
             defaults = doc.get("defaults") or {}
             for raw in raws:
                 card = self.compile_card(raw, defaults, env)

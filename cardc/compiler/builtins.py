@@ -26,7 +26,7 @@ def _fixed(params, result):
                     f"{'s' if len(params) != 1 else ''}, got {len(node.args)}")
             return ["lit", None], T.ANY
         irs = [c.expect(a, c.expr(a, scope), t, f"argument {i + 1} of `{node.name}`")
-               for i, (a, t) in enumerate(zip(node.args, params))]
+               for i, (a, t) in enumerate(zip(node.args, params, strict=False))]
         return _call(node.name, irs), result
     return rule
 

@@ -12,11 +12,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from cardc.compiler import types as T
-from cardc.compiler.decls import (CARD_BUILTIN_FIELDS, EVENT_BUILTINS, GAME_BUILTINS,
-                                  PLAYER_BUILTINS, Decls)
-from cardc.load.diagnostics import Loc, did_you_mean
+from cardc.compiler.decls import CARD_BUILTIN_FIELDS, EVENT_BUILTINS, GAME_BUILTINS, PLAYER_BUILTINS, Decls
 from cardc.ir.builtins import RANDOM
 from cardc.ir.nodes import json_children
+from cardc.load.diagnostics import Loc, did_you_mean
 
 BAD = (["lit", None], T.ANY)
 
@@ -45,7 +44,7 @@ class Where:
 class Scope:
     """Local names and their types; a child scope sees its parent's names."""
 
-    def __init__(self, names: dict | None = None, parent: "Scope | None" = None):
+    def __init__(self, names: dict | None = None, parent: Scope | None = None):
         self.names = dict(names or {})
         self.parent = parent
         self.inline: dict = {}       # name -> IR: a function's `let`, written in place of its uses
@@ -579,4 +578,4 @@ class ExprCompiler:
                        f"got {len(node.args)}")
             return [["lit", None]] * len(params)
         return [self.expect(a, self.expr(a, scope), t, f"argument `{p}` of `{sig.name}`")
-                for a, (p, t) in zip(node.args, params)]
+                for a, (p, t) in zip(node.args, params, strict=False)]

@@ -70,7 +70,7 @@ def expand_entry(raw, enums, env, error):
         return []
     out = []
     for combo in itertools.product(*lists):
-        context = dict(zip(names, combo))
+        context = dict(zip(names, combo, strict=False))
         card = type(raw)()
         for attr in ("loc", "key_locs", "value_locs"):
             if hasattr(raw, attr):

@@ -12,9 +12,9 @@ import re
 from cardc.compiler import types as T
 from cardc.compiler.exprs import ExprCompiler, Scope, Where
 from cardc.dsl import nodes as n
-from cardc.load.diagnostics import Loc
 from cardc.dsl.parser import STATEMENT_WORDS, DslError, parse_block, parse_expr
 from cardc.ir.content_limits import MAX_NESTING, MAX_REPEAT
+from cardc.load.diagnostics import Loc
 
 
 class BlockCompiler(ExprCompiler):
@@ -135,8 +135,8 @@ class BlockCompiler(ExprCompiler):
         sig = self.d.procs[call.name]
         if sig.returns is None:
             self.error(call, f"procedure `{call.name}` gives back no value",
-                       f"declare `returns: TYPE` for it in rules.yaml and end it with `return VALUE`, "
-                       f"or call it on a line of its own")
+                       "declare `returns: TYPE` for it in rules.yaml and end it with `return VALUE`, "
+                       "or call it on a line of its own")
             self._s_ExprStmt(n.ExprStmt(call, pos=call.pos, end=call.end), scope)
             return None, T.ANY
         self.emit(call, ["set", ["gctr", sig.result], "=", ["lit", None]])
@@ -548,7 +548,7 @@ def compile_block(text, where: Where, decls, diags, names: dict, params=(), proc
     for name, t in names.items():
         bc.note_local(name, t)
     bc.block(stmts, Scope(names))
-    for op, (line, col) in zip(bc.ops, bc.src):
+    for op, (line, col) in zip(bc.ops, bc.src, strict=False):
         if _nesting(op) > MAX_NESTING + 2:      # an op holds its expressions two levels down
             diags.error(Loc(where.file, line, col) if line else where.loc(0), _TOO_DEEP)
             break

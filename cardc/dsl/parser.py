@@ -10,8 +10,7 @@ from __future__ import annotations
 import functools
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import (LarkError, VisitError, UnexpectedCharacters, UnexpectedEOF,
-                             UnexpectedInput, UnexpectedToken)
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import DedentError, Indenter
 
 from cardc.dsl import nodes as n
@@ -168,6 +167,7 @@ def _check_depth(tree, offset: int) -> None:
     """Refuse a tree nested deeper than MAX_PARSE_DEPTH (3,000 `not`s, 200
     brackets) before anything walks it recursively."""
     from lark import Tree
+
     from cardc.ir.content_limits import MAX_PARSE_DEPTH
     stack = [(tree, 1)]
     while stack:

@@ -5,8 +5,7 @@
     while not st.is_terminal():
         st.apply(0)          # or an agent's pick from st.legal_actions()
 """
-from cardc.engine.errors import (BadBundle, BundleMismatch, CorruptState, EngineError, EngineFault,
-                                 IllegalAction)
+from cardc.engine.errors import BadBundle, BundleMismatch, CorruptState, EngineError, EngineFault, IllegalAction
 from cardc.engine.game import Game
 from cardc.engine.state import State
 

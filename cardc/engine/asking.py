@@ -219,7 +219,7 @@ class Asking:
         The decision is made as `Decision(...)` would make it, without the
         call: a class called with eleven arguments goes through
         `type.__call__` and `__init__`, more than the stores themselves, on
-        every decision (so in ask_menu; docs/history/speed-waves.md, "Eighteenth wave")."""
+        every decision (so in ask_menu; measured: docs/history/speed-waves.md)."""
         if optional:
             values = values + [None]
         # one store a line: six stores on one line build a tuple and unpack it

@@ -100,7 +100,7 @@ def _framed(code, names):
         if len(st.stack) >= st.game.limits.depth:
             raise EngineFault(st.game.over_depth)
         fr = _new(Frame)
-        fr.code, fr.pc, fr.env = code, 0, dict(zip(names, args))
+        fr.code, fr.pc, fr.env = code, 0, dict(zip(names, args, strict=False))
         st.stack.append(fr)
         code.run(st, fr)
     return run
@@ -421,7 +421,7 @@ class BlockGen:
             return fn                   # f(st, *args), its locals Python locals
 
         def framed(st, *args):
-            return fn(st, dict(zip(names, args)))
+            return fn(st, dict(zip(names, args, strict=False)))
         return framed
 
     def _start(self, code, ops):
@@ -430,8 +430,9 @@ class BlockGen:
         made, and makes its frame only where it first needs one: where it
         stops for a decision or something that must run first (`_at`).
         Most calls never stop (a window of optional moves that is usually
-        skipped, a step that asks only in rare cases; figures in docs/history/speed-waves.md,
-        "Seventeenth wave"): they pay for no frame, no push and no pop.  Where it has stopped, callers started the same way put
+        skipped, a step that asks only in rare cases; measured:
+        docs/history/speed-waves.md): they pay for no frame, no push and no
+        pop.  Where it has stopped, callers started the same way put
         their frames beneath its own (`interp.beneath`), so the stack is
         what framed calls would have made.
 
@@ -675,7 +676,7 @@ class BlockGen:
             if not isinstance(o, list) or not o or o[0] not in OPS:
                 raise BadBundle(f"{self.where}[{i}]: unknown op {str(o)[:40]!r}")
 
-            def target(k):
+            def target(k, o=o, i=i):
                 t = o[k]
                 if type(t) is not int or not 0 <= t <= end:
                     raise BadBundle(f"{self.where}[{i}][{k}]: jump target {t!r} is outside the block "
@@ -765,7 +766,8 @@ class BlockGen:
         jumps to the end of the menu, which jumps back to the loop's head)."""
         back = int(target <= i)
         seen = set()
-        while not self.game.reference and target < len(self.ops) and self.ops[target][0] == "jump" and target not in seen:
+        while not self.game.reference and target < len(self.ops) and self.ops[target][0] == "jump" \
+                and target not in seen:
             seen.add(target)
             nxt = self.ops[target][1]
             back += nxt <= target
@@ -923,7 +925,7 @@ class BlockGen:
             args += [] if "me" in callee.params else [self._me()]
             return ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)",
                     f"{self._entry(callee, 'frameless')}(st{''.join(', ' + a for a in args)})"], False
-        items = [f"{self.lit(p)}: {self.x(a)}" for p, a in zip(callee.params, o[2])]
+        items = [f"{self.lit(p)}: {self.x(a)}" for p, a in zip(callee.params, o[2], strict=False)]
         if "me" not in callee.params[:len(o[2])]:
             items.append(f"{self.lit('me')}: {self._me()}")
         lines = [f"_e = {{{', '.join(items)}}}"]
@@ -962,8 +964,8 @@ class BlockGen:
 
     def _push(self, code, env, name="_f"):
         """`st.push(code, env)` written in (a call is on every turn's path:
-        a shared function for it costs more than its copies, docs/history/speed-waves.md
-        "Thirteenth wave"), the new frame kept in local `name`.  The frame is
+        a shared function for it costs more than its copies, measured:
+        docs/history/speed-waves.md), the new frame kept in local `name`.  The frame is
         made without its `__init__` (a Python call on every call of a
         procedure) and its three slots are filled in place: the same object,
         made in two-thirds of the time."""
@@ -993,7 +995,8 @@ class BlockGen:
         # on; `_back` (interp.back_on_top) runs them until this frame is on top
         return [f"_a = {{{items}}}",
                 *self._at(i + 1),
-                f"if st.trigger({self.lit(o[1])}, _a, env.get({self.lit('me')})) and not _back(st, fr): {self._stop()}"] \
+                f"if st.trigger({self.lit(o[1])}, _a, env.get({self.lit('me')})) "
+                f"and not _back(st, fr): {self._stop()}"] \
             + self._goto(i + 1, i), True
 
     def _end(self, o, i):

@@ -73,7 +73,8 @@ def connected_valued(st, hit, start, values, value):
     indexed by cell (`zone_index`, `hit`; `values`, the counter's list): a
     search out from the start's cell through the cells that hold such a
     card, not a scan of the whole zone and then a search among the cards
-    found (a board of dozens of cards, most of them far from the start).  The same cards in the same order: the zone's cards holding the
+    found (a board of dozens of cards, most of them far from the start).
+    The same cards in the same order: the zone's cards holding the
     value whose cells the search reaches, in zone order, the start first if
     it is not one of them (`_connected`)."""
     if start is None:

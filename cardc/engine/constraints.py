@@ -65,7 +65,7 @@ def check_constraints(game, bundle: dict, diags) -> None:
     states = [State.initial(game, n, seed=0, run=False)
               for n in range(game.min_players, game.max_players + 1)]
     written = [c["expect"] for c in bundle["code"]["constraints"]]     # in game.constraints' order
-    for (check, message, (file, line, col)), ir in zip(game.constraints, written):
+    for (check, message, (file, line, col)), ir in zip(game.constraints, written, strict=False):
         failing = []
         try:
             failing = [st.n for st in states if not check(st, {})]

@@ -26,10 +26,10 @@ from nothing and add what each body reads until nothing changes.
 """
 from __future__ import annotations
 
+import json
+
 from cardc.ir.builtins import ATTACHMENTS, BUILTINS, FUNCTION, MODIFIER, STATIC_READS
 from cardc.ir.nodes import json_children
-
-import json
 
 EVERYTHING = "*"
 #: the part `attach`, `detach` and moves of attached cards change: ATTACHMENTS (from the registry)

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import sys
 
+import cardc.engine.specialize as specialize
+from cardc.engine.blocks import BlockGen
 from cardc.engine.deps import KEYED, function_deps, simple_functions, unkeyed
 from cardc.engine.errors import BadBundle, BundleMismatch, EngineFault
 from cardc.engine.limits import DEPTH, DIGITS, STEPS, Limits
-from cardc.ir.calls import impure_functions, recursive_functions
-from cardc.ir.content_limits import MAX_CARDS
-import cardc.engine.specialize as specialize
-from cardc.engine.writes import WritePlan
-from cardc.engine.blocks import BlockGen
 from cardc.engine.pygen import PyGen
 from cardc.engine.stale import Stale
 from cardc.engine.table import OUT
+from cardc.engine.writes import WritePlan
+from cardc.ir.calls import impure_functions, recursive_functions
+from cardc.ir.content_limits import MAX_CARDS
 
 SUPPORTED_FORMAT = 1
 
@@ -45,9 +45,9 @@ class CacheProbe:
     functions those are depends on how the content is played, so it is
     counted, not guessed (an example in docs/history/speed-waves.md).  The function is first
     compiled with two counters written in (PyGen.compile_cached); after
-    PROBE_CALLS calls it is settled for the rest of the game's life: uncached if at most 1% of the calls found their
-    value kept, else cached without the counters (docs/history/speed-waves.md, "Thirteenth
-    wave").  The values are the same either way (the functions are pure);
+    PROBE_CALLS calls it is settled for the rest of the game's life:
+    uncached if at most 1% of the calls found their value kept, else cached
+    without the counters.  The values are the same either way (the functions are pure);
     only the time differs."""
 
     __slots__ = ("game", "name", "calls", "hits", "counted", "cached")
@@ -123,8 +123,8 @@ class Game:
         self._code(bundle)
 
     @classmethod
-    def load(cls, path, reference: bool = False) -> "Game":
-        from cardc.ir.schema import read_bundle      # a file is untrusted: checked first
+    def load(cls, path, reference: bool = False) -> Game:
+        from cardc.ir.schema import read_bundle  # a file is untrusted: checked first
         return cls(read_bundle(path), reference)
 
     # ------------------------------------------------------------ zones
@@ -404,7 +404,7 @@ class Game:
         self.stale = Stale.of(self)
         self._write_plans = {}             # (kind, name) -> WritePlan (write_plan)
         self.py_bodies = {}
-        for name, body in self.fn_bodies.items():
+        for name in self.fn_bodies:
             self.body_function(name)
         # functions called the old way, f(st, env) with the arguments in env
         self.functions = {name: _env_call(self.py_bodies[name], self.fn_params[name])
@@ -431,7 +431,7 @@ class Game:
         self.started_procs = blocks.started
         # the code object of each procedure's frameless form -> its Code (a fault's place)
         self.frameless = {}
-        for key, (spec, card) in specs.items():
+        for key, (spec, _card) in specs.items():
             blocks.build(self.codes[key], spec)
         # every function's cached form exists now, so each state has a cache
         # for each (a block compiled later, a scenario's, adds none)

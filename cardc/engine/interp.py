@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from cardc.engine.errors import CorruptState, EngineFault
 
-
 #: the stages of the game's outer structure (`Interpreter._flow_next`)
 STAGES = frozenset({"init", "setup", "round", "turn", "after_turn", "next_turn", "round_over",
                     "ending"})

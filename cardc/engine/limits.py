@@ -34,7 +34,7 @@ class Limits:
         return 10 ** self.digits - 1
 
     @classmethod
-    def of(cls, spec: dict | None) -> "Limits":
+    def of(cls, spec: dict | None) -> Limits:
         """The budgets a bundle asks for, each within its ceiling (an out-of-range
         value is refused: BadBundle names it)."""
         from cardc.engine.errors import BadBundle

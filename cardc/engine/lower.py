@@ -13,8 +13,8 @@ Python cardc runs on (3.11), each of those is a function of its own: every
 `any(...)` makes a generator and resumes it once per element, every list
 comprehension makes a frame.  A loop written into the function does the
 same work without them: `any` over eight cards takes 400 ns as a generator
-and 115 ns as a loop (docs/history/speed-waves.md, "Thirteenth wave"); `len([c for c in xs
-if cond])` counts, with no list made.  This pass rewrites
+and 115 ns as a loop (measured: docs/history/speed-waves.md); `len([c for
+c in xs if cond])` counts, with no list made.  This pass rewrites
 the syntax tree of each generated function before it is compiled:
 
     if a and any(f(c) for c in xs):         _q0 = a

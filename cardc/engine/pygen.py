@@ -95,7 +95,7 @@ def _is_lit(ir) -> bool:
 def _fold(values, ops):
     """values[0] ops[0] values[1] ops[1] … from the left (a long `+ - *` chain)."""
     out = values[0]
-    for op, v in zip(ops, values[1:]):
+    for op, v in zip(ops, values[1:], strict=False):
         out = out + v if op == "+" else out - v if op == "-" else out * v
     return out
 
@@ -446,7 +446,7 @@ class PyGen:
             return [t for part in ir[1] for t in self._opened(part, depth + 1)]
         if len(ir) == 3 and ir[0] == "fn" and game.fn_simple.get(ir[1]) and ir[1] in game.fn_bodies \
                 and isinstance(ir[2], list) and all(trivial(a) for a in ir[2]):
-            body = substitute(game.fn_bodies[ir[1]], dict(zip(game.fn_params[ir[1]], ir[2])))
+            body = substitute(game.fn_bodies[ir[1]], dict(zip(game.fn_params[ir[1]], ir[2], strict=False)))
             if isinstance(body, list) and len(body) == 2 and body[0] == "and":
                 return self._opened(body, depth + 1)
         return [ir]
@@ -509,7 +509,7 @@ class PyGen:
         hit is one lookup.  A function that reads what no part names ("*")
         keeps its entry for one version of the state (any write moves it)."""
         args = [f"_a{i}" for i in range(len(params))]
-        scope = dict(zip(params, args))
+        scope = dict(zip(params, args, strict=False))
         sig = "".join(", " + a for a in args)
         # each function has a cache of its own (`st.cache[slot]`), keyed by
         # its argument alone, or a tuple of its arguments: no tuple to build
@@ -908,7 +908,7 @@ class PyGen:
             # body in place, the arguments substituted (it is pure: exact)
             self._inlining.append(name)
             try:
-                body = substitute(game.fn_bodies[name], dict(zip(game.fn_params[name], args)))
+                body = substitute(game.fn_bodies[name], dict(zip(game.fn_params[name], args, strict=False)))
                 return f"({self.expr(body, scope)})"
             finally:
                 self._inlining.pop()

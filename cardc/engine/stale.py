@@ -111,7 +111,7 @@ class Stale:
     #                         by first ({value: {the others: entry}}), or None: a tuple key
 
     @classmethod
-    def of(cls, game) -> "Stale":
+    def of(cls, game) -> Stale:
         parts: dict = {}
         found: list = []        # (table, key, Watch)
         outer: dict = {}

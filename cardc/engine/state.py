@@ -41,7 +41,8 @@ class State(Interpreter, Asking, Table, Writes):
                  "rng", "seed", "stack", "pending", "events", "turn", "round", "turn_player",
                  "first_player", "stage", "phase", "ending", "terminal", "winners", "capped",
                  "decisions", "log", "history", "track", "lookahead", "version", "part_versions", "cache",
-                 "owned_caches", "filled", "slot_stale", "slot_empty", "slot_plan", "cellw", "zindex", "owned_indexes", "mods", "hold_at", "me_ref", "memory")
+                 "owned_caches", "filled", "slot_stale", "slot_empty", "slot_plan", "cellw", "zindex",
+                 "owned_indexes", "mods", "hold_at", "me_ref", "memory")
 
     # what each slot holds (for readers and the type checker; the slots above make them)
     game: Any                       # the Game (engine/game.py)
@@ -382,7 +383,7 @@ class State(Interpreter, Asking, Table, Writes):
         }
 
     @classmethod
-    def from_json(cls, game, data: dict) -> "State":
+    def from_json(cls, game, data: dict) -> State:
         """Resume a saved state.  A save of another bundle, or one whose shape
         does not fit this game, is refused with a clear error."""
         try:

@@ -601,7 +601,7 @@ class Table:
         for places, real, ordered in groups:
             cards = _kept_in_place(places, real, ordered, known, rnd) if known else _permuted(ordered, rnd)
             if names:
-                moved.update({was: c for was, c in zip(real, cards) if c != was})
+                moved.update({was: c for was, c in zip(real, cards, strict=False) if c != was})
             k = 0
             for slot, positions in places:
                 if type(positions) is range:        # the whole zone
@@ -743,8 +743,8 @@ def _zone_places(st, slot, zone, start) -> list:
     list a state does not own, `owned_zones`, is shared since a clone and never
     written again: a write copies it first, `Table.own_zone`).  A guess
     is made right after a clone, so a bot's next guess works out only the
-    zones the turn moved cards in (zones of mixed backs, measured in
-    docs/history/speed-waves.md, tenth wave, were most of working out a guess)."""
+    zones the turn moved cards in (zones of mixed backs were most of working
+    out a guess, measured: docs/history/speed-waves.md)."""
     kept = st.game.__dict__.setdefault("_zone_places", {})
     hit = kept.get(slot)
     if hit is not None and hit[0] is zone:
@@ -803,7 +803,7 @@ def _imagine_attachments(d, real_loc, hidden, shown, moved, rnd, touched):
     for slot in sorted(piles):
         zone = d.zones[slot]
         free = [c for c in zone if c not in shown]
-        for h, now in zip(rnd.sample(free, len(piles[slot])), piles[slot]):
+        for h, now in zip(rnd.sample(free, len(piles[slot])), piles[slot], strict=False):
             under[h] = now
         touched.add(slot)
     for h, now in under.items():
@@ -845,7 +845,8 @@ def _unseen_plan(st, p, groups) -> tuple:
                       for f in fields.get(st.events[i]["tag"], _RESPONSE))]
     counters = []
     for scope, name in card_counters:
-        v = st.game_counters[name] if scope == "g" else st.player_counters[name] if scope == "p" else st.card_counters[name]
+        v = st.game_counters[name] if scope == "g" else \
+            st.player_counters[name] if scope == "p" else st.card_counters[name]
         if (v in unseen) if scope == "g" else not unseen.isdisjoint(v):
             counters.append((scope, name))
     marks = []
@@ -867,7 +868,7 @@ def _off_start(st, name, spec) -> frozenset:
     same values.  `determinized` asks right after a clone, when the real
     game owns none, so a greedy bot's next guess finds every counter the
     turn did not write (searching every unseen card's counters was up to
-    60% of working out a guess: docs/history/speed-waves.md, tenth wave)."""
+    60% of working out a guess, measured: docs/history/speed-waves.md)."""
     values = st.card_counters[name]
     kept = st.game.__dict__.setdefault("_off_start", {})
     hit = kept.get(name)

@@ -18,9 +18,10 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Literal, Sequence
+from typing import Literal
 
 Severity = Literal["error", "warning"]
 

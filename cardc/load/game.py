@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardc.load.diagnostics import CardcError, Diagnostics, Loc, did_you_mean, display_path
-from cardc.load.schema import load_schema, validate
-from cardc.load.yamlsrc import LocDict, decode_text, folded_surprises, parse_yaml
-from cardc.load.sheet import read_card_sheet, read_card_workbook
 from cardc.load.paths import GRAMMAR, Project, project_of
+from cardc.load.schema import load_schema, validate
+from cardc.load.sheet import read_card_sheet, read_card_workbook
+from cardc.load.yamlsrc import LocDict, decode_text, folded_surprises, parse_yaml
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema="
 _SCHEMA_COMMENT_RE = re.compile(r"#\s*yaml-language-server:\s*\$schema=(\S+)")

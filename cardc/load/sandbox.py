@@ -36,8 +36,9 @@ from __future__ import annotations
 import contextvars
 import functools
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import jinja2
 from jinja2 import nodes

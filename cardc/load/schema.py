@@ -18,15 +18,16 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from functools import lru_cache
-from typing import Any, Iterable
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 from cardc.load.diagnostics import Diagnostic, Diagnostics, Loc, did_you_mean
-from cardc.load.yamlsrc import LocDict, LocList
 from cardc.load.paths import GRAMMAR
+from cardc.load.yamlsrc import LocDict, LocList
 
 TYPE_WORDS = {
     "integer": "a whole number",
@@ -50,7 +51,7 @@ def _whole_number(checker, instance) -> bool:
 _END = re.compile(r"(?<!\\)\$(?=$|\||\))")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ecma_pattern(pattern: str) -> re.Pattern:
     return re.compile(_END.sub(r"\\Z", pattern))
 
@@ -68,7 +69,7 @@ StrictValidator = validators.extend(
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _whole_number))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(schema_name: str) -> Draft202012Validator:
     """The validator for `grammar/<schema_name>.schema.json`."""
     path = GRAMMAR / f"{schema_name}.schema.json"
@@ -263,7 +264,8 @@ class _Translator:
 
     def bound(self, error: ValidationError, words: str) -> list[Diagnostic]:
         _, loc = self.locate(error.absolute_path)
-        message = f"{self.name(error.absolute_path)} must be {words} {error.validator_value}, got {describe(error.instance)}"
+        message = (f"{self.name(error.absolute_path)} must be {words} {error.validator_value}, "
+                   f"got {describe(error.instance)}")
         return [Diagnostic(loc, "error", message)]
 
     def on_minimum(self, error: ValidationError) -> list[Diagnostic]:

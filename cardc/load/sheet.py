@@ -21,7 +21,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from typing import Any, Iterable, Mapping, TextIO
+from collections.abc import Iterable, Mapping
+from typing import Any, TextIO
 
 from cardc.load.diagnostics import Diagnostics, Loc
 from cardc.load.yamlsrc import LocDict, LocList, LocStr
@@ -136,7 +137,7 @@ def read_card_sheet(text: str, file: str, field_types: Mapping[str, Any], diags:
             end = reader.line_num
             record = "\n".join(lines[start - 1:end])
             places = [Loc(file, start + ln, col) for ln, col in cell_starts(record)]
-            yield start, list(zip(row, places))
+            yield start, list(zip(row, places, strict=False))
             start = end + 1
 
     try:

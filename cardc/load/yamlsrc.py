@@ -230,7 +230,7 @@ def load_yaml(path: Path, file: str | None = None) -> Any:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise CardcError(Diagnostic(Loc(file, 0, 0), "error", f"cannot read file: {exc.strerror}"))
+        raise CardcError(Diagnostic(Loc(file, 0, 0), "error", f"cannot read file: {exc.strerror}")) from None
     return parse_yaml(decode_text(data, file), file)
 
 
