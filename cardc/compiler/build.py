@@ -459,7 +459,7 @@ class GameCompiler:
     # ------------------------------------------------------------ cards
     def compile_cards(self):
         cards, instances = [], []
-        seen = {}
+        seen: dict = {}
         env = self.env
         for _path, doc, raws in self.card_entries:
             defaults = doc.get("defaults") or {}
@@ -495,7 +495,7 @@ class GameCompiler:
         """Every card instance of the game, known before any rule is compiled,
         so that rules may name cards by id or kind as compile-time tables;
         the bundle's `instances` are made from the same list."""
-        out = []
+        out: list = []
         max_players = int((self.game.get("players") or {}).get("max", 1))
         if not self._within_card_limit(max_players):
             return out
@@ -516,7 +516,7 @@ class GameCompiler:
     def _within_card_limit(self, max_players) -> bool:
         """At most MAX_CARDS physical cards (`count: 3000000` would take
         minutes and gigabytes to lay out); reported at the largest count."""
-        total, big = 0, None
+        total, big = 0, None        # big: (count, raw, defaults) of the largest count
         for _, doc, raws in self.card_entries:
             defaults = doc.get("defaults") or {}
             for raw in raws:
@@ -527,6 +527,7 @@ class GameCompiler:
                     big = (count, raw, defaults)
         if total <= MAX_CARDS:
             return True
+        assert big is not None, "over the limit, so some card has a count"
         count, raw, defaults = big
         holder = raw if "count" in raw else defaults
         self.diags.error(_loc(holder, "count") if "count" in holder else _loc(raw, "id"),
@@ -601,7 +602,7 @@ class GameCompiler:
             text = text_template
         names = {"me": T.PLAYER, "this": T.CARD}
 
-        def holder(key):
+        def holder_of(key):
             """The mapping that gives this card its `key`: the card, else the file's defaults."""
             return raw if key in raw else defaults
 
@@ -613,10 +614,10 @@ class GameCompiler:
         for key in ("image", "back_image"):  # relative to the game folder; set only when given (same bundles)
             if self.field(raw, defaults, key):
                 card[key] = str(self.field(raw, defaults, key))
-        if "requires" in holder("requires"):
-            card["requires"] = self.expr(holder("requires"), "requires", f"{label} requires", names, T.BOOL)
-        if "effect" in holder("effect"):
-            card["effect"] = self.block(holder("effect"), "effect", f"{cid}: effect", names)
+        if "requires" in holder_of("requires"):
+            card["requires"] = self.expr(holder_of("requires"), "requires", f"{label} requires", names, T.BOOL)
+        if "effect" in holder_of("effect"):
+            card["effect"] = self.block(holder_of("effect"), "effect", f"{cid}: effect", names)
         reaction = self.field(raw, defaults, "reaction")
         if reaction:
             tag = reaction.get("to")
@@ -657,7 +658,8 @@ class GameCompiler:
         procs, fns = set(self.used_procs), set()
         for key, code in self.code.items():
             kind, _, own = key.partition(":")     # a rule calling only itself is still unused
-            inner_p, inner_f = set(), set()
+            inner_p: set[str] = set()
+            inner_f: set[str] = set()
             _referenced(entry_expressions(code), inner_p, inner_f)
             procs.update(inner_p - ({own} if kind == "proc" else set()))
             fns.update(inner_f - ({own} if kind == "fn" else set()))

@@ -239,7 +239,7 @@ def _printed(c, node, scope):
                 + (f"; there is no field `{field}`" if field else ""),
                 did_you_mean(field or "", sorted(types)))
         return ["lit", None], T.ANY
-    table = {}
+    table: dict = {}
     for e in c.d.catalog:
         table.setdefault(e.id, e.fields.get(field))
     cid = _literal_text(node.args[0])

@@ -58,7 +58,8 @@ class Scope:
     def inline_ir(self, name):
         """(IR, the names that hide the let's own inputs on the way) for an
         inlined local, or (None, ()) for an ordinary one."""
-        scope, hidden = self, set()
+        scope: Scope | None = self
+        hidden: set[str] = set()
         while scope is not None:
             if name in scope.names:
                 if name not in scope.inline:
@@ -70,7 +71,7 @@ class Scope:
         return None, ()
 
     def get(self, name):
-        scope = self
+        scope: Scope | None = self
         while scope is not None:
             if name in scope.names:
                 return scope.names[name]
@@ -81,8 +82,8 @@ class Scope:
         return Scope(names, self)
 
     def all(self):
-        out = {}
-        scope = self
+        out: dict = {}
+        scope: Scope | None = self
         while scope is not None:
             out = {**scope.names, **out}
             scope = scope.parent
@@ -234,7 +235,7 @@ class ExprCompiler:
         return ["lit", v], T.INT
 
     def _Str(self, node, scope):
-        parts = []
+        parts: list = []
         for part in node.parts:
             if isinstance(part, str):
                 parts.append(part)

@@ -37,7 +37,8 @@ def _values(spec, enums):
         return list(spec), None
     if isinstance(spec, dict):
         start, stop, step = spec.get("from"), spec.get("to"), spec.get("step", 1)
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, stop, step)) or step < 1:
+        if not (isinstance(start, int) and isinstance(stop, int) and isinstance(step, int)) \
+                or any(isinstance(x, bool) for x in (start, stop, step)) or step < 1:
             return None, "a range is `{from: A, to: B}` with whole numbers (and an optional `step` of 1 or more)"
         if (stop - start) // step + 1 > MAX_GENERATED:
             return None, f"a range of more than {MAX_GENERATED} values"

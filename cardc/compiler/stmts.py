@@ -60,7 +60,7 @@ class BlockCompiler(ExprCompiler):
         the names of an event's card fields.  Search agents need this to
         imagine a game: a local naming a card the seat cannot see must name
         the imagined card in that place, not the real one."""
-        out = {}
+        out: dict[str, str | list[str]] = {}
         for name, t in sorted(self.local_types.items()):
             if t == T.CARD:
                 out[name] = "card"
@@ -501,7 +501,7 @@ class BlockCompiler(ExprCompiler):
                 branches = [(item.cond, item.items)] + list(item.elifs)
                 if item.other is not None:
                     branches.append((None, item.other))
-                failed = []
+                failed: list = []
                 for cond, items in branches:
                     this = self.condition(cond, scope) if cond is not None else None
                     test = [["not", c] for c in failed] + ([this] if this is not None else [])

@@ -124,9 +124,10 @@ def _parse(text: str, start: str, offset: int = 0):
     try:
         tree = _lark().parse(source, start=start)
     except UnexpectedCharacters as exc:
-        ch = source[exc.pos_in_stream]
+        pos = exc.pos_in_stream or 0
+        ch = source[pos]
         what = "a tab" if ch == "\t" else f"`{ch}`"
-        raise DslError(offset + exc.pos_in_stream, f"unexpected character {what}") from None
+        raise DslError(offset + pos, f"unexpected character {what}") from None
     except UnexpectedToken as exc:
         tok = exc.token
         if tok.type == "$END" or (tok.type == "_DEDENT" and tok.start_pos is None):
@@ -283,7 +284,7 @@ class _ToNodes(Transformer):
         return _pos(node, meta, self.offset)
 
     def _str(self, tok: Token) -> n.Str:
-        return parse_string(tok.value, tok.start_pos + self.offset)
+        return parse_string(tok.value, (tok.start_pos or 0) + self.offset)
 
     # ----- blocks
     def start(self, children):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from weakref import ref as _ref
 
 from cardc.engine.errors import EngineFault
+from cardc.engine.fields import StateFields
 from cardc.engine.pygen import fmt
 
 _new = object.__new__
@@ -201,7 +202,7 @@ def _choice_label(st, d, i):
     return st._label(d.values[i], typ, d.player)
 
 
-class Asking:
+class Asking(StateFields):
     def _label(self, value, typ, who):
         if typ == "card" and value is not None and not self.visible(value, who):
             return "a hidden card"
@@ -252,8 +253,8 @@ class Asking:
         if self.lookahead:
             self.stop_here(who, "menu", prompt)
             return
-        values = []
-        unavailable = None if items.unavailable_later else []
+        values: list = []
+        unavailable: list | None = None if items.unavailable_later else []
         env = self.stack[-1].env
         items(self, env, values, unavailable)      # see PyGen.compile_menu
         if not values:
@@ -278,7 +279,7 @@ class Asking:
             # now, read or not, so a bot fails where a person would (total.py);
             # an open option's label was, where the menu found the option
             if items.risky_reasons:
-                for f, r, b in unavailable:
+                for f, r, b in unavailable or ():
                     for g in (f, r):
                         if g.risk is not None:
                             g.risk(self, {**env, **b})

@@ -192,9 +192,9 @@ class BlockGen:
         self.game = game
         self.pygen = pygen
         # procedures that can never stop (see `plan`): a call runs them at once
-        self.direct = getattr(game, "direct_procs", frozenset())
+        self.direct: frozenset = getattr(game, "direct_procs", frozenset())
         # procedures started without a frame (see `plan`, `_start`)
-        self.started = getattr(game, "started_procs", frozenset())
+        self.started: frozenset = getattr(game, "started_procs", frozenset())
         self.fast = False           # writing a procedure's frameless start (_start)
         self._sources = None        # (ops, where each op is jumped to from), see _entered
         self._stand_ins = {}        # (procedure, "frameless" or "start") -> its stand-in (_entry)
@@ -211,7 +211,8 @@ class BlockGen:
             self.direct = self.started = frozenset()
             return self.direct
         ops_of = {k: spec["ops"] for k, (spec, _) in specs.items() if k.startswith("proc:")}
-        direct, grew = set(), True
+        direct: set[str] = set()
+        grew = True
         while grew:
             grew = False
             for key, ops in ops_of.items():
@@ -316,7 +317,7 @@ class BlockGen:
             emit("    pc = fr.pc")
         emit("    while True:")
         starts = sorted(leaders)
-        loops = {}              # a loop written as a Python loop: its `next` -> the op after it
+        loops: dict[int, int] = {}  # a loop written as a Python loop: its `next` -> the op after it
         for start in starts:
             if not any(a < start < b for a, b in loops.items()):
                 end = self._straight_loop(ops, start)
@@ -326,7 +327,7 @@ class BlockGen:
         starts = [x for x in starts if not any(a < x < b for a, b in loops.items())]
         # straight code with `if`s in it, entered only at its first op, is one
         # case with Python `if`s (its jumps' targets need no case of their own)
-        regions = {}
+        regions: dict[int, int] = {}
         for k, start in enumerate(starts):
             if start in loops or any(a < start < b for a, b in regions.items()):
                 continue
@@ -369,7 +370,7 @@ class BlockGen:
                         emit("            " + text, end - 1)
                     continue
                 first = end
-            known = {}          # values read by earlier ops of this case, still true
+            known: dict = {}    # values read by earlier ops of this case, still true
             for i in range(first, min(stop, len(ops))):
                 known, ends = self._emit_op(ops, i, known, emit, "            ")
                 if ends and i + 1 < stop and lines[-1].strip() == f"pc = {i + 1}":
@@ -1178,7 +1179,7 @@ def entered_once(body: list) -> list:
     return out
 
 
-def _falls_through(body, stripped, tests) -> set:
+def _falls_through(body, stripped, tests) -> set | None:
     """The lines `pc = N` that end a case (the last line of its body) and
     go on to the next case, N its number; a case that ends otherwise must
     end in `return` or `raise`.  None where a case ends any other way."""
@@ -1204,7 +1205,7 @@ def _falls_through(body, stripped, tests) -> set:
 
 def _jumps_to(ops, menu_targets) -> dict:
     """{op index: the ops that jump to it} (jumps, `if`s, loops' ends, menu options)."""
-    into = {}
+    into: dict[int, list] = {}
     for j, o in enumerate(ops):
         targets = {"jump": o[1:2], "jf": o[2:3], "next": o[3:4], "countdown": o[2:3]}.get(o[0], [])
         if o[0] == "menu":

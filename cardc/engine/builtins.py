@@ -21,7 +21,8 @@ def zone_index(st, slot):
     hit = st.zindex.get(slot)
     if hit is None:
         cells = st.game.card_field["cell"]
-        index, position = {}, {}
+        index: dict[str, list[int]] = {}
+        position: dict[int, int] = {}
         for i, c in enumerate(st.zones[slot]):
             index.setdefault(cells[c], []).append(c)
             position[c] = i

@@ -392,7 +392,7 @@ def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, di
     # a modifier reads which cards are in force, and whose turn it is (the
     # owner of a card in a shared zone)
     base = {"flow:turn_player"} | {"z:" + z for z in active_zones}
-    fn_deps = {name: set() for name in bodies}
+    fn_deps: dict[str, set[str]] = {name: set() for name in bodies}
     mod_deps = {name: set(base) for name in modifiers}
     origins = cell_origins(bodies, params)
     changed = True

@@ -195,8 +195,8 @@ class Game:
             # applies: most slots are read only as a whole)
             plans = []
             for s in range(len(active)):
-                rare = (empty[s], active[s], s in self.stale.cells, bool(keyed[s]))
-                rare = rare if any(rare) else None
+                flags = (empty[s], active[s], s in self.stale.cells, bool(keyed[s]))
+                rare = flags if any(flags) else None
                 plans.append((stale[s], rare) if stale[s] or rare else None)
             hit = self._slot_tables[n] = (active, limits, keyed, stale, empty, plans)
         return hit
@@ -207,7 +207,7 @@ class Game:
         starts from copies of these two lists."""
         hit = self._start_layout.get(n)
         if hit is None:
-            zones = [[] for _ in range(self.slot_count(n))]
+            zones: list[list[int]] = [[] for _ in range(self.slot_count(n))]
             loc = [OUT] * len(self.instances)
             for iid, inst in enumerate(self.instances):
                 seat = inst["seat"]
@@ -403,7 +403,7 @@ class Game:
             name for name in self.fn_bodies if not self.fn_simple.get(name))}
         self.stale = Stale.of(self)
         self._write_plans = {}             # (kind, name) -> WritePlan (write_plan)
-        self.py_bodies = {}
+        self.py_bodies: dict = {}
         for name in self.fn_bodies:
             self.body_function(name)
         # functions called the old way, f(st, env) with the arguments in env
@@ -603,7 +603,8 @@ class Game:
         serves every modifier and every trigger until then:
         (version, {modifier: [(card, function, owner)]},
         {event: [(card, hook code, owner)]}), in zone order."""
-        found, hooks = {}, {}
+        found: dict = {}
+        hooks: dict = {}
         special = self.card_special
         for slot, owner in self.active_slots(st.n):
             for c in st.zones[slot]:

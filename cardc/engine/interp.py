@@ -6,6 +6,7 @@ A mixin of `State`: these methods work on the state's own data.
 from __future__ import annotations
 
 from cardc.engine.errors import CorruptState, EngineFault
+from cardc.engine.fields import StateFields
 
 #: the stages of the game's outer structure (`Interpreter._flow_next`)
 STAGES = frozenset({"init", "setup", "round", "turn", "after_turn", "next_turn", "round_over",
@@ -70,7 +71,7 @@ def stopped(st, fr):
     return None if fr in st.stack else 0
 
 
-class Interpreter:
+class Interpreter(StateFields):
     #: a stage to stop at once, when nothing is left to run (scenarios set it)
     hold_at = None
 

@@ -316,7 +316,8 @@ class PyGen:
         someone reads it (each option has a pc of its own)."""
         memo = Memo(self, env_reads=True, pure=True)
         lines: list = ["    " + memo.reset()]
-        labels, reasons = {}, []
+        labels: dict = {}
+        reasons: list = []
         # labels and reasons that could fail are built at once, even for a bot
         # (see total.py), so that simulation fails exactly where play does:
         # an open option's label right where the option is found
@@ -411,13 +412,15 @@ class PyGen:
                     sub = [self._without_first(x) for x in sub]
                     inner, level = pad + "    ", depth + 1
                     out.append(f"{inner}for {local} in {whole}:")
-                region = self.memo.enter(local)
-                out.append(f"{inner}    {self.memo.reset(region)}")
+                memo = self.memo
+                assert memo is not None, "a menu is written with a Memo"
+                region = memo.enter(local)
+                out.append(f"{inner}    {memo.reset(region)}")
                 before = len(out)
                 self._menu_lines(sub, {**scope, var: local}, out, level + 1,
                                  safe | {var} if over_cards else safe - {var}, labels, reasons,
                                  eager)
-                self.memo.leave()
+                memo.leave()
                 if len(out) == before:
                     out.append(f"{inner}    pass")
             elif item[0] == "if":
@@ -1039,7 +1042,7 @@ class PyGen:
 
 
 _UNSET = object()          # a kept value not computed yet
-_NOTHING = MappingProxyType({})     # no entries (a cache keyed by one argument first)
+_NOTHING: MappingProxyType = MappingProxyType({})     # no entries (a cache keyed by one argument first)
 
 
 def _reads_var(ir, name) -> bool:

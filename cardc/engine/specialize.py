@@ -43,7 +43,7 @@ def keys(modifier_bodies: dict, modifier_args: dict, code=None, fn_bodies=None,
     out = {}
     for name, bodies in modifier_bodies.items():
         declared = modifier_args.get(name, ())
-        found = set()
+        found: set = set()
         for ir in bodies:
             _compared(ir, set(declared), found)
         if found and code is not None:
@@ -60,7 +60,8 @@ def passed(modifier: str, code, fn_bodies: dict, fn_params: dict) -> set:
     the call passes on (`gain(p, "gold", …)`, `gain` calling `modified(…,
     resource=resource)`).  A word found here that no card compares with
     leaves every card's modifier `value` itself."""
-    words, through = set(), {}          # through: function -> {param index: argument}
+    words: set = set()
+    through: dict[str, dict] = {}       # function -> {param index: argument}
     for name, body in fn_bodies.items():
         params = fn_params.get(name, ())
         for node in json_walk(body):

@@ -79,7 +79,7 @@ class Watches:
         plan = self.plans.get(cell)
         if plan is not None:
             return plan
-        whole, keyed = 0, {}
+        whole, keyed = 0, {}        # type: int, dict
         near = game.grid_neighbors.get(cell, ())
         printed_on = game.stale.on_cell
         for w in self.each:
@@ -171,7 +171,8 @@ class Stale:
             part = game.shared_parts[slot] if slot < game.n_shared else \
                 game.player_parts[(slot - game.n_shared) // n]
             caches = self.parts.get(part, 0)
-            watches, owner = (), None
+            watches: tuple | list = ()
+            owner = None
             if slot >= game.n_shared:
                 watches = self.player_zones.get(part[2:], ())
                 owner = (slot - game.n_shared) % n

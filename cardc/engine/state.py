@@ -15,8 +15,6 @@ The step API follows OpenSpiel: `current_player()`, `legal_actions()`,
 """
 from __future__ import annotations
 
-from typing import Any
-
 import cardc.engine.rng as rng
 from cardc.engine.asking import Asking, Decision, action_keys, bind_option
 from cardc.engine.errors import CorruptState, IllegalAction
@@ -43,59 +41,6 @@ class State(Interpreter, Asking, Table, Writes):
                  "decisions", "log", "history", "track", "lookahead", "version", "part_versions", "cache",
                  "owned_caches", "filled", "slot_stale", "slot_empty", "slot_plan", "cellw", "zindex",
                  "owned_indexes", "mods", "hold_at", "me_ref", "memory")
-
-    # what each slot holds (for readers and the type checker; the slots above make them)
-    game: Any                       # the Game (engine/game.py)
-    n: int                          # players
-    budget: int                     # steps left before the next decision
-    slot_active: list               # per zone slot: whether its cards are in force
-    slot_limit: list
-    slot_keyed: list
-    slot_stale: list
-    slot_empty: list
-    slot_plan: list
-    zones: list[list[int]]          # per zone slot: its cards, top first
-    owned_zones: set[int] | None    # copy on write (see `clone`): the zone slots this state owns
-    loc: list[int]                  # per card: its zone slot (ATTACHED, OUT below 0)
-    host: dict[int, int]            # attached card -> its host
-    under: dict[int, list[int]]     # host -> its attached cards
-    revealed: dict[int, list]       # card -> the seats it was revealed to
-    game_counters: dict[str, Any]
-    player_counters: dict[str, list]    # name -> a value per seat
-    card_counters: dict[str, list]      # name -> a value per card (or per card and seat)
-    owned_cc: set[str] | None       # copy on write: the card counters this state owns
-    rng: int                        # the random generator's whole state (rng.py)
-    seed: int | None
-    stack: list[Frame]              # the continuation: the blocks running, innermost last
-    pending: Decision | None        # the question being asked
-    events: list[dict]              # reaction windows' events
-    turn: int
-    round: int
-    turn_player: int
-    first_player: int
-    stage: str
-    phase: str | None
-    ending: Any
-    terminal: bool
-    winners: list[int]
-    capped: bool
-    decisions: int
-    log: list[str] | None
-    history: list[int]              # the positions of the actions taken: a replay
-    track: dict | None
-    lookahead: bool
-    version: int
-    part_versions: dict[str, int]   # versions of parts a cached value may read ("active": the cards in force)
-    cache: list                     # per cached function: its values
-    owned_caches: set[int] | None   # copy on write: the function caches this state owns
-    filled: int                     # the caches that may hold entries, a mask
-    cellw: dict
-    zindex: dict
-    owned_indexes: set[int] | None  # copy on write: the zone slots whose cell index this state owns
-    mods: Any
-    memory: list[dict[int, set[int]]] | None   # per seat: cards it saw go where it cannot see (Table.remember)
-    hold_at: str | None
-    me_ref: Any
 
     # ------------------------------------------------------------ creation
     def __init__(self, game, n):
@@ -251,7 +196,7 @@ class State(Interpreter, Asking, Table, Writes):
         among the actions open now; IllegalAction if it is not open."""
         d = self.pending
         if d is None or self.terminal:
-            self._check_action(action)
+            d = self._decision()
         if isinstance(action, int) and not isinstance(action, bool):
             if 0 <= action < len(d.values):
                 return int(action)
@@ -290,9 +235,9 @@ class State(Interpreter, Asking, Table, Writes):
 
     def explain(self, player: int, label: str) -> str:
         """In words, why `player` cannot take the action `label` now ("" if they can)."""
-        if self.terminal:
-            return "the game is over"
         d = self.pending
+        if self.terminal or d is None:
+            return "the game is over" if self.terminal else "no decision is pending"
         if d.player != player:
             return f"it is {self.player_name(d.player)}'s decision, not {self.player_name(player)}'s"
         if label in d.labels:
@@ -307,7 +252,9 @@ class State(Interpreter, Asking, Table, Writes):
         An illegal action raises IllegalAction and leaves the state unchanged.
         The history (a replay) records the position."""
         d = self.pending
-        if d is None or self.terminal or type(action) is not int or action < 0:
+        if d is None or self.terminal:
+            d = self._decision()
+        if type(action) is not int or action < 0:
             action = self.action_index(action)     # a key: its position (else IllegalAction)
         try:
             value = d.values[action]
@@ -337,14 +284,19 @@ class State(Interpreter, Asking, Table, Writes):
             fr.pc += 1
         self.run()
 
-    def _check_action(self, action):
-        """Why `apply` cannot take `action` (IllegalAction), or nothing for an
-        action that is an int of another type (not a bool) in range."""
+    def _decision(self) -> Decision:
+        """The decision open now; IllegalAction if the game is over or none is."""
         d = self.pending
         if self.terminal:
             raise IllegalAction("the game is over")
         if d is None:
             raise IllegalAction("no decision is pending")
+        return d
+
+    def _check_action(self, action):
+        """Why `apply` cannot take `action` (IllegalAction), or nothing for an
+        action that is an int of another type (not a bool) in range."""
+        d = self._decision()
         if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < len(d.values):
             raise IllegalAction(f"action {action!r} is not one of the {len(d.values)} legal actions "
                                 f"for {self.player_name(d.player)} ({d.prompt or d.kind})")

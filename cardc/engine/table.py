@@ -11,6 +11,7 @@ from operator import ne
 import cardc.engine.rng as rng
 from cardc.engine.deps import ATTACHMENTS
 from cardc.engine.errors import EngineFault
+from cardc.engine.fields import StateFields
 
 ATTACHED = -1
 OUT = -2            # per-player cards of seats not in this game
@@ -43,7 +44,7 @@ def _bits(mask) -> tuple:
     return tuple(out)
 
 
-class Table:
+class Table(StateFields):
     def zone_of(self, c):
         slot = self.loc[c]
         while slot == ATTACHED:
@@ -219,8 +220,9 @@ class Table:
         self.track = {"resolve": {}, "enter": {}, "react": {}}
 
     def move(self, c, slot, place="top"):
-        if self.memory is not None:
-            self.remember(c, self.loc[c], slot)
+        memories = self.memory
+        if memories is not None:
+            self.remember(memories, c, self.loc[c], slot)
         if self.track is not None:
             key = self.game.card_field["id"][c] + ">" + self.game.slot_decl(self, slot)["id"]
             self.track["enter"][key] = self.track["enter"].get(key, 0) + 1
@@ -357,8 +359,9 @@ class Table:
             for c in list(cards):
                 self.move(c, slot, place)
             return
-        if self.memory is not None:
-            self.remember_zone(src, slot)
+        memories = self.memory
+        if memories is not None:
+            self.remember_zone(memories, src, slot)
         game = self.game
         if self.zindex:
             self.unindex(src)
@@ -449,8 +452,9 @@ class Table:
             raise EngineFault("`attach` needs two cards")
         if c == h:
             raise EngineFault("a card cannot be attached to itself")
-        if self.memory is not None:
-            self.remember(c, self.loc[c], ATTACHED, self.game.seen_masks(self.n)[self.zone_of(h)])
+        memories = self.memory
+        if memories is not None:
+            self.remember(memories, c, self.loc[c], ATTACHED, self.game.seen_masks(self.n)[self.zone_of(h)])
         self._take(c)
         self.touch(ATTACHMENTS)
         self.revealed.pop(c, None)
@@ -475,7 +479,7 @@ class Table:
     # entry is added only when p saw the card go in, and a slot's entries
     # are all dropped when a card p cannot tell leaves it unseen (p does not
     # know which one left), so an entry never tells p more than it saw.
-    def remember(self, c, here, dest, after=None):
+    def remember(self, memories: list[dict[int, set[int]]], c, here, dest, after=None):
         """Card `c` moves from slot `here` to slot `dest` (`after`: the seats
         that see it there, when `dest` is not a zone slot)."""
         if here == dest:
@@ -483,22 +487,21 @@ class Table:
         if after is None and here >= 0 and dest >= 0 and c not in self.revealed:
             # the common case, by a plan per pair of slots (Game.memory_plan)
             learn, gain, blind = self.game.memory_plan(self.n, here, dest)
-            memory = self.memory
             for p in blind:
-                if here in memory[p]:
-                    del memory[p][here]
+                if here in memories[p]:
+                    del memories[p][here]
             for p in gain:
-                kept = memory[p].get(dest)
+                kept = memories[p].get(dest)
                 if kept is None:
-                    memory[p][dest] = {c}
+                    memories[p][dest] = {c}
                 else:
                     kept.add(c)
             for p in learn:
-                kept = memory[p].get(here)
+                kept = memories[p].get(here)
                 if kept and c in kept:
                     kept.discard(c)
                     if not kept:
-                        del memory[p][here]
+                        del memories[p][here]
             return
         seen = self.game.seen_masks(self.n)
         before = seen[here] if here >= 0 else (seen[z] if here == ATTACHED and (z := self.zone_of(c)) >= 0 else 0)
@@ -508,7 +511,7 @@ class Table:
                 before |= 1 << q
         if after is None:
             after = seen[dest] if dest >= 0 else 0
-        for p, memory in enumerate(self.memory):
+        for p, memory in enumerate(memories):
             bit = 1 << p
             if (before | after) & bit:          # p sees which card this is
                 if here >= 0:
@@ -522,13 +525,13 @@ class Table:
             elif here >= 0 and here in memory:  # a card p cannot tell left `here`
                 del memory[here]
 
-    def remember_zone(self, src, dest):
+    def remember_zone(self, memories: list[dict[int, set[int]]], src, dest):
         """Every card of slot `src` moves to slot `dest` at once: a seat that
         sees either side knows them all; one that sees neither saw the whole
         zone go, so what it remembered in `src` is in `dest` now."""
         seen = self.game.seen_masks(self.n)
         cards = self.zones[src]
-        for p, memory in enumerate(self.memory):
+        for p, memory in enumerate(memories):
             bit = 1 << p
             kept = memory.pop(src, None)
             if seen[dest] & bit:
@@ -875,15 +878,16 @@ def _off_start(st, name, spec) -> frozenset:
     if hit is not None and hit[0] is values:
         return hit[1]
     s = spec["start"]
+    off: frozenset[int]
     if values.count(s) == len(values):
         off = frozenset()                       # every card at its start: the usual case
     else:
-        off = compress(range(len(values)), map(ne, values, repeat(s)))
+        moved = compress(range(len(values)), map(ne, values, repeat(s)))
         if spec["per_player"]:                  # values[c * n + q]
             n = st.n
-            off = frozenset(i // n for i in off)
+            off = frozenset(i // n for i in moved)
         else:
-            off = frozenset(off)
+            off = frozenset(moved)
     if st.owned_cc is not None and name not in st.owned_cc:
         kept[name] = (values, off)
     return off

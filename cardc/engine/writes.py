@@ -17,9 +17,10 @@ a game plays the same with and without them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cardc.engine.errors import EngineFault
+from cardc.engine.fields import StateFields
 
 #: the kinds of counter a write can name, and the prefix of their part (deps.py)
 PARTS = {"gctr": "g:", "gattr": "flow:", "pctr": "p:", "cctr": "c:", "cpp": "c:"}
@@ -44,24 +45,9 @@ class WritePlan:
                    kind == "cctr" and name in game.keyed_counters)
 
 
-class Writes:
+class Writes(StateFields):
     """State methods: a counter or the turn order written from outside the
     rules, with everything the write makes stale forgotten (the plan)."""
-
-    if TYPE_CHECKING:       # what it uses of State (a mixin of it, see state.py)
-        game: Any
-        n: int
-        game_counters: dict[str, Any]
-        player_counters: dict[str, list]
-        card_counters: dict[str, list]
-        owned_cc: set[str] | None
-        version: int
-
-        def own_cc(self, name: str) -> list: ...
-        def forget(self, caches: int) -> None: ...
-        def forget_zone(self, slot: int | None = None) -> None: ...
-        def counter_written(self, c: int) -> None: ...
-        def key_written(self, c: int, ctr: str, old: Any, new: Any) -> None: ...
 
     def set_counter(self, kind: str, name: str, value, card: int | None = None, player: int | None = None):
         """Counter `name` of kind "gctr" (the game's), "pctr" (`player`'s),

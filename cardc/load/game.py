@@ -75,9 +75,9 @@ def load_game(folder: Path, diags: Diagnostics, project: Project | None = None) 
         return None
     game = reader.yaml_file("game.yaml", "game", required=True)
     rules = reader.yaml_file("rules.yaml", "rules")
-    card_files = []
-    invalid_cards = []
-    field_types = dict((game or {}).get("card_fields") or {})
+    card_files: list = []
+    invalid_cards: list = []
+    field_types: dict = dict((game.get("card_fields") if game else None) or {})
     for rel in reader.card_paths():
         if rel.endswith((".csv", ".xlsx")):
             data = reader.sheet_file(rel, field_types, keep_invalid=invalid_cards)
@@ -335,7 +335,7 @@ def _image_refs(card_files: list, layout: LocDict | None) -> list[tuple[LocDict,
         holders += [data.get("defaults") or LocDict()] + list(data.get("cards") or [])
     if isinstance(layout, LocDict):
         frames = [layout.get("card") or LocDict()] + list(layout.get("decks") or [])
-        holders += [frame.get("back") for frame in frames if isinstance(frame.get("back"), LocDict)]
+        holders += [back for frame in frames if isinstance(back := frame.get("back"), LocDict)]
     return [(h, key) for h in holders if isinstance(h, LocDict) for key in ("image", "back_image") if key in h]
 
 

@@ -71,7 +71,7 @@ class Project:
 def open_project(root: Path) -> Project:
     """The project whose root is `root` (its cardc.toml read if present)."""
     root = Path(os.path.abspath(root))
-    settings = {}
+    settings: dict = {}
     marker = root / MARKER
     if marker.is_file():
         try:

@@ -231,7 +231,7 @@ class _Translator:
     def on_type(self, error: ValidationError) -> list[Diagnostic]:
         _, loc = self.locate(error.absolute_path)
         types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        wanted = _or_list(TYPE_WORDS.get(t, t) for t in types)
+        wanted = _or_list(TYPE_WORDS.get(t, str(t)) for t in types)
         message = f"{self.name(error.absolute_path)} must be {wanted}, got {describe(error.instance)}"
         hint = None
         if "string" in types and isinstance(error.instance, (bool, int, float)):

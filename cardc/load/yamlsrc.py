@@ -116,14 +116,18 @@ class LocStr(str):
 
     loc: Loc | None
     style: str | None
+    _source: _Source | None
+    _start: int                     # the character span of the node in the text
+    _end: int
+    _map: list[int] | None
 
     def __new__(cls, value: str, loc: Loc | None = None, style: str | None = None) -> LocStr:
         self = super().__new__(cls, value)
         self.loc = loc
         self.style = style
-        self._source: _Source | None = None
-        self._start = self._end = 0  # character span of the node in the text
-        self._map: list[int] | None = None
+        self._source = None
+        self._start = self._end = 0
+        self._map = None
         return self
 
     # A LocStr is immutable like any str: copies may share it.
@@ -667,7 +671,7 @@ def folded_surprises(value: Any):
     elif isinstance(value, list):
         for v in value:
             yield from folded_surprises(v)
-    elif isinstance(value, LocStr) and value.style == ">" and getattr(value, "_source", None):
+    elif isinstance(value, LocStr) and value.style == ">" and value._source is not None:
         src = value._source
         first_line, _ = src.position(value._start)
         last_line, _ = src.position(max(value._start, value._end - 1))
