@@ -1,3 +1,5 @@
-from cardc.cli import main
 import sys
+
+from cardc.cli import main
+
 sys.exit(main())

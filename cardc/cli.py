@@ -19,8 +19,7 @@ from cardc import __version__
 from cardc.commands.cliargs import AGENTS_MEANING, agent_spec, not_negative, positive
 from cardc.load.diagnostics import SourceCache
 from cardc.load.paths import project_of
-from cardc.project import (UsageError, build_folder, bundle_bytes, bundle_path, game_folders,
-                           load_bundle)
+from cardc.project import UsageError, build_folder, bundle_bytes, bundle_path, game_folders, load_bundle
 
 
 def _print_diags(built, strict=False) -> bool:
@@ -116,8 +115,8 @@ def _refuse_overwriting_another_game(path: Path, bundle: dict) -> None:
 
 
 def cmd_new(args) -> int:
-    from cardc.load.diagnostics import display_path
     from cardc.commands.new import NewGameError, new_game
+    from cardc.load.diagnostics import display_path
     try:
         made = new_game(args.name, title=args.title)
     except NewGameError as exc:
@@ -133,8 +132,8 @@ def cmd_new(args) -> int:
 
 
 def cmd_schemas(args) -> int:
-    from cardc.load.diagnostics import display_path
     from cardc.commands.new import is_the_grammar, write_schemas
+    from cardc.load.diagnostics import display_path
     from cardc.project import current_project
     project = current_project()
     if is_the_grammar(project.schemas):
@@ -286,7 +285,7 @@ def cmd_scenario(args) -> int:
         # a game's name (`cardc scenario space_race`, as for `check` and
         # `play`) is its folder of scenarios in the project, scenarios/NAME
         named = [current_project().scenarios / f if not Path(f).exists() else None for f in files]
-        files = [n if n is not None and n.is_dir() else f for f, n in zip(files, named)]
+        files = [n if n is not None and n.is_dir() else f for f, n in zip(files, named, strict=False)]
         missing = next((f for f in files if not Path(f).exists()), None)
         if missing is not None:     # a file that is not there: exit 3, as for every command
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(missing))

@@ -51,7 +51,7 @@ ANCHOR = "pyminion"
 
 
 def load(bundle_path: str):
-    from cardc.engine import Game      # here, so the anchor's Python can run this file
+    from cardc.engine import Game  # here, so the anchor's Python can run this file
     return Game(json.loads(Path(bundle_path).read_text(encoding="utf-8")))
 
 

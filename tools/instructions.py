@@ -32,8 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cardc.sim.bench import random_game  # noqa: E402
 from cardc.engine import Game  # noqa: E402
+from cardc.sim.bench import random_game  # noqa: E402
 
 
 def play(bundle_path: str, games: int, players: int = 4) -> int:

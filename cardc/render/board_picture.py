@@ -15,9 +15,10 @@ knows a game: what a label means is the content's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from reportlab.lib.colors import HexColor
 from reportlab.lib.units import mm

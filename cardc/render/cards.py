@@ -10,9 +10,10 @@ fit. `draw_front` / `draw_back` then only paint.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from reportlab.lib.colors import HexColor, white
 from reportlab.lib.units import mm

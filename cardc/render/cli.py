@@ -15,17 +15,17 @@ import argparse
 import math
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from cardc.project import generated_dir
 
 from .atomic import write_atomic
 from .errors import OptionError, RenderError
 from .pipeline import BACKS, FITS, MAX_OFFSET, PrintOptions, render_game
-
-from .sheets import PAPERS
 from .printshop import SHOPS, export_for_shop
+from .sheets import PAPERS
 from .tts import export_tts
 
 INCH = 25.4
@@ -153,7 +153,8 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
                         help="not needed (kept so old commands still work): export always writes the Tabletop "
                              "Simulator saved object, deck sheets and a PNG per card")
     parser.add_argument("--card-px", type=int, default=None, metavar="PX",
-                        help="card width in pixels, 100-2048 (default 409; larger cards give sheets with fewer columns)")
+                        help="card width in pixels, 100-2048 (default 409; larger cards give sheets with "
+                             "fewer columns)")
     parser.add_argument("--url-base", metavar="URL",
                         help="where the sheets will be uploaded (default: file:// paths on this machine)")
     parser.add_argument("--for", dest="shop", choices=list(SHOPS), metavar="SHOP",
@@ -186,8 +187,8 @@ def run_export(args: argparse.Namespace, bundle: Mapping[str, Any]) -> int:
               f"(how to upload: {root / 'README.txt'})")
         return 0
     try:
-        paths = export_tts(bundle, _out_dir(args, bundle), getattr(args, "card_px", None), getattr(args, "url_base", None),
-                           _art_root(args))
+        paths = export_tts(bundle, _out_dir(args, bundle), getattr(args, "card_px", None),
+                           getattr(args, "url_base", None), _art_root(args))
     except OptionError as error:
         raise _usage(error) from None
     except RenderError as error:

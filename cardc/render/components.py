@@ -14,8 +14,9 @@ the grid lines into the margin, labelled, so the pieces line up.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from reportlab.lib.colors import HexColor
 from reportlab.lib.units import mm
@@ -153,7 +154,8 @@ def _join_marks(canvas: Canvas, fonts: Fonts, piece: BoardPiece, pieces: Sequenc
         canvas.saveState()
         canvas.translate((edge_x + dc * 7) * mm, (area.y + area.h / 2) * mm)
         canvas.rotate(90 if dc > 0 else -90)
-        canvas.drawCentredString(0, 0, f"cut here; join part {other.index + 1} (column {columns[other.columns[0] if dc > 0 else other.columns[-1]]})")
+        column = columns[other.columns[0] if dc > 0 else other.columns[-1]]
+        canvas.drawCentredString(0, 0, f"cut here; join part {other.index + 1} (column {column})")
         canvas.restoreState()
     for dr, edge_y in ((1, area.y), (-1, area.top)):
         other = neighbour(0, dr)
@@ -163,7 +165,8 @@ def _join_marks(canvas: Canvas, fonts: Fonts, piece: BoardPiece, pieces: Sequenc
             x = area.x + j * cell
             canvas.line(x * mm, edge_y * mm, x * mm, (edge_y - dr * 5) * mm)
         canvas.drawCentredString((area.x + area.w / 2) * mm, (edge_y - dr * 8) * mm,
-                                 f"cut here; join part {other.index + 1} (row {rows[other.rows[0] if dr > 0 else other.rows[-1]]})")
+                                 f"cut here; join part {other.index + 1} "
+                                 f"(row {rows[other.rows[0] if dr > 0 else other.rows[-1]]})")
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,8 @@ def tracker_rows(tracker: Tracker, bundle: Mapping[str, Any]) -> list[TrackRow]:
         return [TrackRow("", "#9e9e9e") for _ in range(min(int(count), 60))]
     kinds = bundle.get("kinds") or {}
     if tracker.rows not in kinds:
-        raise RenderError(f"tracker {tracker.id}: rows `{tracker.rows}` is neither `players`, a kind nor a param of the game")
+        raise RenderError(f"tracker {tracker.id}: rows `{tracker.rows}` is neither `players`, a kind nor a "
+                          "param of the game")
     colour = kinds[tracker.rows].get("colour", "#9e9e9e")
     rows = [TrackRow(card["name"], card.get("fields", {}).get("colour") or colour)
             for card in bundle.get("cards", []) if card.get("kind") == tracker.rows]

@@ -7,7 +7,8 @@ knows the grid before picking up the knife.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from reportlab.lib.colors import HexColor
 from reportlab.lib.units import mm
@@ -15,8 +16,8 @@ from reportlab.pdfgen.canvas import Canvas
 
 from .fonts import Fonts
 from .layout import TextStyle
-from .text import draw, fit
 from .sheets import MARGIN, PAPERS, draw_label, fit_grid, start_page
+from .text import draw, fit
 
 if TYPE_CHECKING:
     from .pipeline import DeckGroup, PrintOptions

@@ -12,7 +12,7 @@ its radius 1; the caller has translated and scaled the canvas.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from reportlab.pdfgen.canvas import Canvas
 

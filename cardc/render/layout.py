@@ -11,9 +11,10 @@ was drawn for, so a mini-card deck needs only `size`.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 import jsonschema
 import yaml

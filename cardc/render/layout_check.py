@@ -9,7 +9,8 @@ with a "did you mean" — never cards silently printed in the wrong deck.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from cardc.load.diagnostics import Diagnostics, did_you_mean
 
@@ -53,7 +54,7 @@ def check_layout(layout: Mapping[str, Any] | None, kinds: Mapping[str, Any], par
                 placed[kind] = deck_id
         _check_boxes(deck, _size(deck.get("size")) or default_size, f"layout deck `{deck_id}`", diags)
     _check_boxes(layout.get("card") or {}, default_size, "layout `card`", diags)
-    for index, tracker in enumerate(layout.get("trackers") or []):
+    for tracker in layout.get("trackers") or []:
         if not isinstance(tracker, Mapping):
             continue
         rows, spaces = tracker.get("rows"), tracker.get("spaces")
@@ -72,7 +73,7 @@ def check_layout(layout: Mapping[str, Any] | None, kinds: Mapping[str, Any], par
         if kind not in kinds:
             diags.error(_loc(hand_out, index), f"hand_out lists kind `{kind}`, which the game does not define",
                         did_you_mean(str(kind), kinds) or "use a kind id from `kinds:` in game.yaml")
-    for index, token in enumerate(layout.get("tokens") or []):
+    for token in layout.get("tokens") or []:
         if isinstance(token, Mapping) and isinstance(token.get("kind"), str) and token["kind"] not in kinds:
             diags.error(_loc(token, "kind"), f"token sheet `{token.get('id')}`: kind `{token['kind']}` is not a "
                                              f"kind of the game", did_you_mean(token["kind"], kinds))

@@ -19,9 +19,10 @@ import dataclasses
 import io
 import math
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from reportlab.pdfgen.canvas import Canvas
 
@@ -29,10 +30,21 @@ from cardc.load.diagnostics import did_you_mean
 
 from .art import ArtFolder
 from .atomic import write_atomic
-from .cards import (Face, Prepared, PreparedBack, contrast_ratio, numbered, prepare, prepare_all, prepare_back, readable,
-                    render_strict, render_template)
+from .cards import (
+    Face,
+    Prepared,
+    PreparedBack,
+    contrast_ratio,
+    numbered,
+    prepare,
+    prepare_all,
+    prepare_back,
+    readable,
+    render_strict,
+    render_template,
+)
 from .components import board_pages, cell_names, tracker_pages
-from .errors import OptionError, RenderError
+from .errors import OptionError
 from .fonts import Fonts, load_fonts
 from .guide import guide_pages
 from .layout import Deck, Layout, load_layout
@@ -161,7 +173,8 @@ def aid_faces(bundle: Mapping[str, Any], layout: Layout) -> list[Face]:
     faces = []
     for index, aid in enumerate(layout.aids):
         where = f"content/{bundle.get('game', '?')}/layout.yaml: aid {aid.title!r}"
-        faces.append(Face(f"aid_{index + 1}", aid.title, "aid", "Player aid", readable(aid.colour or deck.back.colour, deck.title_ink),
+        faces.append(Face(f"aid_{index + 1}", aid.title, "aid", "Player aid",
+                          readable(aid.colour or deck.back.colour, deck.title_ink),
                           render_strict(aid.text, context, where), "", {}, deck))
     return faces
 
@@ -279,7 +292,8 @@ def component_list(bundle: Mapping[str, Any], layout: Layout) -> list[Component]
     for deck in layout.decks:
         if counts.get(deck.id):
             file = "components.pdf" if deck.style == "tile" else "cards.pdf"
-            kinds = ", ".join((bundle["kinds"].get(k) or {}).get("label", k) for k in deck.kinds if k in bundle["kinds"])
+            kinds = ", ".join((bundle["kinds"].get(k) or {}).get("label", k)
+                              for k in deck.kinds if k in bundle["kinds"])
             out.append(Component(deck.title, counts[deck.id], kinds, file))
     if layout.aids:
         out.append(Component("Player aids", len(layout.aids) * seats,
@@ -405,7 +419,8 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions, art_root: Path
     groups = group_by_deck(ids, prepared, layout, card_numbers(physical, faces, ids), fonts, params)
     if options.cards:
         fronts, backs = _sheets("errata", title, options, fonts)
-        _write_sheets("errata", fronts, backs, _impose_groups(groups, fronts, backs, fonts, options, rendered, art), rendered)
+        _write_sheets("errata", fronts, backs,
+                      _impose_groups(groups, fronts, backs, fonts, options, rendered, art), rendered)
         return rendered
     card_groups = [g for g in groups if g[0].style != "tile"]
     tile_groups = [g for g in groups if g[0].style == "tile"]
@@ -417,7 +432,8 @@ def render_game(bundle: Mapping[str, Any], options: PrintOptions, art_root: Path
         tile_groups.append((pieces[0].face.deck, pieces))
     if card_groups:
         fronts, backs = _sheets("cards", title, options, fonts)
-        _write_sheets("cards", fronts, backs, _impose_groups(card_groups, fronts, backs, fonts, options, rendered, art), rendered)
+        _write_sheets("cards", fronts, backs,
+                      _impose_groups(card_groups, fronts, backs, fonts, options, rendered, art), rendered)
     rendered.components = component_list(bundle, layout)
     if tile_groups or bundle.get("grid") or layout.trackers:
         # Single-sided: a tile's back is the blank paper, the same on every tile.

@@ -29,9 +29,10 @@ import csv
 import dataclasses
 import io
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from reportlab.lib.colors import CMYKColor, Color, rgb2cmyk, toColor
 from reportlab.lib.units import mm
@@ -244,7 +245,7 @@ def export_for_shop(bundle: Mapping[str, Any], shop_id: str, out_dir: Path, cmyk
         decks.setdefault(prepared[card_id].face.deck.id, []).append(prepared[card_id])
     files: dict[str, bytes] = {}
     problems: list[str] = []
-    for deck_id, cards in decks.items():
+    for cards in decks.values():
         deck = cards[0].face.deck
         product = product_for(shop, deck)
         for card in cards:
@@ -375,10 +376,10 @@ def check_export(root: Path, shop: Shop | str) -> list[str]:
             bleed = [float(v) for v in page.bleedbox]
             inset = shop.bleed_px / DPI * 72
             want = [media[0] + inset, media[1] + inset, media[2] - inset, media[3] - inset]
-            if any(abs(a - b) > 0.05 for a, b in zip(trim, want)):
+            if any(abs(a - b) > 0.05 for a, b in zip(trim, want, strict=False)):
                 problems.append(f"{name} page {number}: TrimBox {trim} is not the page less a "
                                 f"{shop.bleed_px / DPI:g} in bleed")
-            if any(abs(a - b) > 0.05 for a, b in zip(bleed, media)):
+            if any(abs(a - b) > 0.05 for a, b in zip(bleed, media, strict=False)):
                 problems.append(f"{name} page {number}: BleedBox {bleed} is not the whole page")
     if not any(root.rglob("*.png")) and not any(root.rglob("*.pdf")):
         problems.append(f"{root}: no card files")

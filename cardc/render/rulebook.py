@@ -62,12 +62,12 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 from xml.sax.saxutils import escape
 
-from cardc.load import sandbox
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 from reportlab.lib.colors import HexColor
@@ -75,12 +75,24 @@ from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
-from reportlab.platypus import (BaseDocTemplate, CondPageBreak, Flowable, Frame, KeepTogether,
-                                NextPageTemplate, PageBreak, PageTemplate, Paragraph, Spacer, Table,
-                                TableStyle)
+from reportlab.platypus import (
+    BaseDocTemplate,
+    CondPageBreak,
+    Flowable,
+    Frame,
+    KeepTogether,
+    NextPageTemplate,
+    PageBreak,
+    PageTemplate,
+    Paragraph,
+    Spacer,
+    Table,
+    TableStyle,
+)
 from reportlab.platypus.flowables import HRFlowable
 from reportlab.platypus.tableofcontents import TableOfContents
 
+from cardc.load import sandbox
 from cardc.load.diagnostics import did_you_mean
 
 from .atomic import write_atomic
@@ -274,7 +286,7 @@ def _context(bundle: Mapping[str, Any]) -> dict[str, Any]:
             raise _HelperError(f"rule(): `{fn_name}` takes {len(params)} argument(s) "
                                f"({', '.join(params)}), not {len(args)}")
         kinds_ok = {"int": int, "bool": bool, "str": str}
-        for (param, kind), value in zip(params.items(), args):
+        for (param, kind), value in zip(params.items(), args, strict=False):
             if kind not in kinds_ok or not isinstance(value, kinds_ok[kind]):
                 raise _HelperError(f"rule(): `{fn_name}`'s `{param}` is a {kind}; a rulebook can pass "
                                    f"only numbers, truth values and strings, not {value!r}")
@@ -284,7 +296,7 @@ def _context(bundle: Mapping[str, Any]) -> dict[str, Any]:
             game = Game(dict(bundle))
             engine.append((game, State.initial(game, int((bundle.get("players") or {}).get("min", 1)), run=False)))
         game, state = engine[0]
-        return game.functions[fn_name](state, dict(zip(params, args)))
+        return game.functions[fn_name](state, dict(zip(params, args, strict=False)))
 
     def printed_components() -> list[Mapping[str, Any]]:
         """What `cardc print` makes: name, quantity, what it is, file."""
@@ -406,8 +418,8 @@ def _styles(fonts: Fonts, accent: str) -> Styles:
     heading = dict(fontName=bold, textColor=HexColor(accent))
     return Styles(
         body=body,
-        title=ParagraphStyle("title", fontName=bold, bulletFontName=regular, fontSize=40, leading=46, alignment=TA_CENTER,
-                             textColor=HexColor(accent), spaceAfter=10),
+        title=ParagraphStyle("title", fontName=bold, bulletFontName=regular, fontSize=40, leading=46,
+                             alignment=TA_CENTER, textColor=HexColor(accent), spaceAfter=10),
         tagline=ParagraphStyle("tagline", parent=body, fontName=fonts.name("italic"), fontSize=13, leading=18,
                                alignment=TA_CENTER, textColor=HexColor(INK), spaceAfter=8),
         h2=ParagraphStyle("h2", fontSize=18, leading=22, spaceBefore=14, spaceAfter=7, **heading),
@@ -417,8 +429,8 @@ def _styles(fonts: Fonts, accent: str) -> Styles:
         head=ParagraphStyle("head", parent=body, fontName=bold, fontSize=8.5, leading=10.5, spaceAfter=0),
         small=ParagraphStyle("small", parent=body, fontSize=8, leading=10, textColor=HexColor(MUTED),
                              alignment=TA_CENTER),
-        toc=(ParagraphStyle("toc0", fontName=bold, bulletFontName=regular, fontSize=11, leading=15, leftIndent=0, firstLineIndent=0,
-                            spaceBefore=5, textColor=HexColor(INK)),
+        toc=(ParagraphStyle("toc0", fontName=bold, bulletFontName=regular, fontSize=11, leading=15, leftIndent=0,
+                            firstLineIndent=0, spaceBefore=5, textColor=HexColor(INK)),
              ParagraphStyle("toc1", fontName=regular, bulletFontName=regular, fontSize=9.5, leading=12.5, leftIndent=14,
                             firstLineIndent=0, textColor=HexColor(INK))),
         accent=accent,
@@ -722,7 +734,7 @@ class _Converter:
         # Short columns get all they want, smallest need first; the long
         # (text) columns share what is left in proportion to their need.
         widths, spare = list(least), self.width - sum(least)
-        need = [n - m for n, m in zip(natural, least)]
+        need = [n - m for n, m in zip(natural, least, strict=False)]
         order = sorted(range(columns), key=lambda c: need[c])
         for i, c in enumerate(order):
             left = order[i:]
@@ -820,7 +832,8 @@ def _gallery(bundle: Mapping[str, Any], fonts: Fonts, styles: Styles, width: flo
         rows = [cells[i:i + cols] + [""] * (cols - len(cells[i:i + cols])) for i in range(0, len(cells), cols)]
         cell_w = deck.width * mm * scale + gap
         table = Table(rows, colWidths=[cell_w] * cols, hAlign="LEFT",
-                      style=TableStyle([_table_font(fonts), ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+                      style=TableStyle([_table_font(fonts), ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                                        ("RIGHTPADDING", (0, 0), (-1, -1), 0),
                                         ("TOPPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), gap),
                                         ("VALIGN", (0, 0), (-1, -1), "TOP")]))
         title = f"{deck.title} ({sum(counts.get(c['id'], 0) for c, _ in entries)})"
@@ -863,8 +876,8 @@ def _title_page(blocks: list[SyntaxTreeNode], conv: _Converter, bundle: Mapping[
         box = (bundle.get("layout") or {}).get("box") or {}
         facts = [f"{count} players"] + [str(box[k]) if k == "time" else f"ages {box[k]}"
                                         for k in ("time", "age") if box.get(k)]
-        flow += [Spacer(1, 10), Paragraph(escape(" · ".join(facts)),
-                                          ParagraphStyle("players", parent=styles.tagline, fontName=conv.fonts.name("bold")))]
+        players_style = ParagraphStyle("players", parent=styles.tagline, fontName=conv.fonts.name("bold"))
+        flow += [Spacer(1, 10), Paragraph(escape(" · ".join(facts)), players_style)]
     stamp = f"Rulebook · generated by cardc from bundle {str(bundle.get('source_hash', ''))[:12]}"
     flow += [Spacer(1, page_height * 0.2), Paragraph(escape(stamp), styles.small)]
     return [KeepTogether(flow)], rest

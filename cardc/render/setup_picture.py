@@ -11,8 +11,9 @@ rules changes them too.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from reportlab.lib.colors import HexColor
 from reportlab.lib.units import mm
@@ -142,7 +143,7 @@ class SetupPicture(Flowable):
         canvas = self.canv
         y = self.height
         titles = ("On the table", f"In front of each player ({self.players} players: P1 shown)")
-        for title, group in zip(titles, self._groups()):
+        for title, group in zip(titles, self._groups(), strict=False):
             if not group:
                 continue
             y -= 5 * mm

@@ -22,8 +22,8 @@ as in PDF; drawing converts to points.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 from reportlab.lib.colors import HexColor, black
 from reportlab.lib.units import mm
@@ -280,7 +280,7 @@ def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared],
         used = grid.slots[:len(chunk)]
         start_page(fronts, (grid.page_w, grid.page_h), grid.bbox, bleed)
         page = fronts.getPageNumber() - 1
-        for card, rect in zip(chunk, used):
+        for card, rect in zip(chunk, used, strict=False):
             draw_front(fronts, card, fonts, rect.x * mm, rect.y * mm, sides)
             placements.append(Placement(page, rect, card.face.card_id, "front"))
         draw_crop_marks(fronts, grid, bleed, used)
@@ -290,7 +290,7 @@ def impose(fronts: Canvas, backs: Canvas | None, cards: Sequence[Prepared],
         back_bbox = back_rect(grid, grid.bbox, flip, offset)
         start_page(backs, (grid.page_w, grid.page_h), back_bbox, bleed)
         page = backs.getPageNumber() - 1
-        for card, rect in zip(chunk, used):
+        for card, rect in zip(chunk, used, strict=False):
             target = back_rect(grid, rect, flip, offset)
             draw_back(backs, back(card), fonts, target.x * mm, target.y * mm, sides)
             placements.append(Placement(page, target, card.face.card_id, "back"))
@@ -398,7 +398,7 @@ def proof_pages(canvas: Canvas, cards: Sequence[Prepared], fonts: Fonts, paper: 
             r, c = divmod(i, cols)
             deck = card.face.deck
             scale = min(1.0, (cell_w - 1) / deck.width, (cell_h - caption_h - 1) / deck.height)
-            cw, ch = deck.width * scale, deck.height * scale
+            cw = deck.width * scale
             x = margin + c * cell_w + (cell_w - cw) / 2
             y = h - margin - header - (r + 1) * cell_h + caption_h
             canvas.saveState()

@@ -8,7 +8,8 @@ and the print-shop export.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 SIZES: dict[str, tuple[float, float]] = {
     "poker": (63.0, 88.0),

@@ -10,8 +10,8 @@ not fit, the error names the card and the box. Nothing is ever clipped.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from reportlab.lib.colors import HexColor, white
 from reportlab.lib.units import mm

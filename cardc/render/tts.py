@@ -37,9 +37,10 @@ import dataclasses
 import io
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from PIL import Image
 from reportlab.lib.units import mm
@@ -48,12 +49,12 @@ from reportlab.pdfgen.canvas import Canvas
 from .atomic import write_atomic
 from .cards import Prepared, draw_back, draw_front, prepare_all, prepare_back
 from .components import board_pages, tracker_pages
-from .errors import OptionError, RenderError
+from .errors import OptionError
 from .fonts import Fonts, load_fonts
 from .layout import Deck, load_layout
-from .text import to_bbcode
-from .sheets import PAPERS
 from .pipeline import aid_faces, art_folder, build_faces, grid_tiles, instance_ids, token_faces
+from .sheets import PAPERS
+from .text import to_bbcode
 
 MAX_COLS, MAX_ROWS, MAX_PX = 10, 7, 4096
 DEFAULT_PX = 409  # a card's width when a full 10 x 7 sheet must stay within 4096 px
@@ -191,7 +192,8 @@ def component_images(bundle: Mapping[str, Any], layout: Any, fonts: Fonts, dpi: 
 
     buffer = io.BytesIO()
     canvas = Canvas(buffer, invariant=1, initialFontName=fonts.name("regular"))
-    areas = board_pages(canvas, fonts, bundle["grid"], layout.board, PAPERS["a4"], layout.title) if bundle.get("grid") else []
+    areas = board_pages(canvas, fonts, bundle["grid"], layout.board, PAPERS["a4"], layout.title) \
+        if bundle.get("grid") else []
     trackers = tracker_pages(canvas, fonts, layout.trackers, bundle, PAPERS["a4"], layout.title)
     if not areas and not trackers:
         return {}
@@ -205,7 +207,8 @@ def component_images(bundle: Mapping[str, Any], layout: Any, fonts: Fonts, dpi: 
         if index < len(areas):
             area, h = areas[index], page.get_height()
             px = scale * mm
-            box = (round(area.x * px), round(h * scale - area.top * px), round(area.right * px), round(h * scale - area.y * px))
+            box = (round(area.x * px), round(h * scale - area.top * px),
+                   round(area.right * px), round(h * scale - area.y * px))
             images[f"board-{index + 1}.png"] = image.crop(box)
         else:
             images[f"tracker-{index - len(areas) + 1}.png"] = image
@@ -273,7 +276,7 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = N
                              "cards": [{"id": i, "count": counts.get(i, 1)} for i in sheet.card_ids]})
     for card_id, image in fronts.items():
         images[out / "web" / f"{card_id}.png"] = image
-    for (face, _), image in zip(pieces, token_images.values()):
+    for (face, _), image in zip(pieces, token_images.values(), strict=False):
         images[out / "tts" / f"token-{face.card_id}.png"] = image
     components = component_images(bundle, layout, fonts)
     for name, image in components.items():

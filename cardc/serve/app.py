@@ -32,6 +32,7 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 import jinja2
+
 # imported before the server starts: it hooks uvicorn's exit so open event
 # streams end at once on Ctrl-C
 from sse_starlette import EventSourceResponse

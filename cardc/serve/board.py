@@ -119,7 +119,7 @@ def cell_choices(st, values: list, labels: list[str]) -> dict[str, int]:
     g = st.game
     printed = g.card_field.get("cell")
     named: dict[str, list[int]] = {}
-    for action, (value, label) in enumerate(zip(values, labels)):
+    for action, (value, label) in enumerate(zip(values, labels, strict=False)):
         cell = None
         if isinstance(value, str) and value in g.grid_row_of:
             cell = value
@@ -134,7 +134,7 @@ def card_choices(st, values: list, labels: list[str]) -> dict[int, int]:
     """{card instance: action} for a decision among cards: the cards exactly
     one action names."""
     named: dict[int, list[int]] = {}
-    for action, (value, label) in enumerate(zip(values, labels)):
+    for action, (value, label) in enumerate(zip(values, labels, strict=False)):
         if _is_card(st.game, value, label):
             named.setdefault(value, []).append(action)
     return {card: actions[0] for card, actions in named.items() if len(actions) == 1}

@@ -16,8 +16,9 @@ import hashlib
 import io
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from cardc.render.cards import Face, prepare
 from cardc.render.fonts import load_fonts

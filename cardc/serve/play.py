@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from cardc.agents import make_agent
 from cardc.agents.view import SeatView
-from cardc.sim.play import Logger, replay_record, scores_are_public, seen_cards, undo_refusal
 from cardc.render.terminal import value_text
 from cardc.serve.board import board_of, card_choices, cell_choices
+from cardc.sim.play import Logger, replay_record, scores_are_public, seen_cards, undo_refusal
 
 #: decisions the bots may take in a row before the server gives up on a game
 BOT_LIMIT = 100_000

@@ -155,7 +155,7 @@ class Simulation:
                 "started": self.started, "seconds": self.seconds, "done": self.progress.done}
 
     @classmethod
-    def saved(cls, record: dict, html: str | None) -> "Simulation":
+    def saved(cls, record: dict, html: str | None) -> Simulation:
         """A simulation read back after a restart: one that had not ended
         then was interrupted by it."""
         sim = cls(record["game"], "", record["games"], record.get("players"), record["agents"],

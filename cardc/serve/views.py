@@ -14,7 +14,6 @@ from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 
-
 #: a line longer than this in a source listing is cut (a listing is for reading)
 LINE_LIMIT = 400
 SOURCE_LINES = 80

@@ -18,7 +18,6 @@ from pathlib import Path
 from cardc.load.diagnostics import SourceCache
 from cardc.load.paths import project_of
 from cardc.project import UsageError, build_folder, game_folders
-
 from cardc.render.errors import RenderError
 from cardc.render.layout import load_layout
 
@@ -35,7 +34,8 @@ def find_project(target: str | None) -> tuple[Path, list[Path]]:
     every command finds it, from the working directory upward).  Anything
     else names games as every other command reads them: a game id or a
     folder with a game.yaml, served in the project that holds it."""
-    from cardc.load.paths import find_project as project_at, is_project_root
+    from cardc.load.paths import find_project as project_at
+    from cardc.load.paths import is_project_root
     from cardc.project import current_project
     if target is None or is_project_root(Path(target)):
         project = project_at(Path(target)) if target else current_project()

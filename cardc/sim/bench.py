@@ -239,7 +239,7 @@ def scaled_copy(folder, factor, dest):
     for path in sorted((dest / "cards").rglob("*.yaml")):
         text = path.read_text()
         for k in range(1, factor):
-            copy = re.sub(r"((?:^|[\s{,-])id: )([a-z0-9_]+)", lambda m: f"{m.group(1)}{m.group(2)}_x{k}", text)
+            copy = re.sub(r"((?:^|[\s{,-])id: )([a-z0-9_]+)", lambda m, k=k: f"{m.group(1)}{m.group(2)}_x{k}", text)
             path.with_name(f"{path.stem}_x{k}.yaml").write_text(copy)
     return dest
 
@@ -248,8 +248,10 @@ def bench_compile(names, factor=10) -> int:
     """Time `check` (load + compile) for each game, and for a copy with
     `factor` times the cards, best of 3 runs."""
     import tempfile
+
     from rich.console import Console
     from rich.table import Table
+
     from cardc.project import build_folder
     table = Table(title=f"cardc bench --compile: check+build time, best of 3 (x{factor}: {factor} times the cards)")
     for col in ("game", "cards", "seconds", f"cards x{factor}", f"seconds x{factor}"):

@@ -24,10 +24,20 @@ from cardc.load.paths import find_project
 from cardc.project import UsageError, build_folder, game_folders, generated_dir, load_bundle
 from cardc.sim import report as rep
 from cardc.sim.answer import baseline_values, compare_answer, sweep_answer
+from cardc.sim.run import (
+    HoleWriter,
+    Plan,
+    Totals,
+    cpu_seconds,
+    executor,
+    peak_rss_mb,
+    play_many,
+    seconds_per_decision,
+    workers_cpu_seconds,
+    write_bundle,
+)
 from cardc.sim.sequential import BUDGET, DETECT_POINTS, DETECT_SHARE, Design, look_sizes
 from cardc.sim.stats import ALPHA, ANSWER_USE, CARD_USES, mark_significant
-from cardc.sim.run import (HoleWriter, Plan, Totals, cpu_seconds, executor, peak_rss_mb, play_many,
-                           seconds_per_decision, workers_cpu_seconds, write_bundle)
 
 
 def add_commands(sub) -> None:
@@ -159,7 +169,7 @@ def sweep_report(args, progress=None) -> dict:
                     detect_share=args.detect_change / 100) if sequential else None
     done, totals, verdicts = 0, None, None
     with _Runner(args, bundles, variants, plan, limit, progress) as runner:
-        for look, stop in enumerate(looks, 1):
+        for look, stop in enumerate(looks, 1):  # noqa: B007 (`look` is read after the loop)
             if design is not None:     # the bar runs to the next look, not to the budget
                 runner.expect(stop)
             totals = runner.run(done, stop, totals)
@@ -524,8 +534,14 @@ def _progress(quiet: bool):
     if not quiet and not sys.stdout.isatty():
         yield _LineProgress(sys.stderr)
         return
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("eta"),
                   TimeRemainingColumn(), disable=quiet) as bar:

@@ -157,9 +157,9 @@ def read_replay(path) -> dict:
     """A replay file, checked against grammar/replay.schema.json: any file
     (binary, cut short, hand-edited) gives a ReplayError naming it, never a
     traceback."""
-    from cardc.load.schema import StrictValidator
-    from cardc.load.paths import GRAMMAR
     from cardc.ir.schema import read_json_file
+    from cardc.load.paths import GRAMMAR
+    from cardc.load.schema import StrictValidator
     name = str(path)
     record = read_json_file(path, "replay", ReplayError)
     if isinstance(record, dict) and record.get("format", REPLAY_FORMAT) != REPLAY_FORMAT:

@@ -14,12 +14,11 @@ import math
 from collections import defaultdict
 
 from cardc.sim import answer as units
+from cardc.sim.intervals import Tally, newcombe, welch, wilson
 from cardc.sim.quality import QUALITY
 from cardc.sim.quality import compare_rows as quality_compare
 from cardc.sim.quality import rows as quality_rows
 from cardc.sim.run import DEFAULT_SECONDS_PER_ACTION
-from cardc.sim.intervals import Tally, newcombe, wilson
-from cardc.sim.intervals import welch
 from cardc.sim.stats import ENDINGS, is_rate, mark_significant
 
 REPORT_FORMAT = 1
@@ -220,7 +219,7 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
     console.print(t)
 
     timing = report["timing"]
-    t = Table(title="Game length" + (" (assuming %ss per decision)" % timing["seconds_per_action"]
+    t = Table(title="Game length" + (f" (assuming {timing['seconds_per_action']}s per decision)"
                                      if timing["assumed"] else ""))
     for col in ("players", "games", "turns mean", "turns p10–p90", "minutes mean",
                 "minutes p10–p90", "vs target", "one-option decisions"):
@@ -239,7 +238,7 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
         t.add_column("win rate [95% CI]", justify="right", overflow="fold")
         for p in range(1, int(n) + 1):
             t.add_column(f"place {p}", justify="right", overflow="fold")
-        for win, places in zip(seats["win"], seats["places"]):
+        for win, places in zip(seats["win"], seats["places"], strict=False):
             t.add_row(str(win["seat"]), _ci(win), *(_pct(c["share"]) for c in places))
         console.print(t)
 
@@ -333,7 +332,7 @@ def compare(a: dict, b: dict) -> list[dict]:
             ma, mb = _as_tally(ma), _as_tally(mb)
         rows.append((name, ma, mb))
     for n in sorted(set(a["seats"]) & set(b["seats"]), key=int):
-        for wa, wb in zip(a["seats"][n]["win"], b["seats"][n]["win"]):
+        for wa, wb in zip(a["seats"][n]["win"], b["seats"][n]["win"], strict=False):
             rows.append((f"win {n}p seat {wa['seat']}", wa, wb))
     for section in ("agents", "starts"):
         for n in sorted(set(a[section]) & set(b[section])):
@@ -510,8 +509,9 @@ td,th{padding:2px 8px;border-bottom:1px solid #eee;text-align:right}td:first-chi
 
 
 def write_html(report: dict, path) -> None:
-    from cardc.render.atomic import write_atomic
     from pathlib import Path
+
+    from cardc.render.atomic import write_atomic
     write_atomic(Path(path), render_html(report).encode("utf-8"))
 
 
@@ -643,7 +643,8 @@ def render_sweep_html(sweep: dict) -> str:
         label = ", ".join(f"{k}={x}" for k, x in v["set"].items())
         marked, near = card_rows(v)
         parts.append(f"<h2>Card use, {e(label)}</h2><p class=note>Times a seat of the agent "
-                     "resolved the card per game (or answered a window with it: “(answer)”), variant − baseline; a family of its own for "
+                     "resolved the card per game (or answered a window with it: “(answer)”), variant − baseline; "
+                     "a family of its own for "
                      f"Holm's correction. {e(_card_summary(v))}.</p>")
         if marked:
             parts.append(svg_bars([(f"{d['name']} · {d['agent']}", d["diff"], d["lo"], d["hi"])

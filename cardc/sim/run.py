@@ -32,8 +32,15 @@ from pathlib import Path
 from cardc.agents import make_agent
 from cardc.agents.view import Menu
 from cardc.engine import Game
-from cardc.sim.stats import (HOLE_ENDINGS, Aggregate, Paired, answering_cards, card_observations,
-                             observations, resolvable_cards)
+from cardc.sim.stats import (
+    HOLE_ENDINGS,
+    Aggregate,
+    Paired,
+    answering_cards,
+    card_observations,
+    observations,
+    resolvable_cards,
+)
 
 #: seconds a person needs for one real decision when the game's `timing` does not say
 DEFAULT_SECONDS_PER_ACTION = 5.0
@@ -289,7 +296,7 @@ class Shipped:
     data: bytes
 
     @classmethod
-    def of(cls, bundle: dict) -> "Shipped":
+    def of(cls, bundle: dict) -> Shipped:
         return cls(bundle["source_hash"], pickle.dumps(bundle, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -353,14 +360,14 @@ def _worker_id() -> tuple:
     return socket.gethostname(), os.getpid()
 
 
-def cpu_seconds(totals: "Totals") -> float:
+def cpu_seconds(totals: Totals) -> float:
     """CPU seconds of this process and of every worker that played a chunk
     (workers on other machines included): what a run cost, however busy the
     machine; the fork server's one import of the engine is not counted."""
     return round(time.process_time() + workers_cpu_seconds(totals), 3)
 
 
-def workers_cpu_seconds(totals: "Totals") -> float:
+def workers_cpu_seconds(totals: Totals) -> float:
     """CPU seconds of the workers other than this process (0 inline)."""
     me = _worker_id()
     return round(sum(c for pid, c in totals.worker_cpu.items() if pid != me), 3)
@@ -501,7 +508,7 @@ class Totals:
     worker_cpu: dict = field(default_factory=dict)  # (host, pid) -> CPU seconds of that worker so far
 
     @classmethod
-    def empty(cls, variants: int) -> "Totals":
+    def empty(cls, variants: int) -> Totals:
         return cls([Aggregate() for _ in range(variants)], [Paired() for _ in range(variants)])
 
     def merge(self, chunk: ChunkResult) -> None:
@@ -509,9 +516,9 @@ class Totals:
         pid, cpu = chunk.cpu
         self.worker_cpu[pid] = max(self.worker_cpu.get(pid, 0.0), cpu)
         add_think(self.think, chunk.think)
-        for mine, theirs in zip(self.aggregates, chunk.aggregates):
+        for mine, theirs in zip(self.aggregates, chunk.aggregates, strict=False):
             mine.merge(theirs)
-        for mine, theirs in zip(self.paired, chunk.paired):
+        for mine, theirs in zip(self.paired, chunk.paired, strict=False):
             mine.merge(theirs)
 
 

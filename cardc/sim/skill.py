@@ -251,7 +251,8 @@ def print_skill(report: dict, console=None) -> None:
                            f"{100 * row[b]['rate']:.0f}% [{100 * row[b]['lo']:.0f}–{100 * row[b]['hi']:.0f}]"
                            for b in agents))
         console.print(t)
-        r = RichTable(title=f"{n} players: rating (Elo scale, {agents[0]} = 0, 95% interval: a bootstrap from each table's posterior)")
+        r = RichTable(title=f"{n} players: rating (Elo scale, {agents[0]} = 0, 95% interval: a bootstrap "
+                            "from each table's posterior)")
         for col in ("agent", "rating", "95% interval"):
             r.add_column(col, justify="left" if col == "agent" else "right")
         opened = []

@@ -55,7 +55,7 @@ def mark_significant(rows: list[dict], alpha: float = ALPHA) -> None:
     tested = [r for r in rows if r.get("p") is not None]
     for r in rows:
         r["significant_alone"] = bool(r.get("significant"))
-    for r, adj in zip(tested, holm([r["p"] for r in tested], alpha)):
+    for r, adj in zip(tested, holm([r["p"] for r in tested], alpha), strict=False):
         r["p_adjusted"] = adj
         r["significant"] = adj < alpha
     for r in rows:
@@ -76,7 +76,7 @@ class Dist:
     def add(self, value, times: int = 1) -> None:
         self.counts[value] += times
 
-    def merge(self, other: "Dist") -> None:
+    def merge(self, other: Dist) -> None:
         self.counts.update(other.counts)
 
     @property
@@ -120,7 +120,7 @@ class PairedDiff:
         self.variant.add(variant)
         self.diff.add(variant - base)
 
-    def merge(self, other: "PairedDiff") -> None:
+    def merge(self, other: PairedDiff) -> None:
         self.base.merge(other.base)
         self.variant.merge(other.variant)
         self.diff.merge(other.diff)
@@ -227,10 +227,10 @@ class Paired:
             if variant is None or len(variant) != len(base):
                 continue
             diff = self.diffs.setdefault(name, PairedDiff())
-            for b, v in zip(base, variant):
+            for b, v in zip(base, variant, strict=False):
                 diff.add(b, v)
 
-    def merge(self, other: "Paired") -> None:
+    def merge(self, other: Paired) -> None:
         _merge_map(self.diffs, other.diffs, PairedDiff)
 
 
@@ -245,7 +245,7 @@ class CardUse:
     games: int = 0
     seats: Tally = field(default_factory=Tally)
 
-    def merge(self, other: "CardUse") -> None:
+    def merge(self, other: CardUse) -> None:
         self.times += other.times
         self.games += other.games
         self.seats.merge(other.seats)
@@ -300,7 +300,7 @@ class CountStats:
             row[2] += sum(scores)
             row[3] += len(scores)
 
-    def merge(self, other: "CountStats") -> None:
+    def merge(self, other: CountStats) -> None:
         self.games += other.games
         for name in ("turns", "minutes", "final_scores", "winning_scores", "lead_changes"):
             getattr(self, name).merge(getattr(other, name))
@@ -348,7 +348,7 @@ class Aggregate:
             for v in values:
                 moments.add(v)
 
-    def merge(self, other: "Aggregate") -> None:
+    def merge(self, other: Aggregate) -> None:
         self.games += other.games
         self.endings.update(other.endings)
         _merge_map(self.counts, other.counts, CountStats)
