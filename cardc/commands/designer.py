@@ -122,8 +122,7 @@ def cmd_view(args) -> int:
     print(observation_text(st.observation(seat), game, st))   # st only draws the public board
     if st.is_terminal():
         print("The game is over: " + (", ".join(st.player_name(w) for w in st.winners) or "no") + " won.")
-    elif st.current_player() == seat:
-        d = st.pending
+    elif st.current_player() == seat and (d := st.pending) is not None:
         print(f"\n{st.player_name(seat)} decides: {d.prompt or d.kind}")
         for i, label in enumerate(d.labels):
             print(f"  {i + 1}. {label}")

@@ -8,6 +8,8 @@ procedures, functions, hooks, card effects and the game flow.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import cardc.engine.specialize as specialize
 from cardc.engine.blocks import BlockGen
@@ -20,6 +22,9 @@ from cardc.engine.table import OUT
 from cardc.engine.writes import WritePlan
 from cardc.ir.calls import impure_functions, recursive_functions
 from cardc.ir.content_limits import MAX_CARDS
+
+if TYPE_CHECKING:
+    from cardc.engine.state import State
 
 SUPPORTED_FORMAT = 1
 
@@ -549,7 +554,7 @@ class Game:
                     out.extend(st.zones[base + index * st.n + p])
         return out
 
-    def body_function(self, name):
+    def body_function(self, name: str) -> Callable[..., Any]:
         """f(st, *args): the body of function `name`, uncached."""
         if name not in self.py_bodies:
             self.py_bodies[name] = lambda st, *args: self.py_bodies[name](st, *args)   # recursion
@@ -561,7 +566,7 @@ class Game:
         """The index of function `name`'s own cache in `State.cache`."""
         return self.cache_slots[name]
 
-    def cached_function(self, name):
+    def cached_function(self, name: str) -> Callable[..., Any]:
         """The call of function `name` with positional arguments: cached by
         the versions of the state parts it reads, unless it is too cheap to cache."""
         if name not in self._cached:
@@ -685,7 +690,7 @@ class Game:
         """`deal 3, round 11`: where in the game a turn is, as logs say it."""
         return ", ".join(f"{name} {value}" for name, value in self.level_values(st))
 
-    def new_state(self, players: int, seed: int = 0, log: bool = False, memory: bool = True):
+    def new_state(self, players: int, seed: int = 0, log: bool = False, memory: bool = True) -> State:
         """A new game, run to its first decision.  `memory`: keep what each
         seat saw go where it cannot see (Table.remember), for agents that
         look ahead; a run whose agents never look (random) leaves it off, as

@@ -26,6 +26,10 @@ _new = object.__new__
 
 STATE_FORMAT = 1
 
+#: an action as `apply` takes it: its position among the open actions, or its
+#: stable key (a tuple, `legal_actions`)
+Action = int | tuple
+
 
 class State(Interpreter, Asking, Table, Writes):
     """One game in progress (see the module docstring)."""
@@ -57,7 +61,8 @@ class State(Interpreter, Asking, Table, Writes):
         self.cellw = game.stale.cells        # the shared zones some function reads by cell
 
     @classmethod
-    def initial(cls, game, n, seed=0, log=False, run=True, memory=True):
+    def initial(cls, game, n: int, seed: int = 0, log: bool = False, run: bool = True,
+                memory: bool = True) -> State:
         st = cls(game, n)
         zones, loc = game.start_layout(n)
         st.zones = [z[:] for z in zones]
@@ -92,7 +97,7 @@ class State(Interpreter, Asking, Table, Writes):
             st.run()
         return st
 
-    def clone(self):
+    def clone(self) -> State:
         """A copy to play on.  Copy on write: four parts are shared by the
         copy and this state until one of the two writes them (a look-ahead
         changes few of them, and they are the biggest part of a state): the
@@ -139,7 +144,7 @@ class State(Interpreter, Asking, Table, Writes):
         st.memory = None if self.memory is None else [{k: set(v) for k, v in m.items()} for m in self.memory]
         return st
 
-    def own_cache(self, slot):
+    def own_cache(self, slot: int) -> dict:
         """Function cache `slot`, this state's own to write (see `clone`)."""
         owned = self.owned_caches
         if owned is None or slot in owned:
@@ -148,7 +153,7 @@ class State(Interpreter, Asking, Table, Writes):
         owned.add(slot)
         return cache
 
-    def own_cc(self, name):
+    def own_cc(self, name: str) -> list:
         """The list of card counter `name`, this state's own to change in place
         (see `clone`)."""
         owned = self.owned_cc
@@ -158,7 +163,7 @@ class State(Interpreter, Asking, Table, Writes):
         owned.add(name)
         return values
 
-    def player_name(self, p):
+    def player_name(self, p: int | None) -> str:
         return "nobody" if p is None else f"P{p + 1}"
 
     # ------------------------------------------------------------ step API
@@ -191,7 +196,7 @@ class State(Interpreter, Asking, Table, Writes):
         """How many actions are open now (their positions are 0 … n-1)."""
         return 0 if self.pending is None or self.terminal else len(self.pending.values)
 
-    def action_index(self, action) -> int:
+    def action_index(self, action: Action) -> int:
         """The position of `action` (a key of `legal_actions`, or a position)
         among the actions open now; IllegalAction if it is not open."""
         d = self.pending
@@ -213,7 +218,7 @@ class State(Interpreter, Asking, Table, Writes):
         self._check_action(action)
         raise IllegalAction(f"action {action!r} is neither an action's key nor its position")
 
-    def action_to_string(self, action) -> str:
+    def action_to_string(self, action: Action) -> str:
         """The label of `action` (its key or its position; built only now:
         labels are text a person or a log reads, never needed by a bot)."""
         d = self.pending
@@ -247,7 +252,7 @@ class State(Interpreter, Asking, Table, Writes):
                 return reason
         return f"“{label}” is not an action now ({d.prompt or d.kind}: {', '.join(d.labels)})"
 
-    def apply(self, action):
+    def apply(self, action: Action) -> None:
         """Take `action`: a key of `legal_actions()`, or its position there.
         An illegal action raises IllegalAction and leaves the state unchanged.
         The history (a replay) records the position."""
@@ -309,7 +314,7 @@ class State(Interpreter, Asking, Table, Writes):
         f = self.game.score
         return [f(self, {"p": p}) if f else 0 for p in range(self.n)]
 
-    def evaluate(self, p) -> int:
+    def evaluate(self, p: int) -> int:
         f = self.game.eval
         return f(self, {"p": p}) if f else 0
 
@@ -399,7 +404,7 @@ class State(Interpreter, Asking, Table, Writes):
             raise CorruptState(f"the saved state is damaged ({type(exc).__name__}: {exc})") from None
 
     # ------------------------------------------------------------ observation
-    def observation(self, p) -> dict:
+    def observation(self, p: int) -> dict:
         from cardc.engine.observe import observe
         return observe(self, p)
 
