@@ -329,6 +329,7 @@ EXAMPLES = {
     "skill": "cardc skill unicorn --players 3 --agents random,greedy --games 40",
     "tune": "cardc tune startup --vary params.start_money=5:20 --fair 5 --players 3 --trials 20",
     "tune-agent": "cardc tune-agent startup --players 2 --trials 12 --games 40 --jobs 2 --write",
+    "fit-value": "cardc fit-value startup --players 2 --games 200 --write",
     "serve": "cardc serve                    # every game of the project, in the browser",
     "invariants": "cardc invariants unicorn --games 200 --players 3,4",
     "view": "cardc view game.json --seat 2 --at 40",
@@ -347,6 +348,7 @@ PARTS = [
     (("skill",), "cardc.sim.skill", "add_command"),
     (("tune",), "cardc.sim.tune", "add_command"),
     (("tune-agent",), "cardc.sim.tune_agent", "add_command"),
+    (("fit-value",), "cardc.sim.fit_value", "add_command"),
     (("serve",), "cardc.cli", "add_serve_command"),
 ]
 

@@ -23,8 +23,11 @@ says what it does and why; docs/history/agents.md what was tried before.
   to the end of the game), by random moves (or, a share `mix` of the
   decisions, the deciding seat's one-step best by `eval`), at most `depth`
   decisions a turn.  It is scored by the result if the game ended, else
-  by `eval` where the budget cut it.  With `eval=0`, or when the game has
-  no `eval`, every playout runs to the end and only results count.
+  by `eval` where the budget cut it.  A game with no `eval` but a value
+  fitted from simulated games (`agents: value:`, `cardc fit-value`) is
+  scored by that instead, and so is any game with `value=1`.  With
+  `eval=0`, or when the game has neither, every playout runs to the end
+  and only results count.
 * A position's value for seat p is 1 for a win, 0 for a loss (1/k each for
   a win shared by k), and otherwise 0.5 + 0.4 tanh(margin / scale), where
   margin is p's eval minus the best rival's and scale is the typical margin
@@ -34,8 +37,8 @@ says what it does and why; docs/history/agents.md what was tried before.
 * `mcts:ITER:DEPTH:FOLLOW`: DEPTH caps the decisions a turn of an iteration
   plays; FOLLOW > 0 scores a leaf cut by DEPTH only after the follow-up
   decisions its action sets off (greedy's `follow_through`).  Named
-  settings: `turns=`, `eval=0|1`, `c=` (exploration), `mix=` (share of
-  playout decisions taken by the one-step best).
+  settings: `turns=`, `eval=0|1`, `value=0|1`, `c=` (exploration), `mix=`
+  (share of playout decisions taken by the one-step best).
 * Each guessed world is searched ITERATIONS_PER_WORLD times on average (a
   copy is far cheaper than a guess).
 * The move played is the root's most visited action (ties: the higher value,
@@ -124,25 +127,28 @@ class Horizon:
 class MCTSAgent(Agent):
     name = "mcts"
     settings = ("iterations", "depth", "follow")
-    named = {"turns": int, "eval": int, "c": float, "mix": float, "cost": float, "keyed": int}
+    named = {"turns": int, "eval": int, "c": float, "mix": float, "cost": float, "keyed": int, "value": int}
 
     def __init__(self, seed: int = 0, iterations: int = DEFAULT_ITERATIONS, depth: int = DEFAULT_DEPTH,
                  follow: int = DEFAULT_FOLLOW, exploration: float = EXPLORATION, *,
                  turns: int = DEFAULT_TURNS, eval: int = 1, c: float | None = None, mix: float = 0.0,
-                 cost: float = DECISION_COST, keyed: int = DEFAULT_KEYED):
+                 cost: float = DECISION_COST, keyed: int = DEFAULT_KEYED, value: int = 0):
         super().__init__(seed)
         self.iterations, self.depth = iterations, depth
         self.c = exploration if c is None else c
         self.follow = follow
         self.turns, self.use_eval, self.mix, self.cost = turns, bool(eval), min(1.0, mix), cost
         self.keyed = bool(keyed)
+        self.use_value = bool(value)            # score by the fitted value even where the game has `eval`
+        self._fitted = False                    # this search scores by the fitted value (`horizon`)
         self.scale: float | None = None         # the typical eval margin, learnt as it plays
         self._margins, self._leaves = 0.0, 0
         self.root: Node | None = None           # the last search's tree, for a person who asks why
 
     def horizon(self, view, turn: int) -> Horizon:
         """This decision's horizon (see the module docstring)."""
-        if not (view.has_eval and self.use_eval):
+        self._fitted = view.has_value and (self.use_value or not view.has_eval)
+        if not ((view.has_eval or self._fitted) and self.use_eval):
             return Horizon(None, PLAYOUT_LIMIT, False)
         if self.turns == 0:
             return Horizon(None, PLAYOUT_LIMIT, True)
@@ -155,9 +161,9 @@ class MCTSAgent(Agent):
         root = Node()
         rnd = self.rng
         worlds = [view.resample(rnd)]
+        horizon = self.horizon(view, worlds[0].turn)
         if self.scale is None:
             self.scale = self._first_scale(worlds[0])
-        horizon = self.horizon(view, worlds[0].turn)
         self._margins, self._leaves = 0.0, 0
         for i in range(self.iterations):
             if i and i % ITERATIONS_PER_WORLD == 0:
@@ -281,8 +287,7 @@ class MCTSAgent(Agent):
                 world.apply(rnd.randrange(n), last=last)
         return self._values(world, horizon.scored), steps - start
 
-    @staticmethod
-    def _one_step_best(world, n: int, last: bool):
+    def _one_step_best(self, world, n: int, last: bool):
         """The world after the deciding seat's best option by `eval` one step
         ahead (ties: the first); the world returned may be a copy."""
         p = world.player
@@ -290,7 +295,7 @@ class MCTSAgent(Agent):
         for a in range(n):
             w = world if a == n - 1 else world.clone()
             w.apply(a, last=True)
-            value = float("inf") if w.terminal and p in w.winners else w.evaluate(p)
+            value = float("inf") if w.terminal and p in w.winners else self._evals(w)[p]
             if best_value is None or value > best_value:
                 best, best_value = (w, a), value
         assert best is not None                 # n >= 1
@@ -310,7 +315,7 @@ class MCTSAgent(Agent):
             return [share if p in winners else 0.0 for p in range(players)]
         if not scored:
             return [0.5] * players
-        evals = [world.evaluate(p) for p in range(players)]
+        evals = self._evals(world)
         scale = self.scale
         out = []
         for p in range(players):
@@ -320,12 +325,17 @@ class MCTSAgent(Agent):
         self._leaves += players
         return out
 
-    @staticmethod
-    def _first_scale(world) -> float:
+    def _evals(self, world) -> list:
+        """Every seat's `eval` of `world`, or its fitted value (`horizon`)."""
+        if self._fitted:
+            return world.values()
+        return [world.evaluate(p) for p in range(world.players)]
+
+    def _first_scale(self, world) -> float:
         """A first guess of the typical margin: the seats' evals spread now."""
         if world.terminal:
             return 1.0
-        evals = [world.evaluate(p) for p in range(world.players)]
+        evals = self._evals(world)
         mean = sum(evals) / len(evals)
         return max(1.0, sum(abs(e - mean) for e in evals) / len(evals))
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import random
 
+from cardc.agents.value import fitted_value
+
 #: decisions whose options are worked out from the state: a resampled game
 #: asks them again, so an option names a card of the imagined world (a blind
 #: pick among face-down cards must not carry the real cards' identities)
@@ -161,6 +163,12 @@ class SeatView:
         """Whether the game says what a good position is (`eval` in game.yaml)."""
         return self._guess.game.eval is not None
 
+    @property
+    def has_value(self) -> bool:
+        """Whether the game has a value fitted from simulated games
+        (`agents: value:` in game.yaml, `cardc fit-value`)."""
+        return fitted_value(self._guess.game) is not None
+
     # a guess at what the seat does not see
     def resample(self, rnd: random.Random) -> World:
         """A full game consistent with this seat's observation: every card
@@ -270,6 +278,13 @@ class World:
     def evaluate(self, p: int) -> float:
         """The content's `eval` for seat p (0 when the game has none)."""
         return self._st.evaluate(p)
+
+    def values(self) -> list[float]:
+        """Every seat's fitted value (`SeatView.has_value`; cardc/agents/value.py)."""
+        value = fitted_value(self._st.game)
+        if value is None:
+            raise ValueError("this game has no fitted value (`cardc fit-value`)")
+        return value.all(self._st)
 
     def scores(self) -> list:
         return self._st.scores()

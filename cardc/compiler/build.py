@@ -747,8 +747,13 @@ def compile_game(source, diags, checks=()) -> dict | None:
         "layout": source.layout,
         "rulebook": source.rulebook,
     }
-    if (g.get("agents") or {}).get("mcts"):     # tuned search settings (cardc tune-agent), only when given
-        bundle["agents"] = {"mcts": str(g["agents"]["mcts"])}
+    agents = g.get("agents") or {}
+    if agents.get("mcts") or agents.get("value"):     # cardc tune-agent, fit-value: only when given
+        bundle["agents"] = {}
+        if agents.get("mcts"):
+            bundle["agents"]["mcts"] = str(agents["mcts"])
+        if agents.get("value"):
+            bundle["agents"]["value"] = _fitted_value(agents["value"], bundle, diags)
     if g.get("limits"):               # the engine's budgets, raised (cardc/engine/limits.py)
         bundle["limits"] = dict(g["limits"])
     if gc.levels:                     # only when declared, as the other optional keys
@@ -767,6 +772,23 @@ def compile_game(source, diags, checks=()) -> dict | None:
     if diags.has_errors:
         return None
     return bundle
+
+
+def _fitted_value(weights, bundle, diags) -> dict:
+    """game.yaml's `agents: value:` (cardc fit-value): each feature one the
+    game declares (cardc/agents/value.py), else a located error."""
+    known = {f"counter:{k}" for k, v in bundle["counters"]["player"].items()
+             if v.get("type", "int") in ("int", "bool")}
+    known |= {f"zone:{z['id']}" for z in bundle["zones"] if z["owner"] == "player"}
+    if "score" in bundle["code"]:
+        known.add("score")
+    for name in weights:
+        if name not in known:
+            diags.error(_key_loc(weights, name), f"`agents: value:` weighs `{name}`, which is not a feature of "
+                        "this game (a player counter holding a number, a per-player zone, or the score)",
+                        did_you_mean(str(name), sorted(known))
+                        or "fit it again with `cardc fit-value --write`, or remove the line")
+    return {str(k): float(v) for k, v in weights.items()}
 
 
 def _docs(game, rules) -> dict:

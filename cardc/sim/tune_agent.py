@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 
 from cardc.project import UsageError
@@ -97,19 +96,8 @@ def search(matches: Matches, start: dict, trials: int, games: int, seed: int, on
 def with_agents(text: str, settings: str, note: str) -> str:
     """game.yaml's text with its `agents:` block set to these settings: the
     block replaced where it is, else added at the end; nothing else moves."""
-    lines = text.splitlines(keepends=True)
-    block = ["agents:\n", f"  # {note}\n", f'  mcts: "{settings}"\n']
-    start = next((i for i, line in enumerate(lines) if re.match(r"agents\s*:", line)), None)
-    if start is None:
-        if lines and not lines[-1].endswith("\n"):
-            lines[-1] += "\n"
-        return "".join(lines + block)
-    end = start + 1
-    while end < len(lines) and (lines[end].startswith((" ", "\t")) or not lines[end].strip()):
-        end += 1
-    while end > start + 1 and not lines[end - 1].strip():     # blank lines stay where they were
-        end -= 1
-    return "".join(lines[:start] + block + lines[end:])
+    from cardc.sim.fit_value import with_agents_entry
+    return with_agents_entry(text, "mcts", [f"  # {note}\n", f'  mcts: "{settings}"\n'])
 
 
 def add_command(sub) -> None:
