@@ -172,8 +172,9 @@ def cmd_cards(args) -> int:
                   f"not carry; keep them in YAML: {', '.join(with_rules[:5])}"
                   + (" ..." if len(with_rules) > 5 else ""), file=sys.stderr)
     else:
-        from rich.console import Console
         from rich.table import Table
+
+        from cardc.render.terminal import console as terminal_console
         table = Table(title=f"{bundle['name']}: {len(rows)} cards "
                       f"({sum(r['count'] for r in rows if not r['per_player'])} shared copies)")
         for col in ("id", "name", "kind", "value", "qty", "text"):
@@ -181,7 +182,7 @@ def cmd_cards(args) -> int:
         for r in rows:
             short = r["text"] if len(r["text"]) <= 80 else r["text"][:77] + "…"
             table.add_row(r["id"], r["name"], r["kind"], r["value"], r["quantity"], short)
-        Console().print(table)
+        terminal_console().print(table)
     return 0
 
 

@@ -399,3 +399,12 @@ def test_progress_lines_name_what_they_count():
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("mini: 2/2 games (100%)")
     assert lines[1].startswith("mini: tune, settings tried: 1/1 settings (100%)")
+
+
+def test_a_name_that_looks_like_terminal_markup_is_printed_as_written(game_copy, capsys):
+    """A game named `[/x] :100:` is content, not rich markup nor an emoji
+    code: the report prints it as written (it used to end in MarkupError)."""
+    from cardc.cli import main
+    folder = game_copy(edits={"game.yaml": [("name: Mini\n", "name: \"Mini [/x] :100:\"\n")]})
+    assert main(["simulate", str(folder), "--games", "2", "--players", "2", "--jobs", "1"]) == 0
+    assert "Mini [/x] :100:: 2 games, players 2" in capsys.readouterr().out

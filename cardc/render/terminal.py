@@ -114,3 +114,13 @@ def board_text(obs: dict, game, state=None) -> str:
     for r in range(1, rows + 1):
         out.append(f"{r:>3} " + " ".join(f"{cells.get(f'{c}{r}', '.'):>{width}}" for c in cols))
     return "\n".join(out)
+
+
+def console(**kwargs):
+    """A rich Console for cardc's terminal output.  Text from content (a
+    game's, card's or agent's name, a card's text) is printed as written:
+    never read as rich markup (`[/x]` would end in rich's MarkupError) nor as
+    an emoji code (`:100:`).  cardc's own styling is given by `style=` or a
+    `rich.text.Text`, not by markup in a string."""
+    from rich.console import Console
+    return Console(markup=False, emoji=False, **kwargs)

@@ -149,9 +149,10 @@ def bench(names, games_per, players, seconds, profile=False, jobs=1, anchor=None
     cancels, and the ratio is the median over the slices.  With another `agent`
     (greedy, mcts:…) in every seat, its decisions/s and its cost per
     decision against random's are shown too (CPU time, same run)."""
-    from rich.console import Console
     from rich.table import Table
-    console = Console(width=160)
+
+    from cardc.render.terminal import console as terminal_console
+    console = terminal_console(width=160)
     table = Table(title=f"cardc bench: random agents, {players} players (or the nearest allowed)"
                         + (f"; then {agent} in every seat" if agent != "random" else ""))
     cols = ["game", "players", "games", "games/s", "decisions/s", "decisions/game", "turns/game",
@@ -220,7 +221,7 @@ def bench(names, games_per, players, seconds, profile=False, jobs=1, anchor=None
             prof.enable()
             measure(game, n, seconds)
             prof.disable()
-            console.print(f"[bold]profile: {gid}[/bold]")
+            console.print(f"profile: {gid}", style="bold")
             pstats.Stats(prof).sort_stats("tottime").print_stats(15)
     return 0
 
@@ -249,10 +250,10 @@ def bench_compile(names, factor=10) -> int:
     `factor` times the cards, best of 3 runs."""
     import tempfile
 
-    from rich.console import Console
     from rich.table import Table
 
     from cardc.project import build_folder
+    from cardc.render.terminal import console as terminal_console
     table = Table(title=f"cardc bench --compile: check+build time, best of 3 (x{factor}: {factor} times the cards)")
     for col in ("game", "cards", "seconds", f"cards x{factor}", f"seconds x{factor}"):
         table.add_column(col, justify="right")
@@ -273,5 +274,5 @@ def bench_compile(names, factor=10) -> int:
         n1 = len(built.bundle["instances"]) if built.bundle else 0
         n10 = len(built10.bundle["instances"]) if built10.bundle else 0
         table.add_row(folder.name, str(n1), f"{t1:.3f}", str(n10), f"{t10:.3f}")
-    Console().print(table)
+    terminal_console().print(table)
     return 0

@@ -542,7 +542,7 @@ def _progress(quiet: bool):
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+    with Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("eta"),
                   TimeRemainingColumn(), disable=quiet) as bar:
         yield bar

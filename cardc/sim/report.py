@@ -13,6 +13,8 @@ import html
 import math
 from collections import defaultdict
 
+from rich.text import Text
+
 from cardc.sim import answer as units
 from cardc.sim.intervals import Tally, newcombe, welch, wilson
 from cardc.sim.quality import QUALITY
@@ -194,14 +196,15 @@ def _num(x, digits=1) -> str:
 
 
 def print_report(report: dict, console=None, card_rows: int = 40) -> None:
-    from rich.console import Console
     from rich.table import Table
-    console = console or Console()
+
+    from cardc.render.terminal import console as terminal_console
+    console = console or terminal_console()
     plan, run = report["plan"], report["run"]
     over = ", ".join(f"{k}={v}" for k, v in report["overrides"].items())
-    console.print(f"[bold]{report['name']}[/bold]: {plan['games']:,} games, players "
-                  f"{','.join(map(str, plan['players']))}, agents {','.join(plan['agents'])}, "
-                  f"seed {plan['seed']}" + (f", with {over}" if over else ""))
+    console.print(Text.assemble((report["name"], "bold"), f": {plan['games']:,} games, players "
+                                f"{','.join(map(str, plan['players']))}, agents {','.join(plan['agents'])}, "
+                                f"seed {plan['seed']}" + (f", with {over}" if over else "")))
     if run.get("seconds"):
         console.print(f"played in {run['seconds']:.1f}s on {run.get('workers', 1)} worker(s): "
                       f"{run['games_per_s']:.1f} games/s")
@@ -291,11 +294,11 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
         console.print(f"({len(cards) - len(shown)} more cards not shown; all are in the JSON and HTML reports)")
     unused = report["unused"]
     if unused["never_resolved"]:
-        console.print("[yellow]Cards with an effect no agent ever resolved:[/yellow] "
-                      + ", ".join(unused["never_resolved"]))
+        console.print(Text.assemble(("Cards with an effect no agent ever resolved:", "yellow"),
+                                    " " + ", ".join(unused["never_resolved"])))
     if unused["never_used"]:
-        console.print(f"[yellow]Cards never resolved nor put in {', '.join(zones) or '(no zone)'}:"
-                      "[/yellow] " + ", ".join(unused["never_used"]))
+        console.print(Text.assemble((f"Cards never resolved nor put in {', '.join(zones) or '(no zone)'}:",
+                                     "yellow"), " " + ", ".join(unused["never_used"])))
     if unused["kinds_never_used"]:
         console.print("Kinds whose cards never go there (choose zones with --use-zones): "
                       + ", ".join(unused["kinds_never_used"]))
@@ -304,8 +307,8 @@ def print_report(report: dict, console=None, card_rows: int = 40) -> None:
                   "legal action.")
     holes = report["holes"]
     if holes or report["holes_not_saved"]:
-        console.print(f"[red]Rule holes: {len(holes) + report['holes_not_saved']} games[/red] "
-                      f"(saved {len(holes)}):")
+        console.print(Text.assemble((f"Rule holes: {len(holes) + report['holes_not_saved']} games", "red"),
+                                    f" (saved {len(holes)}):"))
         for h in holes[:10]:
             console.print(f"  {h['ending']} game {h['index']} ({h['players']}p, seed {h['seed']}"
                           f"{', turn ' + str(h['turns']) if h['turns'] else ''})"
@@ -364,8 +367,8 @@ def _as_tally(m: dict) -> dict:
 
 def print_compare(a: dict, b: dict, rows: list, console=None, only_significant=False,
                   answer=()) -> None:
-    from rich.console import Console
-    console = console or Console()
+    from cardc.render.terminal import console as terminal_console
+    console = console or terminal_console()
     for line in answer:
         console.print(line, markup=False, highlight=False)
     shown = [r for r in rows if r["significant"] or not only_significant]
@@ -422,16 +425,16 @@ def _label(report) -> str:
 # ---------------------------------------------------------------- sweep
 
 def print_sweep(sweep: dict, console=None) -> None:
-    from rich.console import Console
-    console = console or Console()
+    from cardc.render.terminal import console as terminal_console
+    console = console or terminal_console()
     for line in sweep.get("answer", ()):
         console.print(line, markup=False, highlight=False)
-    console.print(f"[bold]{sweep['name']}[/bold] sweep: {sweep['games']:,} paired games per variant "
-                  f"(seed {sweep['seed']}); differences are variant − baseline with 95% intervals "
-                  "(paired t), win rates in percent and their differences in points; * = significant "
-                  "after Holm's correction over every outcome metric of every variant (card use: a "
-                  "family of its own)" + (f"; {sweep['sequential']['error_rates']}"
-                                          if sweep.get("sequential") else ""))
+    console.print(Text.assemble((sweep["name"], "bold"), f" sweep: {sweep['games']:,} paired games per variant "
+                                f"(seed {sweep['seed']}); differences are variant − baseline with 95% intervals "
+                                "(paired t), win rates in percent and their differences in points; * = significant "
+                                "after Holm's correction over every outcome metric of every variant (card use: a "
+                                "family of its own)" + (f"; {sweep['sequential']['error_rates']}"
+                                                        if sweep.get("sequential") else "")))
     for v in sweep["variants"]:
         verdicts = v.get("verdicts") or {}
         t = _table(", ".join(f"{k}={x}" for k, x in v["set"].items()),

@@ -24,6 +24,8 @@ import math
 import random
 from dataclasses import dataclass, field
 
+from rich.text import Text
+
 from cardc.sim.intervals import wilson
 
 #: the named ladder (cardc.agents.LADDER), weakest first: each rung should beat the one below
@@ -228,12 +230,13 @@ def summarize(tables: list[Table], agents, players, seed: int, run: dict) -> dic
 
 
 def print_skill(report: dict, console=None) -> None:
-    from rich.console import Console
     from rich.table import Table as RichTable
-    console = console or Console()
+
+    from cardc.render.terminal import console as terminal_console
+    console = console or terminal_console()
     agents = report["agents"]
-    console.print(f"[bold]{report['name']}[/bold] skill: round robin of {', '.join(agents)} "
-                  f"({report['games']} games per table, seed {report['seed']})")
+    console.print(Text.assemble((report["name"], "bold"), f" skill: round robin of {', '.join(agents)} "
+                                f"({report['games']} games per table, seed {report['seed']})"))
     think = report["run"].get("seconds_per_decision") or {}
     if think:
         console.print("CPU seconds per decision (with 2+ options, one core): "

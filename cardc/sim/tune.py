@@ -360,10 +360,9 @@ def answer(result: dict) -> list[str]:
 
 
 def print_tune(result: dict, console=None) -> None:
-    from rich.console import Console
-
+    from cardc.render.terminal import console as terminal_console
     from cardc.sim.report import _table
-    console = console or Console()
+    console = console or terminal_console()
     for line in result["answer"]:
         console.print(line, markup=False, highlight=False)
     paths = list(result["trials"][0]["settings"]) if result["trials"] else []
