@@ -9,6 +9,8 @@ declares, read the same way for any game:
 
 - `counter:NAME`, each player counter that holds a number or a yes/no;
 - `zone:NAME`, how many cards a player holds in each per-player zone;
+- `fn:NAME`, each content function of one player that gives a number or a
+  yes/no and draws no dice (`net_worth(p)`);
 - `score`, the game's score, if it has one.
 
 A seat's value is the weighted sum of its features (`FittedValue`): a
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from cardc.engine.errors import EngineFault
+
 
 def feature_names(game) -> list[str]:
     """The features the content declares (see the module docstring), in a
@@ -28,9 +32,20 @@ def feature_names(game) -> list[str]:
     names = [f"counter:{k}" for k, spec in sorted(game.counters["player"].items())
              if spec.get("type", "int") in ("int", "bool")]
     names += [f"zone:{z['id']}" for z in game.per_player]
+    names += [f"fn:{name}" for name in sorted(player_functions(game))]
     if game.score is not None:
         names.append("score")
     return names
+
+
+def player_functions(game) -> list[str]:
+    """The content functions of one player that give a number or yes/no and
+    draw no dice (their signatures travel in the bundle)."""
+    signatures = (game.bundle.get("signatures") or {}).get("functions") or {}
+    return [name for name, sig in signatures.items()
+            if isinstance(sig, dict) and sig.get("returns") in ("int", "bool")
+            and [p[1] for p in sig.get("params") or () if isinstance(p, list) and len(p) == 2] == ["player"]
+            and len(sig.get("params") or ()) == 1 and name not in game.fn_impure and name in game.fn_bodies]
 
 
 class Features:
@@ -56,6 +71,8 @@ class Features:
                 elif kind == "zone":
                     base, index = self.game.player_zone_base(what)
                     plan.append(("zone", [base + index * n + p for p in range(n)]))
+                elif kind == "fn":
+                    plan.append(("fn", self.game.cached_function(what)))
                 else:
                     plan.append(("score", None))
             self._slots[n] = plan
@@ -76,6 +93,13 @@ class Features:
                 zones = st.zones
                 for p in range(n):
                     out[p].append(float(len(zones[what[p]])))
+            elif kind == "fn":
+                for p in range(n):
+                    try:
+                        v = what(st, p)
+                    except EngineFault:         # a function that fails here says nothing
+                        v = 0
+                    out[p].append(float(v) if isinstance(v, (int, float)) else 0.0)
             else:
                 if scores is None:
                     scores = st.scores()

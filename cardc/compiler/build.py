@@ -16,6 +16,7 @@ from cardc.compiler.decls import CatalogEntry, Counter, Decls, Signature, ZoneDe
 from cardc.compiler.exprs import Where
 from cardc.compiler.generate import expand_entry
 from cardc.compiler.stmts import compile_block, compile_expr, compile_fn_body
+from cardc.ir.calls import impure_functions
 from cardc.ir.content_limits import MAX_CARDS
 from cardc.ir.nodes import card_expressions, entry_expressions
 from cardc.load import sandbox
@@ -780,12 +781,17 @@ def _fitted_value(weights, bundle, diags) -> dict:
     known = {f"counter:{k}" for k, v in bundle["counters"]["player"].items()
              if v.get("type", "int") in ("int", "bool")}
     known |= {f"zone:{z['id']}" for z in bundle["zones"] if z["owner"] == "player"}
+    impure = impure_functions(bundle["code"])
+    known |= {f"fn:{name}" for name, sig in bundle["signatures"]["functions"].items()
+              if sig["returns"] in ("int", "bool") and [t for _, t in sig["params"]] == ["player"]
+              and name not in impure}
     if "score" in bundle["code"]:
         known.add("score")
     for name in weights:
         if name not in known:
             diags.error(_key_loc(weights, name), f"`agents: value:` weighs `{name}`, which is not a feature of "
-                        "this game (a player counter holding a number, a per-player zone, or the score)",
+                        "this game (a player counter holding a number, a per-player zone, a function of one player "
+                        "giving a number, or the score)",
                         did_you_mean(str(name), sorted(known))
                         or "fit it again with `cardc fit-value --write`, or remove the line")
     return {str(k): float(v) for k, v in weights.items()}
