@@ -84,6 +84,7 @@ def collect(game, players: int, agents: list[str], games: int, seed: int, max_de
 @dataclass
 class Fit:
     weights: dict[str, float]       # per feature, on the feature's own scale
+    spread: dict[str, float]        # per feature: its spread between seats (a standard deviation)
     held_out: int                   # records held out
     log_loss: float                 # of the held-out records
     base_loss: float                # of guessing the base rate
@@ -131,8 +132,9 @@ def fit(samples: Samples, players: int) -> Fit:
         turn = slice(start, start + players)
         turns += 1
         hits += int(yh[turn][int(np.argmax(value[turn]))] == 1.0)
-    weights = {name: round(float(w[i + 1] / sd[i]), 6) for i, name in enumerate(samples.names)}
-    return Fit(weights, int(test.sum()), loss, base_loss, hits / max(1, turns), 1.0 / players)
+    weights = {name: float(f"{w[i + 1] / sd[i]:.6g}") for i, name in enumerate(samples.names)}
+    spread = {name: float(f"{sd[i]:.6g}") for i, name in enumerate(samples.names)}
+    return Fit(weights, spread, int(test.sum()), loss, base_loss, hits / max(1, turns), 1.0 / players)
 
 
 def with_value(text: str, weights: dict[str, float], note: str) -> str:
@@ -233,13 +235,20 @@ def cmd_fit_value(args) -> int:
     if live:
         print()
     result = fit(samples, args.players)
-    order = sorted(result.weights, key=lambda k: -abs(result.weights[k]))
+    def effect(k):                      # log-odds of a typical lead in the feature
+        return result.weights[k] * result.spread[k]
+    order = sorted(result.weights, key=lambda k: -abs(effect(k)))
     lines = [f"A value for {bundle['name']} ({args.players} players) from {args.games} games of "
              f"{', '.join(agents)}: {len(samples.won)} records, {result.held_out} held out.",
              f"Held out: log loss {result.log_loss:.3f} against {result.base_loss:.3f} for the base rate; "
              f"the seat of highest value at a turn's start won {100 * result.leader_wins:.1f}% "
-             f"(chance {100 * result.chance:.1f}%).", "Weights (a unit of the feature, in log-odds of winning):"]
-    lines += [f"  {k:30} {result.weights[k]:+.4f}" for k in order]
+             f"(chance {100 * result.chance:.1f}%).",
+             "Weights, in log-odds of winning: for a unit of the feature, and for a typical lead in it "
+             "(one standard deviation between seats), largest first:"]
+    lines += [f"  {k:30} {result.weights[k]:+12.6g} {effect(k):+8.3f}" for k in order]
+    if result.log_loss >= result.base_loss:
+        lines.append("Warning: on the held-out games this value predicts the winner no better than the base "
+                     "rate: play more games (--games), or write the game an `eval`.")
     folder = game_folders([args.game])[0]
     if args.write:
         note = (f"cardc fit-value {bundle['game']} --players {args.players} --agents {','.join(agents)} "
@@ -257,5 +266,6 @@ def cmd_fit_value(args) -> int:
             "game": bundle["game"], "players": args.players, "agents": agents, "games": args.games,
             "seed": args.seed, "records": len(samples.won), "held_out": result.held_out,
             "log_loss": result.log_loss, "base_log_loss": result.base_loss,
-            "leader_wins": result.leader_wins, "chance": result.chance, "weights": result.weights}, indent=2) + "\n")
+            "leader_wins": result.leader_wins, "chance": result.chance, "weights": result.weights,
+            "spread": result.spread}, indent=2) + "\n")
     return 0
