@@ -83,6 +83,16 @@ def test_a_value_weighing_a_feature_the_game_lacks_is_a_located_error(game_copy)
     assert error.loc.line > 1 and str(error.loc).endswith(f":{error.loc.line}:{error.loc.col}")
 
 
+def test_a_weight_is_written_as_a_number_yaml_reads_back():
+    """YAML 1.1 reads `5e-06` as text: a small weight is written `0.000005`."""
+    import yaml
+
+    from cardc.sim.fit_value import with_value
+    weights = {"counter:money": 5e-06, "fn:net_worth": 0.000126123456, "zone:rack": -3.0, "score": 0.0}
+    back = yaml.safe_load(with_value("id: g\n", weights, "n"))["agents"]["value"]
+    assert back == pytest.approx(weights, rel=1e-5) and all(type(v) is float for v in back.values())
+
+
 @pytest.mark.parametrize("first, second", [("value", "mcts"), ("mcts", "value")])
 def test_writing_one_entry_of_agents_keeps_the_other(first, second):
     text = "id: g\nagents:\n  # tuned\n  mcts: \"c=0.9\"\neval: 1\n"

@@ -140,8 +140,16 @@ def fit(samples: Samples, players: int) -> Fit:
 def with_value(text: str, weights: dict[str, float], note: str) -> str:
     """game.yaml's text with its `agents: value:` block set to `weights`;
     the rest of `agents:` (mcts's settings) and of the file as it was."""
-    entry = [f"  # {note}\n", "  value:\n"] + [f"    {k}: {v}\n" for k, v in weights.items()]
+    entry = [f"  # {note}\n", "  value:\n"] + [f"    {k}: {_number(v)}\n" for k, v in weights.items()]
     return with_agents_entry(text, "value", entry)
+
+
+def _number(v: float) -> str:
+    """`v` as YAML reads a number back: with a point and no exponent (YAML 1.1
+    reads `5e-06` as text), six significant digits."""
+    import numpy as np
+    text = np.format_float_positional(v, precision=6, unique=False, fractional=False, trim="-")
+    return text if "." in text else text + ".0"
 
 
 def with_agents_entry(text: str, key: str, entry: list[str]) -> str:
