@@ -295,7 +295,7 @@ class MCTSAgent(Agent):
         for a in range(n):
             w = world if a == n - 1 else world.clone()
             w.apply(a, last=True)
-            value = float("inf") if w.terminal and p in w.winners else self._evals(w)[p]
+            value = float("inf") if w.terminal and p in w.winners else self._eval(w, p)
             if best_value is None or value > best_value:
                 best, best_value = (w, a), value
         assert best is not None                 # n >= 1
@@ -330,6 +330,10 @@ class MCTSAgent(Agent):
         if self._fitted:
             return world.values()
         return [world.evaluate(p) for p in range(world.players)]
+
+    def _eval(self, world, p: int) -> float:
+        """Seat p's `eval` of `world`, or its fitted value (`horizon`)."""
+        return world.values()[p] if self._fitted else world.evaluate(p)
 
     def _first_scale(self, world) -> float:
         """A first guess of the typical margin: the seats' evals spread now."""

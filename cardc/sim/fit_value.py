@@ -197,6 +197,18 @@ def with_agents_entry(text: str, key: str, entry: list[str]) -> str:
     return "".join(lines[:start + 1] + kept + entry + lines[end:])
 
 
+def match_bundle(game: str, players: int) -> dict:
+    """The bundle of `game` for matches of `players` seats (at least 2, and a
+    count the game allows), else a UsageError saying which it allows."""
+    from cardc.sim.cli import variant_bundle
+    bundle = variant_bundle(game, {})
+    lo, hi = bundle["players"]["min"], bundle["players"]["max"]
+    if not lo <= players <= hi or players < 2:
+        raise UsageError(f"{bundle['name']} is for {lo} to {hi} players; --players needs one of "
+                         f"those, at least 2")
+    return bundle
+
+
 def add_command(sub) -> None:
     s = sub.add_parser("fit-value", help="fit what a position is worth from simulated games, for mcts "
                        "at a game without `eval`, and keep it in game.yaml")
@@ -219,17 +231,14 @@ def cmd_fit_value(args) -> int:
     from cardc.engine import Game
     from cardc.project import game_folders
     from cardc.render.atomic import write_atomic
-    from cardc.sim.cli import _write, variant_bundle
+    from cardc.sim.cli import _write
     try:
         import numpy  # noqa: F401
     except ImportError:
         raise UsageError("cardc fit-value needs numpy: pip install numpy (or cardc's `tune` extra)") from None
     if args.games < 5 or args.max_decisions < 1:
         raise UsageError("--games must be at least 5 and --max-decisions at least 1")
-    bundle = variant_bundle(args.game, {})
-    lo, hi = bundle["players"]["min"], bundle["players"]["max"]
-    if not lo <= args.players <= hi or args.players < 2:
-        raise UsageError(f"{bundle['name']} is for {lo} to {hi} players; --players needs one of those, at least 2")
+    bundle = match_bundle(args.game, args.players)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     for spec in agents:
         try:

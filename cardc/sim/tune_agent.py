@@ -126,7 +126,7 @@ def add_command(sub) -> None:
 def cmd_tune_agent(args) -> int:
     from cardc.project import game_folders
     from cardc.render.atomic import write_atomic
-    from cardc.sim.cli import _write, variant_bundle
+    from cardc.sim.cli import _write
     from cardc.sim.run import executor
     try:
         import optuna  # noqa: F401
@@ -134,11 +134,8 @@ def cmd_tune_agent(args) -> int:
         raise UsageError("cardc tune-agent needs optuna: pip install optuna (or cardc's `tune` extra)") from None
     if args.trials < 1 or args.games < 2 or args.iterations < 1 or args.jobs < 1:
         raise UsageError("--trials, --iterations and --jobs must be at least 1 and --games at least 2")
-    bundle = variant_bundle(args.game, {})
-    lo, hi = bundle["players"]["min"], bundle["players"]["max"]
-    if not lo <= args.players <= hi or args.players < 2:
-        raise UsageError(f"{bundle['name']} is for {lo} to {hi} players; --players needs one of "
-                         f"those, at least 2")
+    from cardc.sim.fit_value import match_bundle
+    bundle = match_bundle(args.game, args.players)
     from cardc.agents import parse_agent
     try:
         parse_agent(args.against)
