@@ -2,13 +2,15 @@
 
 A bundle holds a game's rules as ops (`["choose", "victim", <expr>, …]`, one
 statement each, in a block with jumps) and expressions (`["bin", "+", <expr>,
-<expr>]`).  Each kind is declared here: its name, whether it is an op or an
-expression, and its fields in order, each with what it holds (`EXPR`, a
-`NAME`, a jump target `PC`, …).  From the declarations come
+<expr>]`).  Each kind is declared here once, as a frozen dataclass
+(`Choose`, `Bin`, …): its name, whether it is an op or an expression, and
+its fields in order, each annotated with what it holds (`E`: an expression,
+`Name`: a name from the content, `Pc`: a jump target, …).  From the
+declarations come
 
-- `Node` classes (`OPS[name].cls`, `EXPRS_[name].cls`), typed: `parse` turns a bundle's
-  positional list into one and `dump` back (a round trip of every shipped
-  bundle is tested);
+- the typed nodes: `parse` turns a bundle's positional list into one and
+  `dump` back (a round trip of every shipped bundle is tested); the engine
+  reads them by name (`match node: case Call(builtin="count", args=[x])`);
 - the bundle schema's shape of every op and expression (`schema_defs`),
   which `cardc.ir.schema` validates bundles with: the closed set of
   kinds and each one's fields are written nowhere else;
@@ -21,9 +23,10 @@ the generator that runs it are the other two places that change.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
-from dataclasses import dataclass, make_dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, get_type_hints
 
 # what a field holds
 EXPR = "expr"               # an expression
@@ -62,90 +65,443 @@ EXPRS_: dict[str, Kind] = {}
 class Node:
     """A node of the IR (see the module docstring); `kind` names its kind,
     `op` says whether it is an op or an expression."""
-    kind = ""
+    kind: ClassVar[str] = ""
+    op: ClassVar[bool] = False
+
+
+# ---------------------------------------------------------------- the kinds
+# A kind is a frozen dataclass; each field's annotation says what it holds
+# (`E`: an expression, `Name`: a name from the content, …): the JSON form,
+# the schema and every walk below read these annotations, nothing else.
+
+E = Annotated["Expr", EXPR]
+OptE = Annotated["Expr | None", OPT_EXPR]
+Es = Annotated["list[Expr]", EXPRS]
+KwEs = Annotated["dict[str, Expr]", KWEXPRS]
+Name = Annotated[str, NAME]
+Pc = Annotated[int, PC]
+Flag = Annotated[bool, BOOL]
+TypeName = Annotated[str, TYPE]
+Const = Annotated[Any, LIT]
+Text = Annotated[list, TEXT]
+Menu = Annotated[list, MENU]
+Builtin = Annotated[str, BUILTIN]
+
+
+class Expr(Node):
+    """An expression: a value read or worked out."""
     op = False
 
 
-def _declare(kind: str, op: bool, doc: str, fields: dict) -> None:
-    cls = make_dataclass(kind.capitalize() + ("Op" if op else ""), list(fields), bases=(Node,), frozen=True,
-                         namespace={"kind": kind, "op": op, "__doc__": doc})
-    (OPS if op else EXPRS_)[kind] = Kind(kind, op, tuple(fields.items()), cls, doc)
+class Op(Node):
+    """An op: one statement of a block."""
+    op = True
 
 
-def op(kind, doc, /, **fields):
-    _declare(kind, True, doc, fields)
+@dataclass(frozen=True)
+class Lit(Expr):
+    """A constant: a number, text, true/false, none, or a list of them."""
+    value: Const
 
 
-def expr(kind, doc, /, **fields):
-    _declare(kind, False, doc, fields)
+@dataclass(frozen=True)
+class Var(Expr):
+    """A local, a parameter or a loop variable."""
+    name: Name
 
 
-# ---------------------------------------------------------------- expressions
+@dataclass(frozen=True)
+class Players(Expr):
+    """Every player, in seat order."""
 
-expr("lit", "A constant: a number, text, true/false, none, or a list of them.", value=LIT)
-expr("var", "A local, a parameter or a loop variable.", name=NAME)
-expr("players", "Every player, in seat order.")
-expr("game", "The game itself (`game.x`).")
-expr("zone", "A shared zone's cards.", zone=NAME)
-expr("pzone", "A player's zone's cards.", zone=NAME, player=EXPR)
-expr("cards", "The cards of a zone given as a value.", zone=EXPR)
-expr("gctr", "A game counter.", counter=NAME)
-expr("gattr", "The turn order's attributes.",
-     attr=one_of("first_player", "player_count", "round", "turn", "turn_player"))
-expr("pctr", "A player's counter.", counter=NAME, player=EXPR)
-expr("pattr", "A player's name or seat.", attr=one_of("name", "seat"), player=EXPR)
-expr("field", "A card's printed field.", field=NAME, card=EXPR)
-expr("cctr", "A card's counter.", counter=NAME, card=EXPR)
-expr("cpp", "A card's counter kept for each player.", counter=NAME, card=EXPR, player=EXPR)
-expr("eattr", "A field of a reaction window's event.", field=NAME, event=EXPR)
-expr("index", "An item of a list.", items=EXPR, index=EXPR)
-expr("bin", "Arithmetic.", operator=one_of("+", "-", "*", "/", "%"), left=EXPR, right=EXPR)
-expr("neg", "A number's negation.", value=EXPR)
-expr("cmp", "A comparison.", operator=one_of("==", "!=", "<", "<=", ">", ">=", "in", "not in"),
-     left=EXPR, right=EXPR)
-expr("and", "True if every part is (evaluated in order, stopping at the first false).", parts=EXPRS)
-expr("or", "True if any part is (evaluated in order, stopping at the first true).", parts=EXPRS)
-expr("not", "A test's negation.", value=EXPR)
-expr("if", "`a if test else b`.", test=EXPR, then=EXPR, otherwise=EXPR)
-expr("list", "A list written out.", items=EXPRS)
-expr("comp", "`[item for var in items if test]`.", item=EXPR, var=NAME, items=EXPR, test=OPT_EXPR)
-expr("fn", "A call of a content function.", function=NAME, args=EXPRS)
-expr("call", "A call of a builtin.", builtin=BUILTIN, args=EXPRS, kwargs=KWEXPRS)
-expr("str", "Text with values written in.", parts=TEXT)
+
+@dataclass(frozen=True)
+class Game(Expr):
+    """The game itself (`game.x`)."""
+
+
+@dataclass(frozen=True)
+class Zone(Expr):
+    """A shared zone's cards."""
+    zone: Name
+
+
+@dataclass(frozen=True)
+class Pzone(Expr):
+    """A player's zone's cards."""
+    zone: Name
+    player: E
+
+
+@dataclass(frozen=True)
+class Cards(Expr):
+    """The cards of a zone given as a value."""
+    zone: E
+
+
+@dataclass(frozen=True)
+class Gctr(Expr):
+    """A game counter."""
+    counter: Name
+
+
+@dataclass(frozen=True)
+class Gattr(Expr):
+    """The turn order's attributes."""
+    attr: Annotated[str, one_of("first_player", "player_count", "round", "turn", "turn_player")]
+
+
+@dataclass(frozen=True)
+class Pctr(Expr):
+    """A player's counter."""
+    counter: Name
+    player: E
+
+
+@dataclass(frozen=True)
+class Pattr(Expr):
+    """A player's name or seat."""
+    attr: Annotated[str, one_of("name", "seat")]
+    player: E
+
+
+@dataclass(frozen=True)
+class Field(Expr):
+    """A card's printed field."""
+    field: Name
+    card: E
+
+
+@dataclass(frozen=True)
+class Cctr(Expr):
+    """A card's counter."""
+    counter: Name
+    card: E
+
+
+@dataclass(frozen=True)
+class Cpp(Expr):
+    """A card's counter kept for each player."""
+    counter: Name
+    card: E
+    player: E
+
+
+@dataclass(frozen=True)
+class Eattr(Expr):
+    """A field of a reaction window's event."""
+    field: Name
+    event: E
+
+
+@dataclass(frozen=True)
+class Index(Expr):
+    """An item of a list."""
+    items: E
+    index: E
+
+
+@dataclass(frozen=True)
+class Bin(Expr):
+    """Arithmetic."""
+    operator: Annotated[str, one_of("+", "-", "*", "/", "%")]
+    left: E
+    right: E
+
+
+@dataclass(frozen=True)
+class Neg(Expr):
+    """A number's negation."""
+    value: E
+
+
+@dataclass(frozen=True)
+class Cmp(Expr):
+    """A comparison."""
+    operator: Annotated[str, one_of("==", "!=", "<", "<=", ">", ">=", "in", "not in")]
+    left: E
+    right: E
+
+
+@dataclass(frozen=True)
+class And(Expr):
+    """True if every part is (evaluated in order, stopping at the first false)."""
+    parts: Es
+
+
+@dataclass(frozen=True)
+class Or(Expr):
+    """True if any part is (evaluated in order, stopping at the first true)."""
+    parts: Es
+
+
+@dataclass(frozen=True)
+class Not(Expr):
+    """A test's negation."""
+    value: E
+
+
+@dataclass(frozen=True)
+class If(Expr):
+    """`a if test else b`."""
+    test: E
+    then: E
+    otherwise: E
+
+
+@dataclass(frozen=True)
+class List(Expr):
+    """A list written out."""
+    items: Es
+
+
+@dataclass(frozen=True)
+class Comp(Expr):
+    """`[item for var in items if test]`."""
+    item: E
+    var: Name
+    items: E
+    test: OptE
+
+
+@dataclass(frozen=True)
+class Fn(Expr):
+    """A call of a content function."""
+    function: Name
+    args: Es
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """A call of a builtin."""
+    builtin: Builtin
+    args: Es
+    kwargs: KwEs
+
+
+@dataclass(frozen=True)
+class Str(Expr):
+    """Text with values written in."""
+    parts: Text
+
 
 # ---------------------------------------------------------------- ops
 
-op("let", "`let var = value`.", var=NAME, value=EXPR)
-op("random", "`let var = random c in items where test`.", var=NAME, items=EXPR, cvar=NAME, where=OPT_EXPR)
-op("ask", "A yes-or-no question to a player.", var=NAME, player=EXPR, prompt=OPT_EXPR)
-op("choose", "`let var = choose c in items where … by player prompt …` (optional: may pass).",
-   var=NAME, items=EXPR, cvar=NAME, where=OPT_EXPR, player=EXPR, optional=BOOL, prompt=OPT_EXPR, type=TYPE)
-op("window", "Open a reaction window and keep its event in `var`.", var=NAME, tag=NAME, players=EXPR,
-   fields=KWEXPRS)
-op("set", "Write a counter or the turn order.", target=EXPR, operator=one_of("=", "+=", "-="), value=EXPR)
-op("call", "Run a procedure.", procedure=NAME, args=EXPRS)
-op("move", "Move cards to a zone.", cards=EXPR, to=EXPR, place=one_of("top", "bottom"), many=BOOL)
-op("shuffle", "Shuffle a zone.", zone=EXPR)
-op("attach", "Attach a card to a host card.", card=EXPR, host=EXPR)
-op("detach", "Detach a card from its host.", card=EXPR)
-op("reveal", "Show a card to a player.", card=EXPR, player=EXPR)
-op("jump", "Go on at another op.", to=PC)
-op("return", "End the block.")
-op("log", "Write a line of the game's log.", text=EXPR)
-op("resolve", "Run a card's effect.", card=EXPR)
-op("trigger", "Run every hook of an event.", event=NAME, args=KWEXPRS)
-op("end", "End the game (with the winners, or by the scoring).", winners=OPT_EXPR)
-op("assert", "Fail with a message unless a test holds.", test=EXPR, message=EXPR)
-op("cancel", "Cancel a reaction window's event.", event=EXPR)
-op("jf", "Go on at `to` if the test is false.", test=EXPR, to=PC)
-op("iter", "Start a `for` loop: keep its list in `slot`.", slot=NAME, items=EXPR)
-op("next", "A `for` loop's next turn: the next item in `var`, or on at `end`.", slot=NAME, var=NAME, end=PC)
-op("repeat", "Start a `repeat n:` loop.", slot=NAME, times=EXPR)
-op("countdown", "A `repeat` loop's next turn, or on at `end`.", slot=NAME, end=PC)
-op("guard", "A `while` loop's count of its turns (it fails past the limit).", slot=NAME)
-op("phase", "Name the phase of the turn.", phase=NAME)
-op("menu", "Ask a player to pick one of a menu's open options.", player=EXPR, prompt=OPT_EXPR,
-   items=MENU, end=PC)
+@dataclass(frozen=True)
+class LetOp(Op):
+    """`let var = value`."""
+    var: Name
+    value: E
+
+
+@dataclass(frozen=True)
+class RandomOp(Op):
+    """`let var = random c in items where test`."""
+    var: Name
+    items: E
+    cvar: Name
+    where: OptE
+
+
+@dataclass(frozen=True)
+class AskOp(Op):
+    """A yes-or-no question to a player."""
+    var: Name
+    player: E
+    prompt: OptE
+
+
+@dataclass(frozen=True)
+class ChooseOp(Op):
+    """`let var = choose c in items where … by player prompt …` (optional: may pass)."""
+    var: Name
+    items: E
+    cvar: Name
+    where: OptE
+    player: E
+    optional: Flag
+    prompt: OptE
+    type: TypeName
+
+
+@dataclass(frozen=True)
+class WindowOp(Op):
+    """Open a reaction window and keep its event in `var`."""
+    var: Name
+    tag: Name
+    players: E
+    fields: KwEs
+
+
+@dataclass(frozen=True)
+class SetOp(Op):
+    """Write a counter or the turn order."""
+    target: E
+    operator: Annotated[str, one_of("=", "+=", "-=")]
+    value: E
+
+
+@dataclass(frozen=True)
+class CallOp(Op):
+    """Run a procedure."""
+    procedure: Name
+    args: Es
+
+
+@dataclass(frozen=True)
+class MoveOp(Op):
+    """Move cards to a zone."""
+    cards: E
+    to: E
+    place: Annotated[str, one_of("top", "bottom")]
+    many: Flag
+
+
+@dataclass(frozen=True)
+class ShuffleOp(Op):
+    """Shuffle a zone."""
+    zone: E
+
+
+@dataclass(frozen=True)
+class AttachOp(Op):
+    """Attach a card to a host card."""
+    card: E
+    host: E
+
+
+@dataclass(frozen=True)
+class DetachOp(Op):
+    """Detach a card from its host."""
+    card: E
+
+
+@dataclass(frozen=True)
+class RevealOp(Op):
+    """Show a card to a player."""
+    card: E
+    player: E
+
+
+@dataclass(frozen=True)
+class JumpOp(Op):
+    """Go on at another op."""
+    to: Pc
+
+
+@dataclass(frozen=True)
+class ReturnOp(Op):
+    """End the block."""
+
+
+@dataclass(frozen=True)
+class LogOp(Op):
+    """Write a line of the game's log."""
+    text: E
+
+
+@dataclass(frozen=True)
+class ResolveOp(Op):
+    """Run a card's effect."""
+    card: E
+
+
+@dataclass(frozen=True)
+class TriggerOp(Op):
+    """Run every hook of an event."""
+    event: Name
+    args: KwEs
+
+
+@dataclass(frozen=True)
+class EndOp(Op):
+    """End the game (with the winners, or by the scoring)."""
+    winners: OptE
+
+
+@dataclass(frozen=True)
+class AssertOp(Op):
+    """Fail with a message unless a test holds."""
+    test: E
+    message: E
+
+
+@dataclass(frozen=True)
+class CancelOp(Op):
+    """Cancel a reaction window's event."""
+    event: E
+
+
+@dataclass(frozen=True)
+class JfOp(Op):
+    """Go on at `to` if the test is false."""
+    test: E
+    to: Pc
+
+
+@dataclass(frozen=True)
+class IterOp(Op):
+    """Start a `for` loop: keep its list in `slot`."""
+    slot: Name
+    items: E
+
+
+@dataclass(frozen=True)
+class NextOp(Op):
+    """A `for` loop's next turn: the next item in `var`, or on at `end`."""
+    slot: Name
+    var: Name
+    end: Pc
+
+
+@dataclass(frozen=True)
+class RepeatOp(Op):
+    """Start a `repeat n:` loop."""
+    slot: Name
+    times: E
+
+
+@dataclass(frozen=True)
+class CountdownOp(Op):
+    """A `repeat` loop's next turn, or on at `end`."""
+    slot: Name
+    end: Pc
+
+
+@dataclass(frozen=True)
+class GuardOp(Op):
+    """A `while` loop's count of its turns (it fails past the limit)."""
+    slot: Name
+
+
+@dataclass(frozen=True)
+class PhaseOp(Op):
+    """Name the phase of the turn."""
+    phase: Name
+
+
+@dataclass(frozen=True)
+class MenuOp(Op):
+    """Ask a player to pick one of a menu's open options."""
+    player: E
+    prompt: OptE
+    items: Menu
+    end: Pc
+
+
+def _declare(cls: type[Node]) -> None:
+    """Enter a kind's class in `OPS` or `EXPRS_`: its name is the class's,
+    lower case and without `Op`; its fields and what each holds come from
+    the annotations."""
+    name = cls.__name__.lower().removesuffix("op")
+    hints = get_type_hints(cls, include_extras=True)
+    fields = tuple((f.name, hints[f.name].__metadata__[0]) for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    cls.kind = name
+    (OPS if cls.op else EXPRS_)[name] = Kind(name, cls.op, fields, cls, cls.__doc__ or "")
+
+
+for _cls in [*Expr.__subclasses__(), *Op.__subclasses__()]:
+    _declare(_cls)
 
 
 # ---------------------------------------------------------------- JSON form
