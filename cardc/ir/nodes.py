@@ -617,6 +617,16 @@ def walk(node: Node):
         stack.extend(reversed(list(children(n))))
 
 
+def transform(node: Node, f) -> Node:
+    """A copy of `node` with each node directly inside it replaced by
+    `f(node)`; names, constants and types as they were.  The one
+    transformer of the typed form: a rewrite (`specialize`, substituting
+    arguments) is `f` calling `transform` on what it does not change."""
+    kind = (OPS if node.op else EXPRS_)[node.kind]
+    return dataclasses.replace(node, **{  # type: ignore[type-var]
+        name: _map_field(what, getattr(node, name), f) for name, what in kind.fields})
+
+
 # ---------------------------------------------------------------- the JSON form, walked
 # The engine reads the bundle's positional lists as they are (no Node is
 # made at load); these walk them by the same declarations, so a literal's
