@@ -20,6 +20,7 @@ from cardc.engine.pygen import PyGen
 from cardc.engine.stale import Stale
 from cardc.engine.table import OUT
 from cardc.engine.writes import WritePlan
+from cardc.ir import nodes
 from cardc.ir.calls import impure_functions, recursive_functions
 from cardc.ir.content_limits import MAX_CARDS
 
@@ -385,6 +386,10 @@ class Game:
         for c in self.cards:
             for m, ir in (c.get("modifiers") or {}).items():
                 self.modifier_bodies.setdefault(m, []).append(ir)
+        # the same, as typed nodes (cardc/ir/nodes.py): the analyses that read
+        # names rather than positions take these (the rest move over one by one)
+        self.fn_nodes = {name: nodes.parse(body) for name, body in self.fn_bodies.items()}
+        self.modifier_nodes = {m: [nodes.parse(ir) for ir in bodies] for m, bodies in self.modifier_bodies.items()}
         # {modifier: [(argument, word)]}: the words a card's modifier compares an argument with
         self.modifier_keys = specialize.keys(self.modifier_bodies, self.modifier_args, code,
                                              self.fn_bodies, self.fn_params) if not self.reference else \
