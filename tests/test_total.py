@@ -3,14 +3,17 @@ building it could not have failed (see cardc/engine/total.py)."""
 from types import SimpleNamespace
 
 from cardc.engine.total import harmless, risky_parts
+from cardc.ir.nodes import dump, parse
 
 V = lambda name: ["var", name]                      # noqa: E731
 FIELD = lambda f, x: ["field", f, x]                # noqa: E731
 
 
 def game(fn_bodies=None, fn_params=None, modifiers=None):
-    return SimpleNamespace(fn_bodies=fn_bodies or {}, fn_params=fn_params or {},
-                           modifier_bodies=modifiers or {})
+    """What total.py reads of a game: its functions' and modifiers' bodies, as typed nodes."""
+    return SimpleNamespace(fn_nodes={k: parse(v) for k, v in (fn_bodies or {}).items()},
+                           fn_params=fn_params or {},
+                           modifier_nodes={k: [parse(x) for x in v] for k, v in (modifiers or {}).items()})
 
 
 def modified(name, base, **kwargs):
@@ -41,8 +44,8 @@ def test_a_modifier_that_divides_may_fail():
     g = game(modifiers={"cost": [DISCOUNT, DIVIDES]})
     call = modified("cost", FIELD("cost", V("c")), card=V("c"))
     assert not harmless(call, g, safe=frozenset({"c"}))
-    assert risky_parts(["str", ["Hire for $", ["fmt", call, "int"]]], g,
-                       safe=frozenset({"c"})) == [call]
+    parts = risky_parts(["str", ["Hire for $", ["fmt", call, "int"]]], g, safe=frozenset({"c"}))
+    assert [dump(p) for p in parts] == [call]
 
 
 def test_never_none_passes_into_the_bodies_that_receive_it():

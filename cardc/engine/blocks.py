@@ -1015,7 +1015,7 @@ class BlockGen:
             return ["if st.log is not None:", f"    st.log.append({text})"], False
         # it could fail: without a log, the parts that could fail are still
         # evaluated, so that simulation fails exactly where play does
-        parts = [self.pygen.text_of(x, {}) for x in risky_parts(o[1], self.game)]
+        parts = [self.pygen.text_of(nodes.dump(x), {}) for x in risky_parts(o[1], self.game)]
         return ["if st.log is not None:", f"    st.log.append({text})", "else:",
                 f"    ({', '.join(parts)},)"], False
 

@@ -37,7 +37,7 @@ from cardc.engine.memo import Memo, names_in
 from cardc.engine.stale import cell_watch
 from cardc.engine.total import harmless, risky_parts
 from cardc.ir.builtins import BUILTINS, RANDOM
-from cardc.ir.nodes import json_items, json_walk
+from cardc.ir.nodes import dump, json_items, json_walk
 
 # readable game attributes: `st.<name>` (player_count is `st.n`)
 GATTRS = {"turn", "round", "turn_player", "first_player", "player_count"}
@@ -250,7 +250,7 @@ class PyGen:
         name = self.fresh("_t")
         with self.memo_of(None):
             text = self.text_of(ir, {})
-            parts = [self.text_of(x, {}) for x in risky_parts(ir, self.game, safe=safe)]
+            parts = [self.text_of(dump(x), {}) for x in risky_parts(ir, self.game, safe=safe)]
         fn = self.exec_source(name, f"def {name}(st, env):\n    return {text}\n")
         fn.risk = None
         if parts:
