@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import itertools
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -185,6 +186,17 @@ def _check_join(sep, items) -> None:
             raise _OverBudget(f"this join would build a string of over {MAX_STRING:,} characters")
 
 
+def _sized(items: Any, budget: _Budget) -> Any:
+    """`items` with a length: a lazy sequence (`map`, `select`, a generator)
+    made a list here, of at most MAX_STRING items, so that what a join of
+    them would build is known before it is built."""
+    if isinstance(items, (list, tuple, range, str, dict, set)) or not hasattr(items, "__iter__"):
+        return items
+    made = _check_size(list(itertools.islice(items, MAX_STRING + 1)))
+    budget.made(len(made))
+    return made
+
+
 def _range(*args):
     r = range(*args)
     try:
@@ -276,7 +288,9 @@ def _capped_filter(f: Callable) -> Callable:
         if f.__name__ == "do_replace" and len(plain) >= 3:
             _check_replace(*plain[:4])
         if f.__name__ == "do_join" and plain:
-            _check_join(plain[1] if len(plain) > 1 else kwargs.get("d", ""), plain[0])
+            items = _sized(plain[0], budget)
+            args = tuple(items if a is plain[0] else a for a in args)
+            _check_join(plain[1] if len(plain) > 1 else kwargs.get("d", ""), items)
         return _check_size(f(*args, **kwargs))
     return capped
 
@@ -361,6 +375,7 @@ class ContentEnvironment(ImmutableSandboxedEnvironment):
             if getattr(__obj, "__name__", None) == "replace":
                 _check_replace(owner, *args[:3])
             if getattr(__obj, "__name__", None) == "join" and args:
+                args = (_sized(args[0], budget), *args[1:])
                 _check_join(owner, args[0])
         budget.depth += 1
         try:
