@@ -17,28 +17,38 @@ import re
 from collections.abc import Callable
 
 from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, connected_valued, count_in_distinct
+from cardc.engine.errors import BadBundle
+from cardc.ir import nodes as n
 from cardc.ir.builtins import BUILTINS
 from cardc.ir.nodes import json_map
 
 
 def trivial(ir) -> bool:
     """An argument cheap and safe to evaluate more than once."""
-    return ir[0] in ("var", "lit") or (ir[0] in ("field", "pctr", "cctr") and ir[2][0] == "var")
+    match ir:
+        case n.Var() | n.Lit() | n.Field(card=n.Var()) | n.Pctr(player=n.Var()) | n.Cctr(card=n.Var()):
+            return True
+    return False
 
 
 def substitute(ir, args: dict):
-    """Expression `ir` with every `["var", param]` replaced by that argument's
-    IR (a literal's value is a value, never a read: see ir.nodes.json_map)."""
-    if ir[0] == "var" and ir[1] in args:
-        return args[ir[1]]
-    return json_map(ir, lambda part: substitute(part, args))
+    """Expression `ir` with every read of a parameter (`Var(param)`) replaced
+    by that argument (a literal's value is a value, never a read: see
+    ir.nodes.transform)."""
+    if isinstance(ir, list):        # the JSON form, for what has not moved to nodes yet
+        if ir[0] == "var" and ir[1] in args:
+            return args[ir[1]]
+        return json_map(ir, lambda part: substitute(part, args))
+    if isinstance(ir, n.Var) and ir.name in args:
+        return args[ir.name]
+    return n.transform(ir, lambda part: substitute(part, args))
 
 
 def _any_all(g, name, args, kwargs, scope):
     """`any(test for x in xs)`: a generator, stopping at the first that decides."""
-    if args[0][0] != "comp":
+    if not isinstance(args[0], n.Comp):
         return None
-    _, elt, var, it, cond = args[0]
+    elt, var, it, cond = args[0].item, args[0].var, args[0].items, args[0].test
     inner = {**scope, var: g._loop_local(it)}
     with g.no_memo():
         loop = f"for {inner[var]} in {g._iterable(it, scope)}"
@@ -53,9 +63,10 @@ def _count(g, name, args, kwargs, scope):
     (`PyGen.e_fn`) is looked through: what it returns is counted as the
     expression it is."""
     inner, names = args[0], []
-    while _inlinable(g, inner) and inner[1] not in names:
-        names.append(inner[1])
-        inner = substitute(g.game.fn_bodies[inner[1]], dict(zip(g.game.fn_params[inner[1]], inner[2], strict=False)))
+    while _inlinable(g, inner) and inner.function not in names:
+        names.append(inner.function)
+        inner = substitute(g.game.fn_nodes[inner.function],
+                           dict(zip(g.game.fn_params[inner.function], inner.args, strict=False)))
     g._inlining += names
     try:
         return _count_of(g, inner, scope)
@@ -66,26 +77,25 @@ def _count(g, name, args, kwargs, scope):
 def _inlinable(g, ir) -> bool:
     """A call of a function that `PyGen.e_fn` writes in place."""
     game = g.game
-    return (isinstance(ir, list) and len(ir) == 3 and ir[0] == "fn" and ir[1] in game.fn_bodies
-            and bool(game.fn_simple.get(ir[1])) and ir[1] not in g._inlining
-            and all(trivial(a) for a in ir[2]))
+    return (isinstance(ir, n.Fn) and ir.function in game.fn_nodes
+            and bool(game.fn_simple.get(ir.function)) and ir.function not in g._inlining
+            and all(trivial(a) for a in ir.args))
 
 
 def _count_of(g, inner, scope) -> str:
-    if isinstance(inner, list) and inner[:2] == ["call", "cards_at"] and inner[2][0][0] == "cards":
-        where = inner[2][1]
-        if trivial(where):
+    match inner:
+        case n.Call(builtin="cards_at", args=[n.Cards() as cards, where, *_]) if trivial(where):
             # how many cards of an indexed zone on one cell: no list made
-            index, x = g._zone_index(inner[2][0], scope), g.expr(where, scope)
+            index, x = g._zone_index(cards, scope), g.expr(where, scope)
             if g.one_cell(where, x):
                 return f"len({g._by_cell(index)}.get({x}, ()))"
             return (f"(len({g._by_cell(index)}.get({x}, ())) if type({x}) is _str "
                     f"else len({g.bind(cards_in, '_b')}({index}, {x})))")
-        if isinstance(where, list) and where[:2] == ["call", "neighbors"] and \
-                len(where[2]) == 1 and neighbors_distinct(g.game):
+        case n.Call(builtin="cards_at", args=[n.Cards() as cards, n.Call(builtin="neighbors", args=[_]) as where,
+                                              *_]) if neighbors_distinct(g.game):
             # on a cell's neighbours (no cell twice): the cards counted,
             # not gathered and put in the zone's order first
-            index = g._zone_index(inner[2][0], scope)
+            index = g._zone_index(cards, scope)
             return f"{g.bind(count_in_distinct, '_b')}({index}, {g.expr(where, scope)})"
     return f"len({g.expr(inner, scope)})"
 
@@ -100,12 +110,12 @@ def _cards_at(g, name, args, kwargs, scope):
     """`cards_at(zone, where)` of a whole zone: from its index, found once
     per expression (hoisted out of loops over cells when the zone does not
     change with the element)."""
-    if args[0][0] != "cards":
+    if not isinstance(args[0], n.Cards):
         return None
     index = g._zone_index(args[0], scope)
     where = args[1]
-    if isinstance(where, list) and where[:2] == ["call", "neighbors"] and \
-            len(where[2]) == 1 and neighbors_distinct(g.game):
+    if isinstance(where, n.Call) and where.builtin == "neighbors" and \
+            len(where.args) == 1 and neighbors_distinct(g.game):
         # a cell's neighbours repeat no cell
         return f"{g.bind(cards_in_distinct, '_b')}({index}, {g.expr(where, scope)})"
     return f"{g.bind(cards_in, '_b')}({index}, {g.expr(where, scope)})"
@@ -115,7 +125,7 @@ def _max_min(g, name, args, kwargs, scope):
     """`max(0, x)` without a call: the same comparison the builtin makes
     (x > 0, or 0 > x), so the same result and the same error."""
     parts = [g.expr(a, scope) for a in args]
-    lit = [a[0] == "lit" and type(a[1]) is int for a in args]
+    lit = [isinstance(a, n.Lit) and type(a.value) is int for a in args]
     if len(args) == 2 and lit.count(True) == 1 and g.memo is not None and g.memo.on:
         t, op = g.fresh("_x"), ">" if name == "max" else "<"
         if lit[0]:
@@ -135,14 +145,16 @@ def _ends(g, name, args, kwargs, scope):
 def _modified(g, name, args, kwargs, scope):
     """`modified("name", value, k: v …)`: the value itself when no card in
     force modifies it, known from one lookup at the top of the function."""
-    mod = str(args[0][1])
+    if not (args and isinstance(args[0], n.Lit)):
+        raise BadBundle("`modified` takes the modifier's name first, as a literal")
+    mod = str(args[0].value)
     game = g.game
     declared = game.modifier_args.get(mod)
     if declared is not None and set(kwargs) <= set(declared) and \
-            all(v[0] in ("var", "lit") for v in kwargs.values()):
+            all(isinstance(v, (n.Var, n.Lit)) for v in kwargs.values()):
         # plain arguments: cheap and safe to evaluate before knowing
         # whether any card modifies this (so no dict, no lambda)
-        values = "".join(", " + g.expr(kwargs.get(a, ["lit", None]), scope) for a in declared)
+        values = "".join(", " + g.expr(kwargs.get(a, n.Lit(None)), scope) for a in declared)
         base = g.expr(args[1], scope)
         if g.memo is None:       # nothing kept here: the call checks for itself
             return f"{g.modifier_call(mod)}(st, {base}{values})"
@@ -153,9 +165,10 @@ def _modified(g, name, args, kwargs, scope):
         # the list is that word's: the cards whose modifier is then
         # not `value` itself (specialize.py), most of the time none
         fixed = game.modifier_keys.get(mod, ())
-        key = next(((mod, a, w) for a in declared if a in kwargs and kwargs[a][0] == "lit"
+        words = {a: v.value for a, v in kwargs.items() if isinstance(v, n.Lit)}
+        key = next(((mod, a, w) for a in declared if a in words
                     for fa, w in fixed
-                    if fa == a and type(w) is type(kwargs[a][1]) and w == kwargs[a][1]), mod)
+                    if fa == a and type(w) is type(words[a]) and w == words[a]), mod)
         every = g.memo.first('_mods_of(st)')
         arg = game.modifier_owner.get(mod)
         who = g.expr(kwargs[arg], scope) if key == mod and arg in kwargs else ""
@@ -179,7 +192,7 @@ def _modified(g, name, args, kwargs, scope):
         return f"({base} if not {mods} else {g.modifier_call(mod, True)}(st, {mods}, {base}{values}))"
     with g.no_memo():
         kw = ", ".join(f"{g.lit(str(k))}: {g.expr(v, scope)}" for k, v in kwargs.items())
-    return f"_modified(st, {g.lit(str(args[0][1]))}, {g.expr(args[1], scope)}, lambda: {{{kw}}})"
+    return f"_modified(st, {g.lit(mod)}, {g.expr(args[1], scope)}, lambda: {{{kw}}})"
 
 
 def _cell(g, name, args, kwargs, scope):
@@ -191,7 +204,7 @@ def _cell(g, name, args, kwargs, scope):
 
 def _owner_of(g, name, args, kwargs, scope):
     """In a modifier, of its own card: its zone's owner was passed in."""
-    if g._in_modifier and args == [["var", "this"]] and scope.get("this") == "_this":
+    if g._in_modifier and args == [n.Var("this")] and scope.get("this") == "_this":
         return "_owner"
     return None
 
@@ -213,26 +226,19 @@ def _connected(g, name, args, kwargs, scope):
     index (`connected_valued`), else None.  Exact: the same cards in the
     same order; the test, which cannot fail, is made only on the cards
     the search meets instead of on every card of the zone."""
-    if len(args) != 2:
-        return None
-    cards, start = args
     game = g.game
-    if not (isinstance(cards, list) and len(cards) == 5 and cards[0] == "comp"):
-        return None
-    _, elt, var, it, cond = cards
-    if not (elt == ["var", var] and isinstance(it, list) and len(it) == 2 and it[0] == "cards"
-            and isinstance(it[1], list) and len(it[1]) == 2 and it[1][0] == "zone"
-            and isinstance(it[1][1], str) and it[1][1] in game.shared_slot
-            and game.grid_neighbors
-            and "cell" in game.card_field
-            and isinstance(cond, list) and len(cond) == 4 and cond[:2] == ["cmp", "=="]):
-        return None
-    for mine, other in ((cond[2], cond[3]), (cond[3], cond[2])):
-        if (isinstance(mine, list) and len(mine) == 3 and mine[0] == "cctr"
-                and mine[2] == ["var", var] and isinstance(other, list) and len(other) == 2
-                and other[0] in ("var", "lit") and other != ["var", var]):
+    match args:
+        case [n.Comp(item=n.Var(name=elt), var=var, items=n.Cards(zone=n.Zone(zone=str() as zone)) as it,
+                     test=n.Cmp(operator="==", left=left, right=right)), start] \
+                if elt == var and zone in game.shared_slot and game.grid_neighbors and "cell" in game.card_field:
+            pass
+        case _:
+            return None
+    for mine, other in ((left, right), (right, left)):
+        if (isinstance(mine, n.Cctr) and mine.card == n.Var(var)
+                and isinstance(other, (n.Var, n.Lit)) and other != n.Var(var)):
             index = g._zone_index(it, scope)
-            values = g._counters("card", str(mine[1]))
+            values = g._counters("card", str(mine.counter))
             return (f"{g.bind(connected_valued, '_b')}(st, {index}, {g.expr(start, scope)}, "
                     f"{values}, {g.expr(other, scope)})")
     return None

@@ -36,8 +36,8 @@ from cardc.engine.lower import Placed, lower
 from cardc.engine.memo import Memo, names_in
 from cardc.engine.stale import cell_watch
 from cardc.engine.total import harmless, risky_parts
+from cardc.ir import nodes as n
 from cardc.ir.builtins import BUILTINS, RANDOM
-from cardc.ir.nodes import dump, json_items, json_walk
 
 # readable game attributes: `st.<name>` (player_count is `st.n`)
 GATTRS = {"turn", "round", "turn_player", "first_player", "player_count"}
@@ -88,8 +88,10 @@ def _index(xs, k):
     return xs[k]
 
 
-def _is_lit(ir) -> bool:
-    return isinstance(ir, list) and len(ir) == 2 and ir[0] == "lit"
+def _node(ir):
+    """`ir` as a typed node: the block generator still passes its ops'
+    expressions in their JSON form (a list), and is moving over."""
+    return n.parse(ir) if isinstance(ir, list) else ir
 
 
 def _fold(values, ops):
@@ -145,7 +147,7 @@ def _menu_texts(items, safe=frozenset()):
             if it[3] is not None:
                 yield it[3], safe
         elif it[0] == "for":
-            over_cards = isinstance(it[2], list) and it[2][:1] == ["cards"]
+            over_cards = isinstance(it[2], n.Cards)
             yield from _menu_texts(it[3], safe | {it[1]} if over_cards else safe - {it[1]})
         elif it[0] == "if":
             yield from _menu_texts(it[2], safe)
@@ -250,7 +252,7 @@ class PyGen:
         name = self.fresh("_t")
         with self.memo_of(None):
             text = self.text_of(ir, {})
-            parts = [self.text_of(dump(x), {}) for x in risky_parts(ir, self.game, safe=safe)]
+            parts = [self.text_of(x, {}) for x in risky_parts(ir, self.game, safe=safe)]
         fn = self.exec_source(name, f"def {name}(st, env):\n    return {text}\n")
         fn.risk = None
         if parts:
@@ -314,6 +316,7 @@ class PyGen:
         each open option records its body's pc and the loop variables it was
         found with, `[pc, name, value, …]`.  Its label is the function `f.labels[pc]`, called only if
         someone reads it (each option has a pc of its own)."""
+        items = n.parse_menu(items) if _json_menu(items) else items
         memo = Memo(self, env_reads=True, pure=True)
         lines: list = ["    " + memo.reset()]
         labels: dict = {}
@@ -341,7 +344,7 @@ class PyGen:
         fn.unavailable_later = not fn.risky_reasons and not _mentions(
             items, RANDOM, game.fn_impure, items=True) and not any(
             _mentions(ir, RANDOM, game.fn_impure)
-            for bodies in game.modifier_bodies.values() for ir in bodies)
+            for bodies in game.modifier_nodes.values() for ir in bodies)
         fn.eager_text = eager
         return fn
 
@@ -395,7 +398,7 @@ class PyGen:
             elif item[0] == "for":
                 _, var, lst, sub = item
                 local = self.local()
-                over_cards = isinstance(lst, list) and lst[:1] == ["cards"]
+                over_cards = isinstance(lst, n.Cards)
                 first = self._loop_invariant_first(sub, var)
                 inner, level = pad, depth
                 if first is None:
@@ -443,22 +446,23 @@ class PyGen:
 
     def _opened(self, ir, depth) -> list:
         game = self.game
-        if depth > 8 or not isinstance(ir, list):
+        if depth > 8:
             return [ir]
-        if len(ir) == 2 and ir[0] == "and" and isinstance(ir[1], list):
-            return [t for part in ir[1] for t in self._opened(part, depth + 1)]
-        if len(ir) == 3 and ir[0] == "fn" and game.fn_simple.get(ir[1]) and ir[1] in game.fn_bodies \
-                and isinstance(ir[2], list) and all(trivial(a) for a in ir[2]):
-            body = substitute(game.fn_bodies[ir[1]], dict(zip(game.fn_params[ir[1]], ir[2], strict=False)))
-            if isinstance(body, list) and len(body) == 2 and body[0] == "and":
-                return self._opened(body, depth + 1)
+        match ir:
+            case n.And(parts=parts):
+                return [t for part in parts for t in self._opened(part, depth + 1)]
+            case n.Fn(function=name, args=args) if game.fn_simple.get(name) and name in game.fn_nodes \
+                    and all(trivial(a) for a in args):
+                body = substitute(game.fn_nodes[name], dict(zip(game.fn_params[name], args, strict=False)))
+                if isinstance(body, n.And):
+                    return self._opened(body, depth + 1)
         return [ir]
 
     def _without_first(self, item):
         """Option `item` with the first test of its condition taken off."""
         _, label, cond, reason, pc = item
         more = self._conjuncts(cond)[1:]
-        return ["opt", label, more[0] if len(more) == 1 else ["and", more], reason, pc]
+        return ["opt", label, more[0] if len(more) == 1 else n.And(more), reason, pc]
 
     def _loop_invariant_first(self, sub, var):
         """The first test of every option of a menu's loop, if they all start
@@ -500,7 +504,7 @@ class PyGen:
         game = self.game
         if getattr(self, "_mods_draw", None) is None:
             self._mods_draw = any(_mentions(x, RANDOM, game.fn_impure)
-                                  for bodies in game.modifier_bodies.values() for x in bodies)
+                                  for bodies in game.modifier_nodes.values() for x in bodies)
         return self._mods_draw or _mentions(ir, RANDOM, game.fn_impure)
 
     def compile_cached(self, name, body, params, deps, probe=None):
@@ -641,11 +645,12 @@ class PyGen:
         or a counter typed `cell` (the bundle's `card_fields`, `counters`)."""
         if text in self.cell_locals:
             return True
-        if ir[0] == "field":
-            return self.game.card_field_types.get(ir[1]) == "cell"
-        if ir[0] in ("cctr", "pctr"):
-            counter = self.game.counters["card" if ir[0] == "cctr" else "player"].get(ir[1]) or {}
-            return counter.get("type") == "cell"
+        match ir:
+            case n.Field(field=name):
+                return self.game.card_field_types.get(name) == "cell"
+            case n.Cctr(counter=name) | n.Pctr(counter=name):
+                counter = self.game.counters["card" if isinstance(ir, n.Cctr) else "player"].get(name) or {}
+                return counter.get("type") == "cell"
         return False
 
     @contextmanager
@@ -754,12 +759,10 @@ class PyGen:
 
     # ------------------------------------------------------------ expressions
     def expr(self, ir, scope, depth=0) -> str:
-        if not isinstance(ir, list) or not ir or not isinstance(ir[0], str):
+        ir = _node(ir)
+        if not isinstance(ir, n.Expr):
             raise BadBundle(f"not an expression: {str(ir)[:40]!r}")
-        kind = self.kinds.get(ir[0])
-        if kind is None:
-            raise BadBundle(f"unknown expression kind {ir[0][:40]!r}")
-        text = kind(ir, scope)
+        text = self.kinds[ir.kind](ir, scope)
         memo = self.memo
         if memo is not None and memo.on and self._reusable(ir):
             # whether it can fail is asked only of a value hoisted out of a loop
@@ -769,20 +772,22 @@ class PyGen:
     def _reusable(self, ir):
         """Worth computing once and reusing: a call (of a function or a builtin)
         that is pure (no randomness), so evaluating it once is exact."""
-        if ir[0] == "fn":
-            return ir[1] not in self.game.fn_impure
-        return ir[0] == "call" and ir[1] != "count" and ir[1] not in RANDOM and \
-            not _mentions(ir, RANDOM, self.game.fn_impure)
+        match ir:
+            case n.Fn(function=name):
+                return name not in self.game.fn_impure
+            case n.Call(builtin=name):
+                return name != "count" and name not in RANDOM and not _mentions(ir, RANDOM, self.game.fn_impure)
+        return False
 
     def e_lit(self, ir, scope):
-        v = ir[1]
+        v = ir.value
         if not _plain(v):
             raise BadBundle(f"a literal must be a number, text, true/false, none or a list of "
                             f"those, not {str(v)[:40]!r}")
         return self.lit(v)
 
     def e_var(self, ir, scope):
-        name = str(ir[1])
+        name = str(ir.name)
         if name in scope:
             return scope[name]
         if self.memo is not None and self.memo.env_reads:
@@ -796,31 +801,32 @@ class PyGen:
         return "None"
 
     def e_zone(self, ir, scope):
-        slot = self.game.shared_slot.get(ir[1])
+        slot = self.game.shared_slot.get(ir.zone)
         if slot is None:
-            raise BadBundle(f"unknown shared zone {str(ir[1])[:40]!r}")
+            raise BadBundle(f"unknown shared zone {str(ir.zone)[:40]!r}")
         return repr(slot)
 
     def e_pzone(self, ir, scope):
-        if ir[1] not in self.game.player_index:
-            raise BadBundle(f"unknown player zone {str(ir[1])[:40]!r}")
-        base, index = self.game.player_zone_base(ir[1])
-        who = self.expr(ir[2], scope)
-        if trivial(ir[2]):          # cheap to read twice: the slot written in place
+        zone = ir.zone
+        if zone not in self.game.player_index:
+            raise BadBundle(f"unknown player zone {str(zone)[:40]!r}")
+        base, index = self.game.player_zone_base(zone)
+        who = self.expr(ir.player, scope)
+        if trivial(ir.player):          # cheap to read twice: the slot written in place
             return (f"({_slot_of(base, index, who)} if {who} is not None "
-                    f"else _pzone(st, {base}, {index}, {who}, {self.lit(ir[1])}))")
-        return f"_pzone(st, {base}, {index}, {who}, {self.lit(ir[1])})"
+                    f"else _pzone(st, {base}, {index}, {who}, {self.lit(zone)}))")
+        return f"_pzone(st, {base}, {index}, {who}, {self.lit(zone)})"
 
     def e_cards(self, ir, scope):
-        return f"st.zones[{self.expr(ir[1], scope)}]"
+        return f"st.zones[{self.expr(ir.zone, scope)}]"
 
     def e_gctr(self, ir, scope):
-        return f"st.game_counters[{self.lit(str(ir[1]))}]"
+        return f"st.game_counters[{self.lit(str(ir.counter))}]"
 
     def e_gattr(self, ir, scope):
-        if ir[1] not in GATTRS:
-            raise BadBundle(f"unknown game attribute {str(ir[1])[:40]!r}")
-        return "st.n" if ir[1] == "player_count" else f"st.{ir[1]}"
+        if ir.attr not in GATTRS:
+            raise BadBundle(f"unknown game attribute {str(ir.attr)[:40]!r}")
+        return "st.n" if ir.attr == "player_count" else f"st.{ir.attr}"
 
     def _read(self, table, index):
         """`table[index]`; in text, none for an index of none."""
@@ -838,33 +844,33 @@ class PyGen:
         return table
 
     def e_pctr(self, ir, scope):
-        return self._read(self._counters("player", str(ir[1])), self.expr(ir[2], scope))
+        return self._read(self._counters("player", str(ir.counter)), self.expr(ir.player, scope))
 
     def e_pattr(self, ir, scope):
-        p = self.expr(ir[2], scope)
-        return p if ir[1] == "seat" else f"st.player_name({p})"
+        p = self.expr(ir.player, scope)
+        return p if ir.attr == "seat" else f"st.player_name({p})"
 
     def e_cctr(self, ir, scope):
-        return self._read(self._counters("card", str(ir[1])), self.expr(ir[2], scope))
+        return self._read(self._counters("card", str(ir.counter)), self.expr(ir.card, scope))
 
     def e_cpp(self, ir, scope):
-        return (f"{self._counters('card', str(ir[1]))}[({self.expr(ir[2], scope)}) * st.n + "
-                f"({self.expr(ir[3], scope)})]")
+        return (f"{self._counters('card', str(ir.counter))}[({self.expr(ir.card, scope)}) * st.n + "
+                f"({self.expr(ir.player, scope)})]")
 
     def e_field(self, ir, scope):
-        if ir[1] not in self.game.card_field:
-            raise BadBundle(f"unknown card field {str(ir[1])[:40]!r}")
-        values = self.bind(self.game.card_field[ir[1]], "_F")
-        return self._read(values, self.expr(ir[2], scope))
+        if ir.field not in self.game.card_field:
+            raise BadBundle(f"unknown card field {str(ir.field)[:40]!r}")
+        values = self.bind(self.game.card_field[ir.field], "_F")
+        return self._read(values, self.expr(ir.card, scope))
 
     def e_eattr(self, ir, scope):
-        return f"st.events[{self.expr(ir[2], scope)}][{self.lit(str(ir[1]))}]"
+        return f"st.events[{self.expr(ir.event, scope)}][{self.lit(str(ir.field))}]"
 
     # ------------------------------------------------------------ calls
     def e_call(self, ir, scope):
         """A builtin's call: its inline form where it has one that applies
         (`cardc/engine/inline.py`), else a call of its body."""
-        name, args, kwargs = ir[1], ir[2], ir[3]
+        name, args, kwargs = ir.builtin, ir.args, ir.kwargs
         if name not in IMPL:
             raise BadBundle(f"unknown builtin {str(name)[:40]!r}")
         form = FORMS.get(name)
@@ -878,9 +884,9 @@ class PyGen:
         return f"{impl}(st, {env}{''.join(', ' + p for p in parts)})"
 
     def _zone_index(self, cards, scope):
-        """The cell index of a whole zone (`["cards", zone]`), found once per
+        """The cell index of a whole zone (`Cards(zone)`), found once per
         expression (hoisted out of loops when the zone does not change)."""
-        slot = self.expr(cards[1], scope)
+        slot = self.expr(cards.zone, scope)
         index = f"{self.bind(zone_index, '_b')}(st, {slot})"
         if slot.isdigit():      # a shared zone: an index already built is found without a call
             index = f"(st.zindex.get({slot}) or {index})"
@@ -902,16 +908,16 @@ class PyGen:
         return f"{index}[1]"
 
     def e_fn(self, ir, scope):
-        name, args = ir[1], ir[2]
+        name, args = ir.function, ir.args
         game = self.game
-        if name not in game.fn_bodies:
+        if name not in game.fn_nodes:
             raise BadBundle(f"unknown function {str(name)[:40]!r}")
         if game.fn_simple.get(name) and name not in self._inlining and all(trivial(a) for a in args):
             # a few reads and comparisons, called with plain arguments: its
             # body in place, the arguments substituted (it is pure: exact)
             self._inlining.append(name)
             try:
-                body = substitute(game.fn_bodies[name], dict(zip(game.fn_params[name], args, strict=False)))
+                body = substitute(game.fn_nodes[name], dict(zip(game.fn_params[name], args, strict=False)))
                 return f"({self.expr(body, scope)})"
             finally:
                 self._inlining.pop()
@@ -920,7 +926,7 @@ class PyGen:
 
     # ------------------------------------------------------------ operators
     def e_bin(self, ir, scope):
-        op = ir[1]
+        op = ir.operator
         if op not in BIN_OPS:
             raise BadBundle(f"unknown operator {str(op)[:40]!r}")
         if op in ("+", "-", "*"):
@@ -928,12 +934,12 @@ class PyGen:
             # so long sums never reach Python's parenthesis limit
             chain, node = [], ir
             same = ("+", "-") if op in ("+", "-") else ("*",)
-            while isinstance(node, list) and node and node[0] == "bin" and node[1] in same:
-                chain.append((node[1], node[3]))
-                node = node[2]
+            while isinstance(node, n.Bin) and node.operator in same:
+                chain.append((node.operator, node.right))
+                node = node.left
             # a product of two or more computed numbers is checked where it
             # is made (digits_guard)
-            big = op == "*" and sum(not _is_lit(x) for x in [node] + [r for _, r in chain]) >= 2
+            big = op == "*" and sum(not isinstance(x, n.Lit) for x in [node] + [r for _, r in chain]) >= 2
             if len(chain) < CHAIN:
                 parts = [self.expr(node, scope)]
                 for o, right in reversed(chain):
@@ -946,33 +952,32 @@ class PyGen:
                 ops = "".join(o for o, _ in reversed(chain))
                 text = f"_fold(({', '.join(values)},), {self.lit(ops)})"
             return f"_big({text})" if big else text
-        a, b = self.expr(ir[2], scope), self.expr(ir[3], scope)
+        a, b = self.expr(ir.left, scope), self.expr(ir.right, scope)
         return f"{'_div' if op == '/' else '_mod'}({a}, {b})"
 
     def e_cmp(self, ir, scope):
-        if ir[1] not in CMP_OPS:
-            raise BadBundle(f"unknown comparison {str(ir[1])[:40]!r}")
-        if ir[1] in ("==", "!=", ">") and ir[3] == ["lit", 0]:
-            inner = ir[2]
-            if isinstance(inner, list) and inner[:2] == ["call", "count"] and len(inner[2]) == 1:
-                found = inner[2][0]
-                if isinstance(found, list) and found[:2] == ["call", "cards_at"] and \
-                        found[2][0][0] == "cards" and trivial(found[2][1]):
-                    # whether a cell of an indexed zone holds a card: one
-                    # membership test (the index keeps no cell with no card)
-                    index, x = self._zone_index(found[2][0], scope), self.expr(found[2][1], scope)
-                    test = "not in" if ir[1] == "==" else "in"
-                    if self.one_cell(found[2][1], x):
-                        return f"({x} {test} {self._by_cell(index)})"
-                    return (f"(({x} {test} {self._by_cell(index)}) if type({x}) is _str else "
-                            f"(len({self.bind(cards_in, '_b')}({index}, {x})) {ir[1]} 0))")
-        return f"({self.expr(ir[2], scope)} {ir[1]} {self.expr(ir[3], scope)})"
+        op = ir.operator
+        if op not in CMP_OPS:
+            raise BadBundle(f"unknown comparison {str(op)[:40]!r}")
+        match ir:
+            case n.Cmp(operator="==" | "!=" | ">", right=n.Lit(value=0), left=n.Call(
+                    builtin="count", args=[n.Call(builtin="cards_at", args=[n.Cards() as cards, where, *_])])) \
+                    if trivial(where):
+                # whether a cell of an indexed zone holds a card: one
+                # membership test (the index keeps no cell with no card)
+                index, x = self._zone_index(cards, scope), self.expr(where, scope)
+                test = "not in" if op == "==" else "in"
+                if self.one_cell(where, x):
+                    return f"({x} {test} {self._by_cell(index)})"
+                return (f"(({x} {test} {self._by_cell(index)}) if type({x}) is _str else "
+                        f"(len({self.bind(cards_in, '_b')}({index}, {x})) {op} 0))")
+        return f"({self.expr(ir.left, scope)} {op} {self.expr(ir.right, scope)})"
 
     def e_and(self, ir, scope):
-        return self._chain(" and ", ir[1], scope)
+        return self._chain(" and ", ir.parts, scope)
 
     def e_or(self, ir, scope):
-        return self._chain(" or ", ir[1], scope)
+        return self._chain(" or ", ir.parts, scope)
 
     def _chain(self, joiner, items, scope):
         parts = [self.expr(v, scope) for v in items]
@@ -982,27 +987,27 @@ class PyGen:
         return out
 
     def e_not(self, ir, scope):
-        return f"(not {self.expr(ir[1], scope)})"
+        return f"(not {self.expr(ir.value, scope)})"
 
     def e_neg(self, ir, scope):
-        return f"(-{self.expr(ir[1], scope)})"
+        return f"(-{self.expr(ir.value, scope)})"
 
     def e_if(self, ir, scope):
-        return (f"({self.expr(ir[2], scope)} if {self.expr(ir[1], scope)} "
-                f"else {self.expr(ir[3], scope)})")
+        return (f"({self.expr(ir.then, scope)} if {self.expr(ir.test, scope)} "
+                f"else {self.expr(ir.otherwise, scope)})")
 
     def e_list(self, ir, scope):
-        return "[" + ", ".join(self.expr(v, scope) for v in ir[1]) + "]"
+        return "[" + ", ".join(self.expr(v, scope) for v in ir.items) + "]"
 
     def _loop_local(self, it) -> str:
         """A new local for a comprehension over `it` (noted if it holds cells)."""
         local = self.local()
-        if it == ["call", "cells", [], {}] and self._cells_are_text:
+        if it == CELLS_CALL and self._cells_are_text:
             self.cell_locals.add(local)
         return local
 
     def e_comp(self, ir, scope):
-        _, elt, var, it, cond = ir
+        elt, var, it, cond = ir.item, ir.var, ir.items, ir.test
         inner = {**scope, str(var): self._loop_local(it)}
         with self.no_memo():        # Python allows no `:=` in a comprehension's iterable
             source = self._iterable(it, scope)
@@ -1016,42 +1021,51 @@ class PyGen:
         the game's own list (`cells()` copies it for a value that may be
         kept; a loop only reads it: the whole grid copied on each call),
         else the expression."""
-        if ir == ["players"]:
-            return "range(st.n)"
-        if ir == ["call", "cells", [], {}]:
-            return "_game.grid_cells"
-        if isinstance(ir, list) and ir[:2] == ["call", "rivals"] and isinstance(ir[2], list) and \
-                len(ir[2]) == 1 and isinstance(ir[2][0], list) and ir[2][0] and trivial(ir[2][0]):
-            # the seats after p, round the table, the builtin's own table
-            # (it copies a row for a value that may be kept; a loop only reads it)
-            p = self.expr(ir[2][0], scope)
-            return (f"({self.bind(rivals_table, '_b')}(st.n)[{p}] if type({p}) is int and 0 <= {p} < st.n "
-                    f"else {self.bind(IMPL['rivals'], '_b')}(st, None, {p}))")
+        match ir:
+            case n.Players():
+                return "range(st.n)"
+            case _ if ir == CELLS_CALL:
+                return "_game.grid_cells"
+            case n.Call(builtin="rivals", args=[p]) if trivial(p):
+                # the seats after p, round the table, the builtin's own table
+                # (it copies a row for a value that may be kept; a loop only reads it)
+                who = self.expr(p, scope)
+                return (f"({self.bind(rivals_table, '_b')}(st.n)[{who}] if type({who}) is int and 0 <= {who} < st.n "
+                        f"else {self.bind(IMPL['rivals'], '_b')}(st, None, {who}))")
         return self.expr(ir, scope)
 
     def e_index(self, ir, scope):
-        return f"_index({self.expr(ir[1], scope)}, {self.expr(ir[2], scope)})"
+        return f"_index({self.expr(ir.items, scope)}, {self.expr(ir.index, scope)})"
 
     def e_str(self, ir, scope):
         parts = [self.lit(p) if isinstance(p, str) else f"_fmt({self.expr(p[1], scope)}, {self.lit(str(p[2]))}, st)"
-                 for p in ir[1]]
+                 for p in ir.parts]
         return f"{self.lit('')}.join((" + ", ".join(parts) + ",))"
-
-    def e_fmt(self, ir, scope):
-        return f"_fmt({self.expr(ir[1], scope)}, {self.lit(str(ir[2]))}, st)"
 
 
 _UNSET = object()          # a kept value not computed yet
+CELLS_CALL = n.Call("cells", [], {})      # `cells()`: every cell of the grid
 _NOTHING: MappingProxyType = MappingProxyType({})     # no entries (a cache keyed by one argument first)
 
 
 def _reads_var(ir, name) -> bool:
     """Does expression `ir` read the local `name` anywhere inside?"""
-    return any(e[0] == "var" and e[1] == name for e in json_walk(ir))
+    return any(isinstance(e, n.Var) and e.name == name for e in n.walk(ir))
 
 
 def _mentions(ir, builtins, functions, items=False) -> bool:
     """Does expression `ir` (with `items`, a menu's items) call one of
     `builtins`, or one of `functions`, anywhere inside?"""
-    return any((e[0] == "call" and e[1] in builtins) or (e[0] == "fn" and e[1] in functions)
-               for e in (json_items(ir) if items else json_walk(ir)))
+    return any((isinstance(e, n.Call) and e.builtin in builtins) or (isinstance(e, n.Fn) and e.function in functions)
+               for e in (n.menu_nodes(ir) if items else n.walk(ir)))
+
+
+def _json_menu(items) -> bool:
+    """Menu items still in their JSON form (an option's label a list)."""
+    for item in items:
+        if item[0] == "opt":
+            return isinstance(item[1], list)
+        if item[0] == "for":
+            return isinstance(item[2], list)
+        return isinstance(item[1], list)
+    return False

@@ -531,6 +531,12 @@ def _parse_field(what, value):
     return value
 
 
+def parse_menu(items: list) -> list:
+    """A menu's items with their expressions as nodes (the items stay lists:
+    `["opt", label, test, reason, pc]`, `["for", var, items, sub]`, `["if", test, sub]`)."""
+    return [_parse_item(x) for x in items]
+
+
 def _parse_item(item):
     if item[0] == "opt":
         return ["opt", parse(item[1]), _parse_field(OPT_EXPR, item[2]), _parse_field(OPT_EXPR, item[3]), item[4]]
@@ -605,6 +611,12 @@ def _item_nodes(items):
         else:
             yield item[1]
             yield from _item_nodes(item[2])
+
+
+def menu_nodes(items: list) -> Iterator[Node]:
+    """Every node of a menu's items (`parse_menu`), and inside them."""
+    for node in _item_nodes(items):
+        yield from walk(node)
 
 
 def walk(node: Node):
