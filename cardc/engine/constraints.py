@@ -107,11 +107,13 @@ def explain(game, expect: Node, st) -> tuple[str, str]:
         return "", ""
     found = f": it is {_shown(a)}, not {_shown(b)}" if op == "==" else \
         f": it is {_shown(a)} against {_shown(b)} (wanted {op})"
-    counted = [items for side in (left, right) if (items := _counted(side)) is not None]
-    if not counted:
-        return found, ""
+    match left, right:
+        case (Call(builtin="count", args=[counted]), _) | (_, Call(builtin="count", args=[counted])):
+            pass
+        case _:
+            return found, ""
     try:
-        cards = _value(game, counted[0], st)
+        cards = _value(game, counted, st)
     except _cannot():
         return found, ""
     by_id: dict[str, int] = {}
@@ -120,14 +122,6 @@ def explain(game, expect: Node, st) -> tuple[str, str]:
         by_id[cid] = by_id.get(cid, 0) + 1
     listed = ", ".join(f"{n} {cid}" for cid, n in by_id.items())
     return found, f"the {len(cards or ())} cards counted: {listed}"
-
-
-def _counted(side: Node) -> Node | None:
-    """The list `side` counts, where it is `count(xs)`."""
-    match side:
-        case Call(builtin="count", args=[items]):
-            return items
-    return None
 
 
 def _value(game, expr: Node, st):

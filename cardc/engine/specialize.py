@@ -163,9 +163,12 @@ def _test(node: Expr) -> Expr:
                         break               # nothing after it runs
                 before_safe = before_safe and safe(part)
                 parts.append(part)
-            if not parts:
-                return Lit(not stop)
-            return parts[0] if len(parts) == 1 else type(node)(parts)
+            match parts:
+                case []:
+                    return Lit(not stop)
+                case [only]:
+                    return only
+            return type(node)(parts)
     return node
 
 
