@@ -136,6 +136,24 @@ def test_inlining_a_function_replaces_its_parameter_and_leaves_a_literal_alone()
     assert _reads_var(["call", "index_of", [ENUM, ["var", "p"]], {}], "p")
 
 
+
+def test_substituting_on_nodes_replaces_a_read_and_leaves_a_literal_alone():
+    """nodes.substitute, the typed form's substitution (specialize.py fixes
+    a modifier's argument with it), does what inline.substitute does."""
+    from cardc.engine.inline import substitute
+    body = ["if", ["cmp", "==", ["var", "p"], ["lit", 2]], ENUM, ["list", [["var", "p"]]]]
+    gold = ["pctr", "gold", ["var", "me"]]
+    assert nodes.dump(nodes.substitute(nodes.parse(body), {"p": nodes.parse(gold)})) == \
+        substitute(body, {"p": gold}) == \
+        ["if", ["cmp", "==", gold, ["lit", 2]], ENUM, ["list", [gold]]]
+
+
+@pytest.mark.parametrize("name", ["unicorn", "startup", "ipo"])
+def test_a_bundle_code_parsed_is_what_its_json_walk_visits(name):
+    code = load_bundle(name)["code"]
+    assert [n.kind for root in nodes.code_nodes(code) for n in nodes.walk(root)] == \
+        [e[0] for e in nodes.code_expressions(code)]
+
 def test_every_expression_of_a_bundle_code_is_walked():
     code = load_bundle("unicorn")["code"]
     kinds = {e[0] for e in nodes.code_expressions(code)}

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from cardc.ir import nodes
+from cardc.ir.nodes import Call, Cmp, Node
 from cardc.load.diagnostics import Loc
 
 
@@ -64,8 +66,9 @@ def check_constraints(game, bundle: dict, diags) -> None:
         return
     states = [State.initial(game, n, seed=0, run=False)
               for n in range(game.min_players, game.max_players + 1)]
-    written = [c["expect"] for c in bundle["code"]["constraints"]]     # in game.constraints' order
-    for (check, message, (file, line, col)), ir in zip(game.constraints, written, strict=False):
+    # each check as written, a typed node (in game.constraints' order): `explain` reads it
+    written = [nodes.parse(c["expect"]) for c in bundle["code"]["constraints"]]
+    for (check, message, (file, line, col)), expect in zip(game.constraints, written, strict=False):
         failing = []
         try:
             failing = [st.n for st in states if not check(st, {})]
@@ -75,7 +78,7 @@ def check_constraints(game, bundle: dict, diags) -> None:
         if failing:
             counts = "" if len(failing) == len(states) else \
                 " (with " + ", ".join(map(str, failing)) + " players)"
-            found, cards = explain(game, ir, next(st for st in states if st.n in failing))
+            found, cards = explain(game, expect, next(st for st in states if st.n in failing))
             diags.error(Loc(file, line, col), f"constraint not met: {message}{counts}{found}",
                         (f"{cards}; " if cards else "") + "change the card quantities or values, or the constraint")
 
@@ -85,28 +88,32 @@ def _cannot():
     return (EngineError, ArithmeticError, LookupError, TypeError, ValueError)
 
 
-def explain(game, ir, st) -> tuple[str, str]:
-    """What a failed comparison found, (": it is 100, not 98", "the 100
-    cards counted: 12 ruby, …"), so that the designer sees the actual value
-    and the cards that make it, not only the message they wrote (which may
-    itself be out of date)."""
-    if not (isinstance(ir, list) and ir[:1] == ["cmp"] and ir[1] in ("==", "!=", "<", "<=", ">", ">=")):
-        return "", ""
-    _, op, left, right = ir
+def explain(game, expect: Node, st) -> tuple[str, str]:
+    """What a failed comparison `expect` found, (": it is 100, not 98", "the
+    100 cards counted: 12 ruby, …"), so that the designer sees the actual
+    value and the cards that make it, not only the message they wrote
+    (which may itself be out of date).  Each side is computed alone, and
+    the list a side counts (`count(xs)`) is listed by card."""
+    match expect:
+        case Cmp(operator="==" | "!=" | "<" | "<=" | ">" | ">=" as op, left=left, right=right):
+            pass
+        case _:
+            return "", ""
     try:
-        a, b = game.pygen.build(left)(st, {}), game.pygen.build(right)(st, {})
+        a, b = _value(game, left, st), _value(game, right, st)
     except _cannot():             # a side that cannot be computed alone: the message as written
         return "", ""
     if not all(isinstance(v, (int, str)) or v is None for v in (a, b)):
         return "", ""
     found = f": it is {_shown(a)}, not {_shown(b)}" if op == "==" else \
         f": it is {_shown(a)} against {_shown(b)} (wanted {op})"
-    counted = [side[2][0] for side in (left, right) if isinstance(side, list)
-               and side[:2] == ["call", "count"] and len(side[2]) == 1]
-    if not counted:
-        return found, ""
+    match left, right:
+        case (Call(builtin="count", args=[counted]), _) | (_, Call(builtin="count", args=[counted])):
+            pass
+        case _:
+            return found, ""
     try:
-        cards = game.pygen.build(counted[0])(st, {})
+        cards = _value(game, counted, st)
     except _cannot():
         return found, ""
     by_id: dict[str, int] = {}
@@ -115,6 +122,11 @@ def explain(game, ir, st) -> tuple[str, str]:
         by_id[cid] = by_id.get(cid, 0) + 1
     listed = ", ".join(f"{n} {cid}" for cid, n in by_id.items())
     return found, f"the {len(cards or ())} cards counted: {listed}"
+
+
+def _value(game, expr: Node, st):
+    """The value of `expr` in state `st` (the generator builds the JSON form)."""
+    return game.pygen.build(nodes.dump(expr))(st, {})
 
 
 def _shown(value) -> str:

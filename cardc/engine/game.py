@@ -391,16 +391,16 @@ class Game:
         self.fn_nodes = {name: nodes.parse(body) for name, body in self.fn_bodies.items()}
         self.modifier_nodes = {m: [nodes.parse(ir) for ir in bodies] for m, bodies in self.modifier_bodies.items()}
         # {modifier: [(argument, word)]}: the words a card's modifier compares an argument with
-        self.modifier_keys = specialize.keys(self.modifier_bodies, self.modifier_args, code,
-                                             self.fn_bodies, self.fn_params) if not self.reference else \
+        self.modifier_keys = specialize.keys(self.modifier_nodes, self.modifier_args, code,
+                                             self.fn_nodes, self.fn_params) if not self.reference else \
             {m: [] for m in self.modifier_bodies}
         # {modifier: argument}: the player argument some of its cards test
         # against their own zone's owner (`X if player == owner_of(this) else
         # value`): a call site reads the list for its player (seat_modifiers)
         self.modifier_owner = {}
-        for m, bodies in self.modifier_bodies.items():
-            guards = [g for g in (specialize.owner_guard(ir, self.modifier_args.get(m, ()))
-                                  for ir in bodies) if g is not None]
+        for m, bodies in self.modifier_nodes.items():
+            guards = [g for g in (specialize.owner_guard(body, self.modifier_args.get(m, ()))
+                                  for body in bodies) if g is not None]
             if guards and not self.reference:
                 self.modifier_owner[m] = max(sorted(set(guards)), key=guards.count)
         self.cache_functions = not self.reference    # off only to check that caching changes nothing
@@ -508,12 +508,13 @@ class Game:
         none where it is then `value` itself (specialize.py)."""
         out = []
         for m, ir in (card.get("modifiers") or {}).items():
+            body = nodes.parse(ir)
             for arg, word in self.modifier_keys.get(m, ()):
-                folded = specialize.specialise(ir, arg, word)
+                folded = specialize.specialise(body, arg, word)
                 if folded is None:
                     continue
-                f = compiled[m] if folded == ir else \
-                    self.pygen.compile_modifier(folded, self.modifier_args.get(m, []))
+                f = compiled[m] if folded == body else \
+                    self.pygen.compile_modifier(nodes.dump(folded), self.modifier_args.get(m, []))
                 out.append(((m, arg, word), f))
         return tuple(out)
 
@@ -523,7 +524,8 @@ class Game:
         (`modifier_owner`, `seat_modifiers`)."""
         return frozenset(m for m, ir in (card.get("modifiers") or {}).items()
                          if self.modifier_owner.get(m) is not None and
-                         specialize.owner_guard(ir, self.modifier_args.get(m, ())) == self.modifier_owner[m])
+                         specialize.owner_guard(nodes.parse(ir), self.modifier_args.get(m, ()))
+                         == self.modifier_owner[m])
 
     def seat_modifiers(self, found, name, who):
         """The cards in force that modify `name` (`found`, the scan's lists)

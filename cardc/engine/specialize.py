@@ -23,171 +23,192 @@ where `a` cannot fail (`safe`), so no fault is lost, and a true part of an
 `and` (false of an `or`) is dropped, which keeps the test's truth.
 Nothing else is rewritten.  The values are the same, in the same order of
 cards; only the calls that return their value unchanged are skipped.
+
+Everything here reads and makes typed nodes (cardc/ir/nodes.py).  A word
+is a literal `str`, `int`, `bool` or none (the pattern `Lit(value=str() |
+int() | None)`): what `==` compares the same in the generated code as
+here, so a comparison of two of them may be folded; a float or a list is
+not one.
 """
 from __future__ import annotations
 
-from cardc.engine.inline import substitute
-from cardc.ir.nodes import code_expressions, json_walk
+from collections.abc import Collection, Iterable
+from typing import cast
 
-#: literal values a comparison may fold: what `==` compares the same in the
-#: generated code as here
-_WORDS = (str, int, bool, type(None))
+from cardc.ir import nodes as n
+from cardc.ir.nodes import And, Call, Cmp, Expr, Fn, If, Lit, Node, Not, Or, Var
+
+#: what a modifier's body is when it returns its value unchanged
+VALUE = Var("value")
 
 
-def keys(modifier_bodies: dict, modifier_args: dict, code=None, fn_bodies=None,
-         fn_params=None) -> dict:
+def keys(modifier_nodes: dict[str, list[Node]], modifier_args: dict, code: dict | None = None,
+         fn_nodes: dict[str, Node] | None = None, fn_params: dict | None = None) -> dict:
     """{modifier: [(argument, word)]}: each argument of each modifier that
-    some card's modifier compares with a literal, with each such literal,
-    and with each other word a call may pass for it (`passed`): there every
-    card's comparison is false."""
+    some card's modifier (`modifier_nodes`, its cards' bodies) compares
+    with a word, with each such word, and with each other word a call in
+    the bundle's `code` may pass for it (`passed`): there every card's
+    comparison is false."""
     out = {}
-    for name, bodies in modifier_bodies.items():
-        declared = modifier_args.get(name, ())
-        found: set = set()
-        for ir in bodies:
-            _compared(ir, set(declared), found)
+    roots: list[Node] | None = None         # the code's nodes, parsed once, when a modifier needs them
+    for name, bodies in modifier_nodes.items():
+        declared = set(modifier_args.get(name, ()))
+        found = {pair for body in bodies for pair in _compared(body, declared)}
         if found and code is not None:
+            if roots is None:
+                roots = list(n.code_nodes(code))
             compared = {a for a, _ in found}
-            found |= {(a, w) for a, w in passed(name, code, fn_bodies or {}, fn_params or {})
+            found |= {(a, w) for a, w in passed(name, roots, fn_nodes or {}, fn_params or {})
                       if a in compared}
         out[name] = sorted(found, key=repr)
     return out
 
 
-def passed(modifier: str, code, fn_bodies: dict, fn_params: dict) -> set:
-    """(argument, word) for each word a `modified(modifier, …)` call passes
-    for an argument: written there, or passed to a function whose parameter
-    the call passes on (`gain(p, "gold", …)`, `gain` calling `modified(…,
-    resource=resource)`).  A word found here that no card compares with
-    leaves every card's modifier `value` itself."""
+def passed(modifier: str, roots: Iterable[Node], fn_nodes: dict[str, Node], fn_params: dict) -> set:
+    """(argument, word) for each word a `modified(modifier, …)` call in
+    `roots` (a bundle's code) passes for an argument: written there, or
+    passed to a function whose parameter the call passes on (`gain(p,
+    "gold", …)`, `gain` calling `modified(…, resource=resource)`).  A word
+    found here that no card compares with leaves every card's modifier
+    `value` itself."""
+    through: dict[str, dict[int, str]] = {}     # function -> {param index: argument}
+    for name, body in fn_nodes.items():
+        params = list(fn_params.get(name, ()))
+        for node in n.walk(body):
+            for a, v in _modified_args(node, modifier).items():
+                match v:
+                    case Var(name=param) if param in params:
+                        through.setdefault(name, {})[params.index(param)] = a
     words: set = set()
-    through: dict[str, dict] = {}       # function -> {param index: argument}
-    for name, body in fn_bodies.items():
-        params = fn_params.get(name, ())
-        for node in json_walk(body):
-            if _modifies(node, modifier):
-                for a, v in node[3].items():
-                    if _is_var(v, params):
-                        through.setdefault(name, {})[params.index(v[1])] = a
-    for node in code_expressions(code):
-        if _modifies(node, modifier):
-            words |= {(a, v[1]) for a, v in node[3].items() if _is_word(v)}
-        elif node[0] == "fn" and len(node) == 3 and node[1] in through and isinstance(node[2], list):
-            for i, a in through[node[1]].items():
-                if i < len(node[2]) and _is_word(node[2][i]):
-                    words.add((a, node[2][i][1]))
+    for root in roots:
+        for node in n.walk(root):
+            for a, v in _modified_args(node, modifier).items():
+                match v:
+                    case Lit(value=str() | int() | None as word):
+                        words.add((a, word))
+            match node:
+                case Fn(function=function, args=args) if function in through:
+                    for i, a in through[function].items():
+                        match args[i] if i < len(args) else None:
+                            case Lit(value=str() | int() | None as word):
+                                words.add((a, word))
     return words
 
 
-def _modifies(node, modifier) -> bool:
-    """`node` is a call `modified(modifier, …)` with its arguments by name."""
-    return (node[0] == "call" and len(node) == 4 and node[1] == "modified" and isinstance(node[3], dict)
-            and bool(node[2]) and node[2][0] == ["lit", modifier])
+def _modified_args(node: Node, modifier: str) -> dict[str, Expr]:
+    """The arguments by name of `node` where it is a call `modified(modifier,
+    …)`; none for any other node."""
+    match node:
+        case Call(builtin="modified", args=[Lit(value=name), *_], kwargs=kwargs) if name == modifier:
+            return kwargs
+    return {}
 
 
-def _compared(ir, args, found):
-    """Add to `found` each (argument, word) that `ir` compares with `==` or `!=`."""
-    for node in json_walk(ir):
-        if node[0] == "cmp" and len(node) == 4 and node[1] in ("==", "!="):
-            for a, b in ((node[2], node[3]), (node[3], node[2])):
-                if _is_var(a, args) and _is_word(b):
-                    found.add((a[1], b[1]))
+def _compared(body: Node, args: Collection[str]) -> Iterable[tuple]:
+    """Each (argument, word) that `body` compares with `==` or `!=`, the
+    argument one of `args`."""
+    for node in n.walk(body):
+        match node:
+            case (Cmp(operator="==" | "!=", left=Var(name=arg), right=Lit(value=str() | int() | None as word))
+                  | Cmp(operator="==" | "!=", left=Lit(value=str() | int() | None as word), right=Var(name=arg))) \
+                    if arg in args:
+                yield arg, word
 
 
-def _is_var(ir, names) -> bool:
-    return isinstance(ir, list) and len(ir) == 2 and ir[0] == "var" and ir[1] in names
+def specialise(body: Node, arg: str, word) -> Node | None:
+    """`body` (a modifier's, an expression) with argument `arg` fixed to
+    `word`, folded (see the module docstring); `None` where the result is
+    `value` itself."""
+    out = _value(cast(Expr, n.substitute(body, {arg: Lit(word)})))
+    return None if out == VALUE else out
 
 
-def _is_word(ir) -> bool:
-    return isinstance(ir, list) and len(ir) == 2 and ir[0] == "lit" and type(ir[1]) in _WORDS
-
-
-def specialise(ir, arg: str, word):
-    """`ir` with argument `arg` fixed to `word`, folded (see the module
-    docstring); `None` where the result is `value` itself."""
-    out = _value(substitute(ir, {arg: ["lit", word]}))
-    return None if out == ["var", "value"] else out
-
-
-def _value(ir):
+def _value(node: Expr) -> Expr:
     """Fold where a value is used: only `if` is rewritten."""
-    if isinstance(ir, list) and len(ir) == 4 and ir[0] == "if":
-        test = _test(ir[1])
-        if _is_word(test) and type(test[1]) is bool:
-            return _value(ir[2] if test[1] else ir[3])
-        return ["if", test, _value(ir[2]), _value(ir[3])]
-    return ir
+    match node:
+        case If(test=test, then=then, otherwise=otherwise):
+            match _test(test):
+                case Lit(value=bool() as truth):
+                    return _value(then if truth else otherwise)
+                case folded:
+                    return If(folded, _value(then), _value(otherwise))
+    return node
 
 
-def _test(ir):
+def _test(node: Expr) -> Expr:
     """Fold where only truth is used (an `if`'s test)."""
-    if not isinstance(ir, list) or not ir:
-        return ir
-    op = ir[0]
-    if op == "cmp" and len(ir) == 4 and ir[1] in ("==", "!=") and _is_word(ir[2]) and _is_word(ir[3]):
-        same = ir[2][1] == ir[3][1]
-        return ["lit", same if ir[1] == "==" else not same]
-    if op == "not" and len(ir) == 2:
-        inner = _test(ir[1])
-        if _is_word(inner) and type(inner[1]) is bool:
-            return ["lit", not inner[1]]
-        return ["not", inner]
-    if op in ("and", "or") and len(ir) == 2 and isinstance(ir[1], list):
-        stop = op == "or"          # the value that decides: true for `or`, false for `and`
-        parts, before_safe = [], True
-        for part in ir[1]:
-            part = _test(part)
-            if _is_word(part) and type(part[1]) is bool:
-                if part[1] != stop:
-                    continue        # a part that does not decide: dropped, the truth kept
-                if before_safe:
-                    return ["lit", stop]
+    match node:
+        case Cmp(operator="==" | "!=" as operator, left=Lit(value=str() | int() | None as a),
+                 right=Lit(value=str() | int() | None as b)):
+            same = a == b
+            return Lit(same if operator == "==" else not same)
+        case Not(value=inner):
+            match _test(inner):
+                case Lit(value=bool() as truth):
+                    return Lit(not truth)
+                case folded:
+                    return Not(folded)
+        case And(parts=written) | Or(parts=written):
+            stop = isinstance(node, Or)     # the value that decides: true for `or`, false for `and`
+            parts: list[Expr] = []
+            before_safe = True
+            for part in map(_test, written):
+                match part:
+                    case Lit(value=bool() as truth) if truth != stop:
+                        continue            # a part that does not decide: dropped, the truth kept
+                    case Lit(value=bool()):
+                        if before_safe:
+                            return Lit(stop)
+                        parts.append(part)
+                        break               # nothing after it runs
+                before_safe = before_safe and safe(part)
                 parts.append(part)
-                break               # nothing after it runs
-            before_safe = before_safe and safe(part)
-            parts.append(part)
-        if not parts:
-            return ["lit", not stop]
-        return parts[0] if len(parts) == 1 else [op, parts]
-    return ir
+            match parts:
+                case []:
+                    return Lit(not stop)
+                case [only]:
+                    return only
+            return type(node)(parts)
+    return node
 
 
-def safe(ir) -> bool:
+def safe(node: Node) -> bool:
     """An expression whose evaluation cannot fail: dropping it loses no
     fault.  Names, literals, `==`/`!=` of such, and the owner of the card
     whose modifier this is."""
-    if not isinstance(ir, list) or not ir:
-        return False
-    op = ir[0]
-    if op in ("var", "lit"):
-        return True
-    if op == "cmp":
-        return len(ir) == 4 and ir[1] in ("==", "!=") and safe(ir[2]) and safe(ir[3])
-    if op in ("and", "or"):
-        return isinstance(ir[1], list) and all(safe(p) for p in ir[1])
-    if op == "not":
-        return safe(ir[1])
-    if op == "call" and ir[1] == "owner_of":
-        return ir[2] == [["var", "this"]] and not ir[3]
+    match node:
+        case Var() | Lit():
+            return True
+        case Cmp(operator="==" | "!=", left=left, right=right):
+            return safe(left) and safe(right)
+        case And(parts=parts) | Or(parts=parts):
+            return all(map(safe, parts))
+        case Not(value=inner):
+            return safe(inner)
+    return _owner_of_this(node)
+
+
+def _owner_of_this(node: Node) -> bool:
+    """`owner_of(this)`: the owner of the card whose modifier this is."""
+    match node:
+        case Call(builtin="owner_of", args=[Var(name="this")], kwargs=kwargs):
+            return not kwargs
     return False
 
 
-def owner_guard(ir, declared) -> str | None:
-    """The argument `a` when `ir` is `X if a == owner_of(this) … else value`
-    (the comparison alone, or first in an `and`): the card then modifies
-    only for its own zone's owner, and for any other value of `a` gives
-    `value` itself (the comparison cannot fail, and is false).  None for
-    any other shape."""
-    if not (isinstance(ir, list) and len(ir) == 4 and ir[0] == "if" and ir[3] == ["var", "value"]):
-        return None
-    test = ir[1]
-    if isinstance(test, list) and len(test) == 2 and test[0] == "and" and \
-            isinstance(test[1], list) and test[1]:
-        test = test[1][0]
-    if not (isinstance(test, list) and len(test) == 4 and test[0] == "cmp" and test[1] == "=="):
-        return None
-    owner = ["call", "owner_of", [["var", "this"]], {}]
-    for a, b in ((test[2], test[3]), (test[3], test[2])):
-        if b == owner and _is_var(a, set(declared)):
-            return a[1]
+def owner_guard(body: Node, declared: Collection[str]) -> str | None:
+    """The argument `a` when `body` is `X if a == owner_of(this) … else
+    value` (the comparison alone, or first in an `and`): the card then
+    modifies only for its own zone's owner, and for any other value of `a`
+    gives `value` itself (the comparison cannot fail, and is false).  None
+    for any other shape."""
+    match body:
+        case If(test=And(parts=[test, *_]) | test, otherwise=Var(name="value")):
+            pass
+        case _:
+            return None
+    match test:
+        case Cmp(operator="==", left=Var(name=arg), right=other) | Cmp(operator="==", left=other, right=Var(name=arg)) \
+                if arg in declared and _owner_of_this(other):
+            return arg
     return None

@@ -863,3 +863,31 @@ def schema_defs(callable_names) -> dict:
                                           {"type": "array", "items": {"$ref": "#/$defs/menu_item"}}],
          "minItems": 3, "maxItems": 3}]}
     return out
+
+
+# ---------------------------------------------------------------- the typed form, rewritten
+
+def substitute(node: Node, args: dict[str, Expr]) -> Node:
+    """`node` with every `Var(name)` for a name of `args` replaced by that
+    name's node (a parameter by its argument); a literal's value is a
+    value, never a read, and is left as it is."""
+    match node:
+        case Var(name=name) if name in args:
+            return args[name]
+    return transform(node, lambda child: substitute(child, args))
+
+
+def code_nodes(code: dict) -> Iterator[Node]:
+    """The typed nodes of a bundle's `code`, each parsed here: the bodies of
+    functions, the ops of blocks, `eval` and `score`, the checks of
+    `constraints` and `invariants` (what `code_expressions` walks; `walk`
+    each for the nodes inside)."""
+    for entry in code.values():
+        if isinstance(entry, dict) and "expr" in entry:
+            yield parse(entry["expr"])
+        elif isinstance(entry, dict) and "ops" in entry:
+            yield from (parse(o, op=True) for o in entry["ops"])
+        elif isinstance(entry, list) and entry and isinstance(entry[0], str):
+            yield parse(entry)
+        elif isinstance(entry, list):
+            yield from (parse(check["expect"]) for check in entry)
