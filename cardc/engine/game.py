@@ -514,7 +514,7 @@ class Game:
                 if folded is None:
                     continue
                 f = compiled[m] if folded == body else \
-                    self.pygen.compile_modifier(nodes.dump(folded), self.modifier_args.get(m, []))
+                    self.pygen.compile_modifier(folded, self.modifier_args.get(m, []))
                 out.append(((m, arg, word), f))
         return tuple(out)
 

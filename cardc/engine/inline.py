@@ -20,7 +20,7 @@ from cardc.engine.builtins import IMPL, cards_in, cards_in_distinct, connected_v
 from cardc.engine.errors import BadBundle
 from cardc.ir import nodes as n
 from cardc.ir.builtins import BUILTINS
-from cardc.ir.nodes import json_map
+from cardc.ir.nodes import substitute
 
 
 def trivial(ir) -> bool:
@@ -29,19 +29,6 @@ def trivial(ir) -> bool:
         case n.Var() | n.Lit() | n.Field(card=n.Var()) | n.Pctr(player=n.Var()) | n.Cctr(card=n.Var()):
             return True
     return False
-
-
-def substitute(ir, args: dict):
-    """Expression `ir` with every read of a parameter (`Var(param)`) replaced
-    by that argument (a literal's value is a value, never a read: see
-    ir.nodes.transform)."""
-    if isinstance(ir, list):        # the JSON form, for what has not moved to nodes yet
-        if ir[0] == "var" and ir[1] in args:
-            return args[ir[1]]
-        return json_map(ir, lambda part: substitute(part, args))
-    if isinstance(ir, n.Var) and ir.name in args:
-        return args[ir.name]
-    return n.transform(ir, lambda part: substitute(part, args))
 
 
 def _any_all(g, name, args, kwargs, scope):

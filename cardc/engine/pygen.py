@@ -30,7 +30,7 @@ from types import MappingProxyType
 from cardc.engine.builtins import IMPL, cards_in, rivals_table, zone_index
 from cardc.engine.deps import CELLS
 from cardc.engine.errors import BadBundle, EngineFault
-from cardc.engine.inline import FORMS, substitute, trivial
+from cardc.engine.inline import FORMS, trivial
 from cardc.engine.interp import back_on_top, beneath, materialize, stopped
 from cardc.engine.lower import Placed, lower
 from cardc.engine.memo import Memo, names_in
@@ -38,6 +38,7 @@ from cardc.engine.stale import cell_watch
 from cardc.engine.total import harmless, risky_parts
 from cardc.ir import nodes as n
 from cardc.ir.builtins import BUILTINS, RANDOM
+from cardc.ir.nodes import substitute
 
 # readable game attributes: `st.<name>` (player_count is `st.n`)
 GATTRS = {"turn", "round", "turn_player", "first_player", "player_count"}
