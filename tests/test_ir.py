@@ -90,12 +90,12 @@ def test_walk_visits_every_node_in_order():
 
 def test_the_generator_runs_every_kind_declared_and_no_other():
     """Each declared op has its writer in BlockGen (`_<kind>`), each declared
-    expression its writer in PyGen (`e_<kind>`; `fmt` is a text's part)."""
+    expression its writer in PyGen (`e_<kind>`)."""
     from cardc.engine.blocks import OPS, BlockGen
     from cardc.engine.pygen import PyGen
     assert OPS == set(nodes.OPS)
     assert all(callable(getattr(BlockGen, "_" + k, None)) for k in nodes.OPS)
-    assert {k[2:] for k in dir(PyGen) if k.startswith("e_")} == set(nodes.EXPRS_) | {"fmt"}
+    assert {k[2:] for k in dir(PyGen) if k.startswith("e_")} == set(nodes.EXPRS_)
 
 
 def test_the_json_walk_visits_what_the_typed_walk_visits():
