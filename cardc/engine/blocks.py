@@ -57,6 +57,24 @@ from cardc.engine.memo import Memo, names_in
 from cardc.engine.total import harmless, risky_parts
 from cardc.engine.writes import PARTS
 from cardc.ir import nodes
+from cardc.ir.nodes import (
+    CallOp,
+    Cards,
+    Cctr,
+    Comp,
+    Cpp,
+    Gattr,
+    JfOp,
+    JumpOp,
+    List,
+    Lit,
+    MenuOp,
+    MoveOp,
+    Players,
+    Pzone,
+    SetOp,
+    Zone,
+)
 
 _new = object.__new__
 
@@ -85,10 +103,6 @@ OPS = frozenset(nodes.OPS)      # the closed set of op kinds (cardc/ir/nodes.py)
 REGION_OPS = 200
 
 
-def _kind(op) -> str:
-    """An op's kind for a `# op N kind` line: a word of the closed set OPS
-    (`_check` refuses any other before a line is written), never bundle text."""
-    return op[0] if op[0] in OPS else "?"
 SETTABLE_GATTRS = {"turn_player", "first_player"}
 
 
@@ -198,6 +212,7 @@ class BlockGen:
         self.fast = False           # writing a procedure's frameless start (_start)
         self._sources = None        # (ops, where each op is jumped to from), see _entered
         self._stand_ins = {}        # (procedure, "frameless" or "start") -> its stand-in (_entry)
+        self.ops_of: dict = {}      # a block's name -> its ops, typed nodes (cardc/ir/nodes.py)
 
     def plan(self, specs, codes) -> frozenset:
         """The procedures a call may run at once, inside the caller's own
@@ -210,7 +225,7 @@ class BlockGen:
         if self.game.reference:             # every call with a frame (Game's reference mode)
             self.direct = self.started = frozenset()
             return self.direct
-        ops_of = {k: spec["ops"] for k, (spec, _) in specs.items() if k.startswith("proc:")}
+        ops_of = {k: self.ops_of[k] for k in specs if k.startswith("proc:")}
         direct: set[str] = set()
         grew = True
         while grew:
@@ -222,28 +237,32 @@ class BlockGen:
         self.direct = frozenset(direct)
         # every other procedure that cannot reach itself is started without
         # a frame, and makes one only where it stops (_start)
-        calls = {k: {"proc:" + str(o[1]) for o in ops if isinstance(o, list) and o[:1] == ["call"]}
+        calls = {k: {"proc:" + str(o.procedure) for o in ops if isinstance(o, CallOp)}
                  for k, ops in ops_of.items()}
         self.started = frozenset(k for k in ops_of if k not in direct and not _reaches(calls, k, k))
         # a card's effect or a hook that cannot stop runs at once as well,
         # where `resolve` or `trigger` starts it (see _resolve, _trigger)
-        for key, (spec, _) in specs.items():
-            codes[key].direct = all(self._runs_through(o, direct) for o in spec["ops"])
+        for key in specs:
+            codes[key].direct = all(self._runs_through(o, direct) for o in self.ops_of[key])
         return self.direct
 
     def _runs_through(self, o, direct) -> bool:
         """Op `o` never stops the block (a call: to a procedure in `direct`)."""
-        kind = o[0] if isinstance(o, list) and o else None
-        if kind == "call":
-            return "proc:" + str(o[1]) in direct
-        if kind == "move":
-            return not self._move_may_stop(o)
-        return kind not in WAITS and kind not in ("resolve", "trigger", "end")
+        match o:
+            case CallOp(procedure=name):
+                return "proc:" + str(name) in direct
+            case MoveOp():
+                return not self._move_may_stop(o)
+        return o.kind not in WAITS and o.kind not in ("resolve", "trigger", "end")
 
     def _direct_call(self, o) -> bool:
-        return o[0] == "call" and "proc:" + str(o[1]) in self.direct
+        return isinstance(o, CallOp) and "proc:" + str(o.procedure) in self.direct
 
     def declare(self, name, spec, card=None) -> Code:
+        """The Code of block `name`; its ops, checked, are kept as typed nodes."""
+        self.where = f"code[{name!r}].ops"
+        self._check(spec["ops"])
+        self.ops_of[name] = [nodes.parse(o, op=True) for o in spec["ops"]]
         label = spec.get("label", name)
         if card is not None:
             label = f"{card['name']} ({card['id']}) {name.split(':', 2)[2]}"
@@ -253,16 +272,15 @@ class BlockGen:
 
     # ------------------------------------------------------------ one block
     def build(self, code: Code, spec) -> None:
-        ops = spec["ops"]
+        ops = self.ops_of[code.name]
         self.code, self.ops, self.where = code, ops, f"code[{code.name!r}].ops"
-        self._check(ops)
         # a jump the compiler wrote for a loop or a branch has no place of its
         # own in the source: it stands where it goes (a loop's head)
         code.src = [list(x) for x in code.src]
         for i, o in enumerate(ops):
-            if o[0] == "jump" and i < len(code.src) and list(code.src[i]) == [0, 0] \
-                    and o[1] < len(code.src):
-                code.src[i] = list(code.src[o[1]])
+            if isinstance(o, JumpOp) and i < len(code.src) and list(code.src[i]) == [0, 0] \
+                    and o.to < len(code.src):
+                code.src[i] = list(code.src[o.to])
         leaders = self._leaders(ops)
         lines, line_op = self._write(code, ops, leaders)
         source = "\n".join(lines) + "\n"
@@ -337,7 +355,7 @@ class BlockGen:
         # where such a run ends, the case goes on with the op there, unless
         # something else jumps to it or the engine stops at it
         joined = {b for a, b in regions.items()
-                  if b < len(ops) and b not in loops and b not in regions and ops[b][0] not in WAITS
+                  if b < len(ops) and b not in loops and b not in regions and ops[b].kind not in WAITS
                   and not self._entered(ops, a, b)}
         starts = [x for x in starts
                   if not any(a < x < b for a, b in regions.items()) and x not in joined]
@@ -464,7 +482,7 @@ class BlockGen:
     def _emit_op(self, ops, i, known, emit, pad):
         """Write op `i`; (what the ops after it may reuse, whether it ends the case)."""
         o = ops[i]
-        emit(f"{pad}# op {i:d} {_kind(o)}", i)
+        emit(f"{pad}# op {i:d} {o.kind}", i)
         # each op has its own Memo: within it nothing changes the state or
         # the frame's locals until its values are computed, so a value needed
         # twice is computed once, and a local, a counter's list or the
@@ -477,7 +495,7 @@ class BlockGen:
         memo.finish()
         # every op that writes bumps the version after its write (a window's
         # poll_window does it itself)
-        assert o[0] not in MUTATING or o[0] == "window" or any(BUMP in t for t in body), o[0]
+        assert o.kind not in MUTATING or o.kind == "window" or any(BUMP in t for t in body), o.kind
         for text in body:
             emit(pad + text, i)
         return _still_true(memo.eager, o, self.lit), ends
@@ -490,17 +508,17 @@ class BlockGen:
         if self.game.reference:
             return None
         o = ops[i] if i < len(ops) else None
-        if o is None or o[0] not in ("next", "countdown", "guard"):
+        if o is None or o.kind not in ("next", "countdown", "guard"):
             return None
         first = i + 1
-        if o[0] == "guard":             # `while`: its test is the op after the guard
+        if o.kind == "guard":           # `while`: its test is the op after the guard
             test = ops[i + 1] if i + 1 < len(ops) else None
-            if test is None or test[0] != "jf":
+            if not isinstance(test, JfOp):
                 return None
-            end, first = test[2], i + 2
+            end, first = test.to, i + 2
         else:
-            end = o[3] if o[0] == "next" else o[2]
-        if not (isinstance(end, int) and first < end - 1 and ops[end - 1] == ["jump", i]):
+            end = o.end                 # `next` and `countdown` go on at their `end` when done
+        if not (isinstance(end, int) and first < end - 1 and ops[end - 1] == JumpOp(i)):
             return None
         if not self._plain(ops, first, end - 1) or self._entered(ops, i + 1, end - 1):
             return None
@@ -518,20 +536,20 @@ class BlockGen:
         # quick whatever its size
         limit = a
         while limit < len(ops) and limit - a < REGION_OPS and \
-                (ops[limit][0] in ("jf", "jump", "return") or self._runs_on(ops[limit])):
+                (ops[limit].kind in ("jf", "jump", "return") or self._runs_on(ops[limit])):
             limit += 1
         best = None
         for b in later:
             if b > limit:
                 break
-            if self._plain(ops, a, b) and any(ops[k][0] == "jf" for k in range(a, b)) \
+            if self._plain(ops, a, b) and any(isinstance(ops[k], JfOp) for k in range(a, b)) \
                     and not self._entered(ops, a, b, to_b=False):
                 best = b
         return best if best is not None and best != (later[0] if later else None) else None
 
     def _runs_on(self, o) -> bool:
         """Op `o` runs straight on to the next op: no stop, no jump."""
-        return o[0] in STRAIGHT or (o[0] == "move" and not self._move_may_stop(o)) \
+        return o.kind in STRAIGHT or (isinstance(o, MoveOp) and not self._move_may_stop(o)) \
             or self._direct_call(o)
 
     def _plain(self, ops, a, b) -> bool:
@@ -542,8 +560,8 @@ class BlockGen:
         k = a
         while k < b:
             o = ops[k]
-            if o[0] == "jf":
-                t = o[2]
+            if isinstance(o, JfOp):
+                t = o.to
                 if not k < t <= b:
                     return False
                 u = self._else_end(ops, k, t, b)
@@ -555,7 +573,7 @@ class BlockGen:
                     if not self._plain(ops, k + 1, t):
                         return False
                     k = t
-            elif self._runs_on(o) or o[0] == "return":
+            elif self._runs_on(o) or o.kind == "return":
                 k += 1
             else:
                 return False
@@ -566,8 +584,8 @@ class BlockGen:
         """For a `jf` at k to t: where its `else` part ends, if the `then`
         part ends with a jump ahead past one (within b); else None."""
         j = ops[t - 1] if t - 1 > k else None
-        if j is not None and j[0] == "jump" and t <= j[1] <= b:
-            return j[1]
+        if isinstance(j, JumpOp) and t <= j.to <= b:
+            return j.to
         return None
 
     def _entered(self, ops, a, b, to_b=True) -> bool:
@@ -593,11 +611,11 @@ class BlockGen:
         each turn, and the body's first op reads it from the Python loop's
         own local."""
         o = ops[i]
-        slot = self.lit(o[1])
-        each_turn = any(ops[k][0] == "return" for k in range(i + 1, end - 1))
+        slot = self.lit(o.slot)
+        each_turn = any(ops[k].kind == "return" for k in range(i + 1, end - 1))
         pad = "                "
         budget = ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)"]
-        if o[0] == "guard":
+        if o.kind == "guard":
             # `while`: each turn counts itself against the loop limit, tests,
             # runs its body and pays its step; the test failing ends it
             emit(f"            # op {i:d} (a straight loop)", i)
@@ -605,7 +623,7 @@ class BlockGen:
             known, _ = self._emit_op(ops, i, {}, emit, pad)
             memo = Memo(self.pygen, env_reads=True, known=known)
             with self.pygen.memo_of(memo):
-                test = self.x(ops[i + 1][1])
+                test = self.x(ops[i + 1].test)
             lines = [memo.reset(), f"if not {test}:"]
             memo.finish()
             for text in lines:
@@ -617,8 +635,8 @@ class BlockGen:
             for text in self._goto(end, i):
                 emit("            " + text, i)
             return
-        if o[0] == "next":
-            var = self.lit(o[2])
+        if o.kind == "next":
+            var = self.lit(o.var)
             emit(f"            # op {i:d} (a straight loop)", i)
             emit(f"            _it = env[{slot}]", i)        # (not `_s`: a call's push uses it)
             if not each_turn:
@@ -648,15 +666,15 @@ class BlockGen:
         k = a
         while k < b:
             o = ops[k]
-            if o[0] != "jf":
+            if not isinstance(o, JfOp):
                 known, _ = self._emit_op(ops, k, known, emit, pad)
                 k += 1
                 continue
-            t = o[2]
+            t = o.to
             emit(f"{pad}# op {k:d} if", k)
             memo = Memo(self.pygen, env_reads=True, known=known)
             with self.pygen.memo_of(memo):
-                test = self.x(o[1])
+                test = self.x(o.test)
             lines = [memo.reset(), f"if {test}:"]
             memo.finish()
             for text in lines:
@@ -677,21 +695,12 @@ class BlockGen:
             if not isinstance(o, list) or not o or o[0] not in OPS:
                 raise BadBundle(f"{self.where}[{i}]: unknown op {str(o)[:40]!r}")
 
-            def target(k, o=o, i=i):
-                t = o[k]
+            for k in nodes.pc_fields(o[0]):
+                t = o[k] if k < len(o) else None
                 if type(t) is not int or not 0 <= t <= end:
                     raise BadBundle(f"{self.where}[{i}][{k}]: jump target {t!r} is outside the block "
                                     f"(0..{end})")
-            if o[0] == "jump":
-                target(1)
-            elif o[0] == "jf":
-                target(2)
-            elif o[0] == "next":
-                target(3)
-            elif o[0] == "countdown":
-                target(2)
-            elif o[0] == "menu":
-                target(4)
+            if o[0] == "menu" and len(o) > 3:
                 self._check_menu(o[3], i, end)
 
     def _check_menu(self, items, i, end):
@@ -716,11 +725,12 @@ class BlockGen:
         same case (no `pc = …` and `if pc == …` between the two)."""
         out = {0, len(ops)}
         for i, o in enumerate(ops):
-            kind = o[0]
-            if kind == "jump":
-                out.update((o[1], i + 1))
-            elif kind in ("jf", "next", "countdown"):
-                out.update((o[-1] if kind != "jf" else o[2], i + 1))
+            kind = o.kind
+            match o:
+                case JumpOp(to=t) | JfOp(to=t):
+                    out.update((t, i + 1))
+                case nodes.NextOp(end=t) | nodes.CountdownOp(end=t):
+                    out.update((t, i + 1))
             if not resumed:
                 continue
             if kind in SUSPENDS and not (kind == "move" and not self._move_may_stop(o)) \
@@ -728,9 +738,9 @@ class BlockGen:
                 out.add(i + 1)
             if kind in WAITS:
                 out.add(i)
-            if kind == "menu":
-                out.add(o[4])
-                self._menu_targets(o[3], out)
+            if isinstance(o, MenuOp):
+                out.add(o.end)
+                self._menu_targets(o.items, out)
         return {x for x in out if 0 <= x <= len(ops)}
 
     def _menu_targets(self, items, out):
@@ -745,7 +755,7 @@ class BlockGen:
     # ------------------------------------------------------------ ops
     def op(self, o, i):
         """(lines, ends_the_case) for op `o` at index `i`."""
-        return getattr(self, "_" + o[0])(o, i)
+        return getattr(self, "_" + o.kind)(o, i)
 
     def x(self, ir):
         return self.pygen.expr(ir, {})
@@ -767,10 +777,10 @@ class BlockGen:
         jumps to the end of the menu, which jumps back to the loop's head)."""
         back = int(target <= i)
         seen = set()
-        while not self.game.reference and target < len(self.ops) and self.ops[target][0] == "jump" \
+        while not self.game.reference and target < len(self.ops) and isinstance(self.ops[target], JumpOp) \
                 and target not in seen:
             seen.add(target)
-            nxt = self.ops[target][1]
+            nxt = self.ops[target].to
             back += nxt <= target
             target = nxt
         lines = [f"st.budget -= {back}", "if st.budget < 0: raise EngineFault(_game.over_steps)"] \
@@ -785,24 +795,25 @@ class BlockGen:
     def _plain_literal(self, ir) -> bool:
         """A literal that needs no check when kept: none, true/false, text,
         or a number within the digits budget."""
-        if not (isinstance(ir, list) and len(ir) == 2 and ir[0] == "lit"):
+        if not isinstance(ir, Lit):
             return False
-        v = ir[1]
+        v = ir.value
         if v is None or type(v) in (bool, str):
             return True
         return type(v) is int and abs(v) <= self.game.limits.max_int
 
     def _let(self, o, i):
-        if self._plain_literal(o[2]):
-            return [f"env[{self.lit(o[1])}] = {self.x(o[2])}"], False
-        return [f"_v = {self.x(o[2])}", self._int_check("_v"),
-                f"env[{self.lit(o[1])}] = _v[:] if type(_v) is list else _v"], False
+        if self._plain_literal(o.value):
+            return [f"env[{self.lit(o.var)}] = {self.x(o.value)}"], False
+        return [f"_v = {self.x(o.value)}", self._int_check("_v"),
+                f"env[{self.lit(o.var)}] = _v[:] if type(_v) is list else _v"], False
 
     def _set(self, o, i):
-        target, op, value = o[1], o[2], self.x(o[3])
-        kind, name = target[0], target[1]
+        target, op, value = o.target, o.operator, self.x(o.value)
+        kind = target.kind
         if kind not in PARTS or op not in ("=", "+=", "-="):
             raise BadBundle(f"{self.where}[{i}]: cannot set {str(kind)[:20]!r} with {str(op)[:8]!r}")
+        name = target.attr if isinstance(target, Gattr) else target.counter
         none = self.lit(f"cannot set `{name}` of none")
         lines = []
         if kind == "gctr":
@@ -812,14 +823,14 @@ class BlockGen:
                 raise BadBundle(f"{self.where}[{i}][1]: `{str(name)[:20]}` cannot be set")
             ref = f"st.{name}"
         elif kind == "pctr":
-            lines += [f"_p = {self.x(target[2])}", f"if _p is None: raise EngineFault({none})"]
+            lines += [f"_p = {self.x(target.player)}", f"if _p is None: raise EngineFault({none})"]
             ref = f"st.player_counters[{self.lit(name)}][_p]"
         elif kind == "cctr":
-            lines += [f"_c = {self.x(target[2])}", f"if _c is None: raise EngineFault({none})",
+            lines += [f"_c = {self.x(target.card)}", f"if _c is None: raise EngineFault({none})",
                       self._own_cc(name)]
             ref = "_t[_c]"
         else:
-            lines += [f"_c = {self.x(target[2])}", f"_p = {self.x(target[3])}",
+            lines += [f"_c = {self.x(target.card)}", f"_p = {self.x(target.player)}",
                       f"if _c is None or _p is None: raise EngineFault({none})",
                       self._own_cc(name)]
             ref = "_t[_c * st.n + _p]"
@@ -836,19 +847,18 @@ class BlockGen:
             write = [f"_o = {ref}"] + write + [f"st.key_written(_c, {self.lit(name)}, _o, _v)"]
         if op == "=":
             lines.append(f"_v = {value}")
-            if not self._plain_literal(o[3]):
+            if not self._plain_literal(o.value):
                 lines.append(self._int_check("_v"))
             # the value it already holds (`is`: the same object, so true is
             # never taken for 1) changes nothing: no write, no version bump
             return lines + [f"if {ref} is not _v:"] + ["    " + x for x in write], False
-        d = o[3]
-        if (isinstance(d, list) and len(d) == 2 and d[0] == "lit" and type(d[1]) is int
-                and 0 < abs(d[1]) <= self.game.limits.max_int):
+        d = o.value
+        if isinstance(d, Lit) and type(d.value) is int and 0 < abs(d.value) <= self.game.limits.max_int:
             # a whole number added to a counter gives a number, or has failed
             # already: its range is asked first, and its kind only outside it
             # (the same test, fewer steps for the value in range it nearly always is)
             m = self.game.limits.max_int
-            return lines + [f"_v = {ref} {op[0]} {d[1]}",
+            return lines + [f"_v = {ref} {op[0]} {d.value}",
                             f"if not -{m} <= _v <= {m} and type(_v) is int: "
                             "raise EngineFault(_game.over_digits)"] + write, False
         # adding 0 changes nothing (a card's printed 0 of most resources):
@@ -862,21 +872,21 @@ class BlockGen:
         return f"_t = st.card_counters[{name}] if st.owned_cc is None else st.own_cc({name})"
 
     def _jump(self, o, i):
-        return self._goto(o[1], i), True
+        return self._goto(o.to, i), True
 
     def _jf(self, o, i):
-        t = o[2]
-        return [f"pc = {i + 1} if {self.x(o[1])} else {t}"] + (["continue"] if t <= i else []), True
+        t = o.to
+        return [f"pc = {i + 1} if {self.x(o.test)} else {t}"] + (["continue"] if t <= i else []), True
 
     def _iter(self, o, i):
         # the loop walks its own copy (the body may change the zone it walks);
         # `players`, a comprehension or a list written out is a new list already
-        fresh = isinstance(o[2], list) and o[2][:1] in (["players"], ["comp"], ["list"])
-        items = self.x(o[2])
-        return [f"env[{self.lit(o[1])}] = [{items if fresh else f'list({items})'}, 0]"], False
+        fresh = isinstance(o.items, (Players, Comp, List))
+        items = self.x(o.items)
+        return [f"env[{self.lit(o.slot)}] = [{items if fresh else f'list({items})'}, 0]"], False
 
     def _next(self, o, i):
-        slot, var, end = self.lit(o[1]), self.lit(o[2]), o[3]
+        slot, var, end = self.lit(o.slot), self.lit(o.var), o.end
         return [f"_s = env[{slot}]",
                 "if _s[1] < len(_s[0]):",
                 f"    env[{var}] = _s[0][_s[1]]",
@@ -886,10 +896,10 @@ class BlockGen:
                 f"    del env[{slot}]"] + ["    " + x for x in self._goto(end, i)], True
 
     def _repeat(self, o, i):
-        return [f"env[{self.lit(o[1])}] = {self.x(o[2])}"], False
+        return [f"env[{self.lit(o.slot)}] = {self.x(o.times)}"], False
 
     def _countdown(self, o, i):
-        slot, end = self.lit(o[1]), o[2]
+        slot, end = self.lit(o.slot), o.end
         return [f"if env[{slot}] > 0:",
                 f"    env[{slot}] -= 1",
                 f"    pc = {i + 1}",
@@ -897,7 +907,7 @@ class BlockGen:
                 f"    del env[{slot}]"] + ["    " + x for x in self._goto(end, i)], True
 
     def _guard(self, o, i):
-        slot = self.lit(o[1])
+        slot = self.lit(o.slot)
         msg = self.lit(f"a `while` loop ran {WHILE_LIMIT:,} times: it does not end")
         return [f"env[{slot}] += 1", f"if env[{slot}] > {WHILE_LIMIT}: raise EngineFault({msg})"], False
 
@@ -907,27 +917,27 @@ class BlockGen:
         return ["st.stack.pop()", "return True"], True
 
     def _phase(self, o, i):
-        return [f"st.phase = {self.lit(o[1])}"], False
+        return [f"st.phase = {self.lit(o.phase)}"], False
 
     def _call(self, o, i):
-        key = "proc:" + str(o[1])
+        key = "proc:" + str(o.procedure)
         callee = self.game.codes.get(key)
         if callee is None:
-            raise BadBundle(f"{self.where}[{i}][1]: unknown procedure {str(o[1])[:40]!r}")
+            raise BadBundle(f"{self.where}[{i}][1]: unknown procedure {str(o.procedure)[:40]!r}")
         k = self.pygen.bind(callee, "_K")
         if key in self.direct:
             # it cannot stop: it runs now, to its end, without a frame, its
             # arguments passed as Python's (_frameless), for one step of the
             # budget like any call
-            if len(o[2]) != len(callee.params):
-                raise BadBundle(f"{self.where}[{i}][2]: `{o[1]}` takes {len(callee.params)} "
-                                f"arguments, not {len(o[2])}")
-            args = [self.x(a) for a in o[2]]
+            if len(o.args) != len(callee.params):
+                raise BadBundle(f"{self.where}[{i}][2]: `{o.procedure}` takes {len(callee.params)} "
+                                f"arguments, not {len(o.args)}")
+            args = [self.x(a) for a in o.args]
             args += [] if "me" in callee.params else [self._me()]
             return ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)",
                     f"{self._entry(callee, 'frameless')}(st{''.join(', ' + a for a in args)})"], False
-        items = [f"{self.lit(p)}: {self.x(a)}" for p, a in zip(callee.params, o[2], strict=False)]
-        if "me" not in callee.params[:len(o[2])]:
+        items = [f"{self.lit(p)}: {self.x(a)}" for p, a in zip(callee.params, o.args, strict=False)]
+        if "me" not in callee.params[:len(o.args)]:
             items.append(f"{self.lit('me')}: {self._me()}")
         lines = [f"_e = {{{', '.join(items)}}}"]
         budget = ["st.budget -= 1", "if st.budget < 0: raise EngineFault(_game.over_steps)"]
@@ -982,7 +992,7 @@ class BlockGen:
                 f"_s.append({name})"]
 
     def _resolve(self, o, i):
-        return [f"_c = {self.x(o[1])}",
+        return [f"_c = {self.x(o.card)}",
                 f"if _c is None: raise EngineFault({self.lit('`resolve` of none: no card')})",
                 *self._at(i + 1),
                 f"st.resolve_card(_c, env.get({self.lit('me')}))",
@@ -991,43 +1001,43 @@ class BlockGen:
             + self._goto(i + 1, i), True
 
     def _trigger(self, o, i):
-        items = ", ".join(f"{self.lit(k)}: {self.x(v)}" for k, v in o[2].items())
+        items = ", ".join(f"{self.lit(k)}: {self.x(v)}" for k, v in o.args.items())
         # the hooks it started run, in order; with none started it goes straight
         # on; `_back` (interp.back_on_top) runs them until this frame is on top
         return [f"_a = {{{items}}}",
                 *self._at(i + 1),
-                f"if st.trigger({self.lit(o[1])}, _a, env.get({self.lit('me')})) "
+                f"if st.trigger({self.lit(o.event)}, _a, env.get({self.lit('me')})) "
                 f"and not _back(st, fr): {self._stop()}"] \
             + self._goto(i + 1, i), True
 
     def _end(self, o, i):
-        winners = self.x(o[1]) if o[1] else "None"
+        winners = self.x(o.winners) if o.winners is not None else "None"
         # its frame is gone with the rest of the stack (a start says so: 0)
         return [f"st.end_game({winners})", BUMP, "return 0" if self.fast else "return"], True
 
     def _assert(self, o, i):
-        return [f"if not {self.x(o[1])}:",
-                f"    raise EngineFault({self.lit('assertion failed: ')} + {self.x(o[2])})"], False
+        return [f"if not {self.x(o.test)}:",
+                f"    raise EngineFault({self.lit('assertion failed: ')} + {self.x(o.message)})"], False
 
     def _log(self, o, i):
-        text = self.pygen.text_of(o[1], {})
-        if harmless(o[1], self.game, text=True):    # for people only: built when someone reads it
+        text = self.pygen.text_of(o.text, {})
+        if harmless(o.text, self.game, text=True):    # for people only: built when someone reads it
             return ["if st.log is not None:", f"    st.log.append({text})"], False
         # it could fail: without a log, the parts that could fail are still
         # evaluated, so that simulation fails exactly where play does
-        parts = [self.pygen.text_of(nodes.dump(x), {}) for x in risky_parts(o[1], self.game)]
+        parts = [self.pygen.text_of(x, {}) for x in risky_parts(o.text, self.game)]
         return ["if st.log is not None:", f"    st.log.append({text})", "else:",
                 f"    ({', '.join(parts)},)"], False
 
     def _move(self, o, i):
-        cards, zone, place, is_list = o[1], o[2], o[3], o[4]
+        cards, zone, place, is_list = o.cards, o.to, o.place, o.many
         if place not in ("top", "bottom"):
             raise BadBundle(f"{self.where}[{i}][3]: a card goes to the top or the bottom, "
                             f"not {str(place)[:20]!r}")
         stops = self._move_may_stop(o)
         lines = [f"_z = {self.x(zone)}"] + ([f"fr.pc = {i + 1}"] if stops and not self.fast else [])
-        if is_list and isinstance(cards, list) and cards[:1] == ["cards"]:     # a whole zone
-            lines.append(f"st.move_zone({self.x(cards[1])}, _z, {self.lit(place)})")
+        if is_list and isinstance(cards, Cards):     # a whole zone
+            lines.append(f"st.move_zone({self.x(cards.zone)}, _z, {self.lit(place)})")
         elif is_list:
             lines += [f"for _c in list({self.x(cards)}):", f"    st.move(_c, _z, {self.lit(place)})"]
         else:
@@ -1047,31 +1057,31 @@ class BlockGen:
     def _move_may_stop(self, o) -> bool:
         """Whether move `o` can stop for something else to run first: only a
         move into a zone with a limit can (its overflow procedure runs at once)."""
-        zone = o[2]
-        if isinstance(zone, list) and len(zone) >= 2 and zone[0] in ("zone", "pzone"):
+        zone = o.to
+        if isinstance(zone, (Zone, Pzone)):
             for decl in self.game.zone_decls:
-                if decl["id"] == zone[1]:
+                if decl["id"] == zone.zone:
                     return decl.get("limit") is not None
         return True
 
     def _shuffle(self, o, i):
-        return [f"st.shuffle_zone({self.x(o[1])})", BUMP], False
+        return [f"st.shuffle_zone({self.x(o.zone)})", BUMP], False
 
     def _attach(self, o, i):
-        return [f"st.attach({self.x(o[1])}, {self.x(o[2])})", BUMP], False
+        return [f"st.attach({self.x(o.card)}, {self.x(o.host)})", BUMP], False
 
     def _detach(self, o, i):
-        return [f"st.detach({self.x(o[1])})", BUMP], False
+        return [f"st.detach({self.x(o.card)})", BUMP], False
 
     def _reveal(self, o, i):
-        return [f"_ps = {self.x(o[2])}",
-                f"for _c in {self.x(o[1])}:",
+        return [f"_ps = {self.x(o.player)}",
+                f"for _c in {self.x(o.card)}:",
                 "    for _p in _ps:",
                 "        if _p is not None:",
                 "            st.reveal(_c, _p)", BUMP], False
 
     def _cancel(self, o, i):
-        return [f"_v = {self.x(o[1])}",
+        return [f"_v = {self.x(o.event)}",
                 f"if _v is None: raise EngineFault({self.lit('`cancel` of none: no event')})",
                 f"st.events[_v][{self.lit('cancelled')}] = True",
                 f"st.touch({self.lit('events')})", BUMP], False
@@ -1088,16 +1098,17 @@ class BlockGen:
     def _prompt(self, ir):
         """(what the op passes as the prompt, its text where needed now): text
         that cannot fail is made only if someone reads it (see Decision)."""
-        if not ir:
+        if ir is None:
             return "None", None
-        if ir[0] == "lit" or not harmless(ir, self.game):
+        if isinstance(ir, Lit) or not harmless(ir, self.game):
             text = self.x(ir)
             return text, text
         f = self.fn(ir)
         return f, f"{f}(st, env)"
 
     def _choose(self, o, i):
-        var, items, itvar, cond, by, optional, prompt, typ = o[1:9]
+        var, items, itvar, cond, by, optional, prompt, typ = \
+            o.var, o.items, o.cvar, o.where, o.player, o.optional, o.prompt, o.type
         passed, p = self._prompt(prompt)
         # a clone a bot only scores stops here without listing the choices
         lines = ["if st.lookahead:", *["    " + x for x in self._at(i)],
@@ -1114,26 +1125,26 @@ class BlockGen:
         return lines, True
 
     def _random(self, o, i):
-        var, items, itvar, cond = o[1:5]
+        var, items, itvar, cond = o.var, o.items, o.cvar, o.where
         return self._values(items, itvar, cond) + [
             f"env[{self.lit(var)}] = st.pick(_vs) if _vs else None", BUMP], False
 
     def _ask(self, o, i):
         return [*self._at(i),
-                f"st.ask_yes_no({self.x(o[2])}, {self.lit(o[1])}, {self._prompt(o[3])[0]})",
+                f"st.ask_yes_no({self.x(o.player)}, {self.lit(o.var)}, {self._prompt(o.prompt)[0]})",
                 "return"], True
 
     def _menu(self, o, i):
-        items = self.pygen.bind(self.pygen.compile_menu(o[3]), "_M")
-        prompt = self._prompt(o[2])[0]
-        return [*self._at(i), f"st.ask_menu({self.x(o[1])}, {prompt}, {items})", "return"], True
+        items = self.pygen.bind(self.pygen.compile_menu(o.items), "_M")
+        prompt = self._prompt(o.prompt)[0]
+        return [*self._at(i), f"st.ask_menu({self.x(o.player)}, {prompt}, {items})", "return"], True
 
     def _window(self, o, i):
-        var, tag = o[1], o[2]
+        var, tag = o.var, o.tag
         if tag not in self.game.windows:
             raise BadBundle(f"{self.where}[{i}][2]: unknown window {str(tag)[:40]!r}")
-        players = self.fn(o[3])
-        fields = "{" + ", ".join(f"{self.lit(k)}: {self.fn(v)}" for k, v in o[4].items()) + "}"
+        players = self.fn(o.players)
+        fields = "{" + ", ".join(f"{self.lit(k)}: {self.fn(v)}" for k, v in o.fields.items()) + "}"
         # poll_window bumps the version itself, right after the event is added
         return [*self._at(i), f"st.poll_window(fr, {self.lit(var)}, {self.lit(tag)}, {players}, {fields})",
                 "return"], True
@@ -1207,11 +1218,15 @@ def _jumps_to(ops, menu_targets) -> dict:
     """{op index: the ops that jump to it} (jumps, `if`s, loops' ends, menu options)."""
     into: dict[int, list] = {}
     for j, o in enumerate(ops):
-        targets = {"jump": o[1:2], "jf": o[2:3], "next": o[3:4], "countdown": o[2:3]}.get(o[0], [])
-        if o[0] == "menu":
-            found = {o[4]}
-            menu_targets(o[3], found)
-            targets = list(found)
+        match o:
+            case JumpOp(to=t) | JfOp(to=t) | nodes.NextOp(end=t) | nodes.CountdownOp(end=t):
+                targets = [t]
+            case MenuOp():
+                found = {o.end}
+                menu_targets(o.items, found)
+                targets = list(found)
+            case _:
+                targets = []
         for t in targets:
             into.setdefault(t, []).append(j)
     return into
@@ -1223,13 +1238,14 @@ def _still_true(read: dict, o, lit) -> dict:
     counters' lists stay, except a card counter `o` sets (its list may be
     copied on write); the cards in force change with a shuffle, an attach
     or a detach."""
-    if o[0] not in _KEEPS:
+    if o.kind not in _KEEPS:
         return {}
     gone = set()
     for text in read:
-        if o[0] in ("shuffle", "attach", "detach") and text.startswith("_mods_of("):
+        if o.kind in ("shuffle", "attach", "detach") and text.startswith("_mods_of("):
             gone.add(text)
-        if o[0] == "set" and o[1][0] in ("cctr", "cpp") and text == f"st.card_counters[{lit(str(o[1][1]))}]":
+        if isinstance(o, SetOp) and isinstance(o.target, (Cctr, Cpp)) and \
+                text == f"st.card_counters[{lit(str(o.target.counter))}]":
             gone.add(text)
     names = {read[t] for t in gone}
     out = {}

@@ -126,7 +126,7 @@ def explain(game, expect: Node, st) -> tuple[str, str]:
 
 def _value(game, expr: Node, st):
     """The value of `expr` in state `st` (the generator builds the JSON form)."""
-    return game.pygen.build(nodes.dump(expr))(st, {})
+    return game.pygen.build(expr)(st, {})
 
 
 def _shown(value) -> str:

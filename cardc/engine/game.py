@@ -565,7 +565,7 @@ class Game:
         """f(st, *args): the body of function `name`, uncached."""
         if name not in self.py_bodies:
             self.py_bodies[name] = lambda st, *args: self.py_bodies[name](st, *args)   # recursion
-            self.py_bodies[name] = self.pygen.compile_body(self.fn_bodies[name], self.fn_params[name],
+            self.py_bodies[name] = self.pygen.compile_body(self.fn_nodes[name], self.fn_params[name],
                                                            name)
         return self.py_bodies[name]
 
@@ -585,7 +585,7 @@ class Game:
                 deps = tuple(sorted(self.fn_deps.get(name, ("*",))))
                 # counted first, then settled cached or not (CacheProbe); a
                 # recursive function, or one kept for one version, stays cached
-                args = (name, self.fn_bodies[name], self.fn_params[name], deps)
+                args = (name, self.fn_nodes[name], self.fn_params[name], deps)
                 fn = self.pygen.compile_cached(*args)
                 if name not in self.fn_recursive and "*" not in deps:
                     probe = CacheProbe(self, name)

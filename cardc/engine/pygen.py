@@ -90,8 +90,8 @@ def _index(xs, k):
 
 
 def _node(ir):
-    """`ir` as a typed node: the block generator still passes its ops'
-    expressions in their JSON form (a list), and is moving over."""
+    """An entry point's expression as a typed node: the game passes the
+    bundle's entries in their JSON form (a list), parsed here once."""
     return n.parse(ir) if isinstance(ir, list) else ir
 
 
@@ -207,6 +207,7 @@ class PyGen:
         """A function f(st, env) computing the expression `ir` (None for None)."""
         if ir is None:
             return None
+        ir = _node(ir)
         name = self.fresh("_e")
         memo = Memo(self, pure=True)    # a value the expression needs twice is computed once
         with self.memo_of(memo):
@@ -217,6 +218,7 @@ class PyGen:
 
     def compile_body(self, ir, params, fn=None):
         """A function f(st, *params) for a function body (of function `fn`)."""
+        ir = _node(ir)
         scope = {p: f"_a{i}" for i, p in enumerate(params)}
         args = "".join(f", {scope[p]}" for p in params)
         name = self.fresh("_body")
@@ -250,6 +252,7 @@ class PyGen:
         """f(st, env) for a text expression (see `text_of`).  Its `risk`
         attribute evaluates only the parts of it that could fail (None if
         none can): what a bot's menu runs instead of building the text."""
+        ir = _node(ir)
         name = self.fresh("_t")
         with self.memo_of(None):
             text = self.text_of(ir, {})
@@ -267,6 +270,7 @@ class PyGen:
 
         `owner` is the owner of the zone in force that holds `this` (none for a
         shared zone): it is `owner_of(this)` there, with no lookup."""
+        ir = _node(ir)
         scope = {"value": "_value", "this": "_this", "me": "_me"}
         scope.update({a: f"_a{i}" for i, a in enumerate(args)})
         params = "".join(f", _a{i}" for i in range(len(args)))
@@ -516,6 +520,7 @@ class PyGen:
         forgets the entries it makes stale (stale.py, Table.forget_*), so a
         hit is one lookup.  A function that reads what no part names ("*")
         keeps its entry for one version of the state (any write moves it)."""
+        body = _node(body)
         args = [f"_a{i}" for i in range(len(params))]
         scope = dict(zip(params, args, strict=False))
         sig = "".join(", " + a for a in args)
@@ -760,7 +765,6 @@ class PyGen:
 
     # ------------------------------------------------------------ expressions
     def expr(self, ir, scope, depth=0) -> str:
-        ir = _node(ir)
         if not isinstance(ir, n.Expr):
             raise BadBundle(f"not an expression: {str(ir)[:40]!r}")
         text = self.kinds[ir.kind](ir, scope)

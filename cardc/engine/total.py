@@ -30,24 +30,13 @@ from cardc.ir.builtins import BUILTINS, NEVER, RULE, WITH_ARGS
 _ALWAYS_SET = {"me", "this"}
 
 
-def _node(ir):
-    """`ir` as a typed node: the code generator still passes some parts in
-    their JSON form (a list), and a text's part as ["fmt", expr, type]."""
-    if isinstance(ir, list) and ir:
-        if ir[0] == "fmt":
-            return _node(ir[1])
-        if ir[0] in n.EXPRS_:
-            return n.parse(ir)
-    return ir
-
-
 def harmless(ir, game, _stack=(), text=False, safe=frozenset()) -> bool:
     """Can `ir` never fail?  With `text`, as written in text for people,
     where a printed field or counter of none reads as none.  `safe` names
     locals that are never none where `ir` stands (a loop over a zone's cards)."""
     if ir is None:
         return True
-    return _harmless(_node(ir), game, _stack, text, safe)
+    return _harmless(ir, game, _stack, text, safe)
 
 
 def _harmless(ir, game, _stack, text, safe) -> bool:
@@ -153,7 +142,6 @@ def risky_parts(ir, game, text=True, safe=frozenset()) -> list:
     that evaluates all its parts is opened up; anything else is taken whole."""
     if ir is None:
         return []
-    ir = _node(ir)
     if _harmless(ir, game, (), text, safe):
         return []
     match ir:

@@ -510,6 +510,18 @@ def parse(data: list, op: bool = False) -> Node:
     """The node of a bundle's positional list, an expression (or with `op`
     an op); its shape is assumed checked by the bundle schema: this only
     names the parts."""
+    if not op and data[0] == "bin" and len(data) == 4:
+        # `a + b + c + …` nests to the left, one level an operator: a long
+        # chain is parsed in a loop, not a recursion as deep as it is long
+        # (PyGen.e_bin writes it flat the same way)
+        chain = []
+        while isinstance(data, list) and data[:1] == ["bin"] and len(data) == 4:
+            chain.append(data)
+            data = data[2]
+        node = parse(data)
+        for b in reversed(chain):
+            node = Bin(b[1], node, parse(b[3]))
+        return node
     kind = (OPS if op else EXPRS_)[data[0]]
     values = [_parse_field(what, value) for (_, what), value in zip(kind.fields, data[1:], strict=True)]
     return kind.cls(*values)
