@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, get_type_hints
+from typing import Annotated, Any, ClassVar, cast, get_type_hints
 
 # what a field holds
 EXPR = "expr"               # an expression
@@ -518,9 +518,9 @@ def parse(data: list, op: bool = False) -> Node:
         while isinstance(data, list) and data[:1] == ["bin"] and len(data) == 4:
             chain.append(data)
             data = data[2]
-        node = parse(data)
+        node = cast(Expr, parse(data))
         for b in reversed(chain):
-            node = Bin(b[1], node, parse(b[3]))
+            node = Bin(b[1], node, cast(Expr, parse(b[3])))
         return node
     kind = (OPS if op else EXPRS_)[data[0]]
     values = [_parse_field(what, value) for (_, what), value in zip(kind.fields, data[1:], strict=True)]
