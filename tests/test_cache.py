@@ -223,11 +223,12 @@ def test_a_function_asking_only_whether_a_zone_is_empty_follows_that_only():
     ("count(tile_pool) >= 0", None), ("count(tile_pool) < 0", None)])
 def test_which_comparisons_ask_only_whether_a_zone_is_empty(text, zone):
     from cardc.engine.deps import emptiness_zone
+    from cardc.ir import nodes
     count = ["call", "count", [["cards", ["zone", "tile_pool"]]], {}]
     left, op, right = text.split(" ")
     side = {"count(tile_pool)": count}
     ir = ["cmp", op, side.get(left) or ["lit", int(left)], side.get(right) or ["lit", int(right)]]
-    assert emptiness_zone(ir) == zone
+    assert emptiness_zone(nodes.parse(ir)) == zone
 
 
 def test_cards_of_one_value_in_every_players_zone_follow_that_value_only():
