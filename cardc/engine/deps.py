@@ -51,16 +51,16 @@ def expr_deps(expr: n.Node | None, fn_deps: dict, mod_deps: dict, out: set, para
     range over the cards of some cells of a zone (`cell_origin`), whose
     counters that zone's cell versions already cover (see `cell_part`);
     `origins`: the functions that return cards of some cells (`cell_origins`)."""
-    def read(x, params=params, covered=covered):
+    def read(x, params=params, covered=covered):     # what a part of `expr` reads, into `out`
         expr_deps(x, fn_deps, mod_deps, out, params, covered, origins)
 
     match expr:
         case None:
             return
-        case n.Comp(items=n.Cards(zone=zone)) if (part := keyed_part(expr, params)) is not None:
+        case n.Comp(items=n.Cards(zone=source)) if (part := keyed_part(expr, params)) is not None:
             out.add(part)
-            if isinstance(zone, n.Pzone):       # whose zone: any expression, read as usual
-                read(zone.player)
+            if isinstance(source, n.Pzone):     # whose zone: any expression, read as usual
+                read(source.player)
             return
         case n.Cmp() if (name := emptiness_zone(expr)) is not None:
             out.add(EMPTY + name)
@@ -70,7 +70,8 @@ def expr_deps(expr: n.Node | None, fn_deps: dict, mod_deps: dict, out: set, para
             return
         case n.Comp(item=item, var=var, items=items, test=test):
             # the variable hides a parameter, and a covered variable, of the
-            # same name (`items` too is read without it: only the safer)
+            # same name (a covered one in `items` too, outside its scope: there
+            # its counters count as every card's, which is only the safer)
             outer = covered - {var}
             hidden = tuple(None if p == var else p for p in params)
             inner = outer
@@ -102,7 +103,7 @@ def expr_deps(expr: n.Node | None, fn_deps: dict, mod_deps: dict, out: set, para
             out.add("p:" + counter)
         case n.Cctr(counter=counter) | n.Cpp(counter=counter):
             out.add("c:" + counter)
-        case n.Gattr(attr=attr) if attr != "player_count":      # that one is fixed for the whole game
+        case n.Gattr(attr=attr) if attr != "player_count":      # player_count is fixed for the whole game
             out.add("flow:" + attr)
         case n.Eattr():
             out.add("events")
@@ -160,9 +161,8 @@ def emptiness_zone(cmp: n.Cmp) -> str | None:
     value as it is (`Table.move`).  Else None."""
     for counted, number, test in ((cmp.left, cmp.right, cmp.operator),
                                   (cmp.right, cmp.left, _MIRROR.get(cmp.operator))):
-        zone = _counted_zone(counted)
-        match number:
-            case n.Lit(value=value) if zone is not None and type(value) is int and (test, value) in _EMPTY_TESTS:
+        match _counted_zone(counted), number:
+            case str(zone), n.Lit(value=value) if type(value) is int and (test, value) in _EMPTY_TESTS:
                 return zone
     return None
 
@@ -200,7 +200,9 @@ def _cells_ir(cells: n.Node | None, params) -> list | None:
     find the entries of at once (`Table.forget_cell`): a parameter or a
     literal cell, the printed cell of a card parameter, or the neighbours of
     either; else None.  Each is cheap, and reads nothing of the state (a
-    card's printed cell, the grid's neighbours).  `_called` reads it back."""
+    card's printed cell, the grid's neighbours).  A call is written as
+    `nodes.dump` writes it, around the parameter's position; `_called`
+    reads it back."""
     match cells:
         case n.Var(name=name) if name in params:
             return _arg(name, params)
@@ -279,12 +281,10 @@ def keyed_part(comp: n.Comp, params) -> str | None:
         case n.Comp(item=n.Var(name=item), var=var, items=n.Cards(zone=n.Zone(zone=zone) | n.Pzone(zone=zone)),
                     test=n.Cmp(operator="==", left=left, right=right)) if item == var:
             hidden = tuple(None if p == var else p for p in params)
-            for read, value in ((left, right), (right, left)):
-                match read:
-                    case n.Cctr(counter=counter, card=n.Var(name=card)) if card == var:
-                        where = _value_ir(value, hidden)
-                        if where is not None:
-                            return f"{KEYED}{zone}|{counter}|{_json(where)}"
+            for ctr, value in ((left, right), (right, left)):
+                match ctr, _value_ir(value, hidden):
+                    case n.Cctr(counter=counter, card=n.Var(name=card)), list(where) if card == var:
+                        return f"{KEYED}{zone}|{counter}|{_json(where)}"
     return None
 
 
@@ -418,8 +418,9 @@ _CHEAP_CALLS = frozenset(b.name for b in BUILTINS.values() if b.cheap)
 
 def simple_functions(code: dict) -> dict:
     """{function: whether its body is a few reads and comparisons, with calls
-    of cheap builtins and of functions (no lists)}: such a function is
-    cheaper to compute again than to look up in a cache."""
+    of cheap builtins and of functions (no comprehension or list written
+    out)}: such a function is cheaper to compute again than to look up in a
+    cache."""
     def simple(expr: n.Node) -> bool:
         match expr:
             case n.Fn(args=args):           # the callee caches itself if it is worth it
