@@ -223,11 +223,32 @@ def test_a_function_asking_only_whether_a_zone_is_empty_follows_that_only():
     ("count(tile_pool) >= 0", None), ("count(tile_pool) < 0", None)])
 def test_which_comparisons_ask_only_whether_a_zone_is_empty(text, zone):
     from cardc.engine.deps import emptiness_zone
+    from cardc.ir import nodes
     count = ["call", "count", [["cards", ["zone", "tile_pool"]]], {}]
     left, op, right = text.split(" ")
     side = {"count(tile_pool)": count}
     ir = ["cmp", op, side.get(left) or ["lit", int(left)], side.get(right) or ["lit", int(right)]]
-    assert emptiness_zone(ir) == zone
+    assert emptiness_zone(nodes.parse(ir)) == zone
+
+
+def test_a_callees_cells_and_value_are_worked_out_from_the_callers_arguments():
+    """A function calling one that reads some cells, or the cards of one
+    value, reads the same cells or value worked out from its own arguments
+    (deps.cells_called, keyed_called): its parameters become their
+    positions, ["arg", i], and an argument worked out from anything else
+    (or none passed) makes it read the whole zone."""
+    from cardc.engine.deps import cells_called, keyed_called
+    from cardc.ir import nodes
+    near = 'cells:board|["call","neighbors",[["arg",1]],{}]'
+    args = [nodes.parse(["var", "x"]), nodes.parse(["call", "cell", [["var", "c"]], {}])]
+    assert cells_called(near, args, ("x", "c")) == 'cells:board|["call","neighbors",[["call","cell",[["arg",1]],{}]],{}]'
+    assert cells_called(near, args, ("x",)) == "z:board"
+    assert cells_called(near, args[:1], ("x",)) == "z:board"
+    assert cells_called('cells:board|["arg",0]', [nodes.parse(["lit", "b2"])], ()) == 'cells:board|["lit","b2"]'
+    keyed = 'keyed:claims|claim|["arg",0]'
+    assert keyed_called(keyed, [nodes.parse(["var", "s"])], ("p", "s")) == {'keyed:claims|claim|["arg",1]'}
+    assert keyed_called(keyed, [], ()) == {'keyed:claims|claim|["lit",null]'}
+    assert keyed_called(keyed, [nodes.parse(["gctr", "round"])], ()) == {"z:claims", "c:claim"}
 
 
 def test_cards_of_one_value_in_every_players_zone_follow_that_value_only():

@@ -176,7 +176,7 @@ def test_the_analyses_read_a_literal_as_a_value():
     assert _free_vars(e) == {"c"}
     assert _free_vars(["comp", ["var", "p"], "p", ["players"], ENUM]) == set()
     out: set = set()
-    expr_deps(["if", ["lit", ["zone", "deck"]], ["gctr", "round"], ["lit", ["call", "roll"]]], {}, {}, out)
+    expr_deps(nodes.parse(["if", ["lit", ["zone", "deck"]], ["gctr", "round"], ["lit", ["call", "roll"]]]), {}, {}, out)
     assert out == {"g:round"}
     procs: set = set()
     fns: set = set()

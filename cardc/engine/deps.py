@@ -27,9 +27,11 @@ from nothing and add what each body reads until nothing changes.
 from __future__ import annotations
 
 import json
+from typing import cast
 
-from cardc.ir.builtins import ATTACHMENTS, BUILTINS, FUNCTION, MODIFIER, STATIC_READS
-from cardc.ir.nodes import json_children
+from cardc.ir import builtins as registry
+from cardc.ir import nodes as n
+from cardc.ir.builtins import ATTACHMENTS, BUILTINS, STATIC_READS
 
 EVERYTHING = "*"
 #: the part `attach`, `detach` and moves of attached cards change: ATTACHMENTS (from the registry)
@@ -41,115 +43,106 @@ FLOW_PARTS = ("flow:turn", "flow:round", "flow:turn_player", "flow:first_player"
 _STATIC_CALLS = frozenset(b.name for b in BUILTINS.values() if b.reads in STATIC_READS)
 
 
-def expr_deps(ir, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=frozenset(),
+def expr_deps(expr: n.Node | None, fn_deps: dict, mod_deps: dict, out: set, params=(), covered=frozenset(),
               origins=None) -> None:
-    """Add to `out` the parts read by expression `ir`, in the body of a
+    """Add to `out` the parts read by expression `expr`, in the body of a
     function with parameters `params` (a zone of one of them is a part of
     its own: see `player_part`).  `covered`: the comprehension variables that
     range over the cards of some cells of a zone (`cell_origin`), whose
     counters that zone's cell versions already cover (see `cell_part`);
     `origins`: the functions that return cards of some cells (`cell_origins`)."""
-    if not isinstance(ir, list) or not ir:
-        return
-    op = ir[0]
-    if op == "comp":
-        part = keyed_part(ir, params)
-        if part is not None:
+    def read(x, params=params, covered=covered):     # what a part of `expr` reads, into `out`
+        expr_deps(x, fn_deps, mod_deps, out, params, covered, origins)
+
+    match expr:
+        case None:
+            return
+        case n.Comp(items=n.Cards(zone=source)) if (part := keyed_part(expr, params)) is not None:
             out.add(part)
-            who = ir[3][1]
-            if who[0] == "pzone":               # whose zone: any expression, read as usual
-                expr_deps(who[2], fn_deps, mod_deps, out, params, covered, origins)
+            if isinstance(source, n.Pzone):     # whose zone: any expression, read as usual
+                read(source.player)
             return
-    if op == "cmp":
-        zone = emptiness_zone(ir)
-        if zone is not None:
-            out.add(EMPTY + zone)
+        case n.Cmp() if (name := emptiness_zone(expr)) is not None:
+            out.add(EMPTY + name)
             return
-    if op == "call" and ir[1] == "cards_at":
-        part = cell_part(ir, params)
-        if part is not None:
+        case n.Call(builtin="cards_at") if (part := cell_part(expr, params)) is not None:
             out.add(part)
             return
-    if op == "comp" and len(ir) == 5 and (ir[2] in covered or ir[2] in params):
-        covered = covered - {ir[2]}         # a variable of the same name hides it
-    if op == "comp" and len(ir) == 5 and (_own_zone_list(ir[3], params) or cell_origin(ir[3], origins, params)):
-        # the counters of the cards of one player's zone, or of a zone's
-        # cells: that zone's or those cells' versions cover them (a counter
-        # written on a card bumps its zone and its cell, Table.counter_written).
-        # Not for a whole shared zone: there, every function reading the zone
-        # would go stale with each write of the counter (measured: slower)
-        _, elt, var, it, cond = ir
-        expr_deps(it, fn_deps, mod_deps, out, params, covered, origins)
-        hidden = tuple(None if p == var else p for p in params)
-        expr_deps(elt, fn_deps, mod_deps, out, hidden, covered | {var}, origins)
-        expr_deps(cond, fn_deps, mod_deps, out, hidden, covered | {var}, origins)
-        return
-    if op in ("cctr", "cpp") and ir[2] == ["var", ir[2][1]] and ir[2][1] in covered:
-        out.add(COVERED + ir[1])           # see function_deps
-        if op == "cpp":
-            expr_deps(ir[3], fn_deps, mod_deps, out, params, covered, origins)
-        return
-    if op == "zone":
-        out.add("z:" + ir[1])
-    elif op == "pzone":
-        out.add(player_part(ir[1], ir[2], params))
-    elif op == "comp" and len(ir) == 5 and ir[2] in params:
-        # the comprehension's variable hides a parameter of the same name
-        _, elt, var, it, cond = ir
-        expr_deps(it, fn_deps, mod_deps, out, params, covered, origins)
-        hidden = tuple(None if p == var else p for p in params)
-        expr_deps(elt, fn_deps, mod_deps, out, hidden, covered, origins)
-        expr_deps(cond, fn_deps, mod_deps, out, hidden, covered, origins)
-        return
-    elif op == "gctr":
-        out.add("g:" + ir[1])
-    elif op == "pctr":
-        out.add("p:" + ir[1])
-    elif op in ("cctr", "cpp"):
-        out.add("c:" + ir[1])
-    elif op == "gattr":
-        if ir[1] != "player_count":         # fixed for the whole game
-            out.add("flow:" + ir[1])
-    elif op == "eattr":
-        out.add("events")
-    elif op == "call":
-        name = ir[1]
-        reads = BUILTINS[name].reads if name in BUILTINS else None
-        if reads == FUNCTION:                   # sort_by(xs, "f", …)
-            out.update(fn_deps.get(ir[2][1][1], ()))
-        elif reads == MODIFIER:                 # modified("name", …)
-            out.update(mod_deps.get(ir[2][0][1], ()))
-        elif name in ATTACHMENT_CALLS:
-            out.add(ATTACHMENTS)
-        elif name not in _STATIC_CALLS:
-            out.add(EVERYTHING)
-    elif op == "fn":
-        args = ir[2] if len(ir) > 2 else []
-        for d in fn_deps.get(ir[1], ()):
-            if d.startswith("z:") and "@" in d:     # the callee's parameter i: here, the zone of its argument
-                zone, i = d[2:].split("@")
-                arg = args[int(i)] if int(i) < len(args) else None
-                d = player_part(zone, arg, params)
-            elif d.startswith(CELLS):               # the callee's cells, of its arguments: here, of ours
-                d = cells_called(d, args, params)
-            elif d.startswith(KEYED):               # the callee's value, of its arguments: here, of ours
-                out.update(keyed_called(d, args, params))
-                continue
-            out.add(d)
-    elif op == "var":
-        return
-    for part in json_children(ir):
-        expr_deps(part, fn_deps, mod_deps, out, params, covered, origins)
+        case n.Comp(item=item, var=var, items=items, test=test):
+            # the variable hides a parameter, and a covered variable, of the
+            # same name (a covered one in `items` too, outside its scope: there
+            # its counters count as every card's, which is only the safer)
+            outer = covered - {var}
+            hidden = tuple(None if p == var else p for p in params)
+            inner = outer
+            if _own_zone_list(items, params) or cell_origin(items, origins, params):
+                # the counters of the cards of one player's zone, or of a zone's
+                # cells: that zone's or those cells' versions cover them (a counter
+                # written on a card bumps its zone and its cell, Table.counter_written).
+                # Not for a whole shared zone: there, every function reading the zone
+                # would go stale with each write of the counter (measured: slower)
+                inner = outer | {var}
+            read(items, params, outer)
+            read(item, hidden, inner)
+            read(test, hidden, inner)
+            return
+        case n.Cctr(counter=counter, card=n.Var(name=card)) if card in covered:
+            out.add(COVERED + counter)          # see function_deps
+            return
+        case n.Cpp(counter=counter, card=n.Var(name=card), player=player) if card in covered:
+            out.add(COVERED + counter)
+            read(player)
+            return
+        case n.Zone(zone=zone):
+            out.add("z:" + zone)
+        case n.Pzone(zone=zone, player=player):
+            out.add(player_part(zone, player, params))
+        case n.Gctr(counter=counter):
+            out.add("g:" + counter)
+        case n.Pctr(counter=counter):
+            out.add("p:" + counter)
+        case n.Cctr(counter=counter) | n.Cpp(counter=counter):
+            out.add("c:" + counter)
+        case n.Gattr(attr=attr) if attr != "player_count":      # player_count is fixed for the whole game
+            out.add("flow:" + attr)
+        case n.Eattr():
+            out.add("events")
+        case n.Call(builtin=builtin, args=args):
+            match BUILTINS[builtin].reads if builtin in BUILTINS else None, args:
+                case registry.FUNCTION, [_, n.Lit(value=function), *_]:     # sort_by(xs, "f", …)
+                    out.update(fn_deps.get(function, ()))
+                case registry.MODIFIER, [n.Lit(value=modifier), *_]:        # modified("name", …)
+                    out.update(mod_deps.get(modifier, ()))
+                case registry.FUNCTION | registry.MODIFIER, _:
+                    out.add(EVERYTHING)         # a name not written out (the compiler always writes one)
+                case _ if builtin in ATTACHMENT_CALLS:
+                    out.add(ATTACHMENTS)
+                case _ if builtin not in _STATIC_CALLS:
+                    out.add(EVERYTHING)
+        case n.Fn(function=function, args=args):
+            for d in fn_deps.get(function, ()):
+                if d.startswith("z:") and "@" in d:     # the callee's parameter i: here, the zone of its argument
+                    zone, i = d[2:].split("@")
+                    out.add(player_part(zone, args[int(i)] if int(i) < len(args) else None, params))
+                elif d.startswith(CELLS):               # the callee's cells, of its arguments: here, of ours
+                    out.add(cells_called(d, args, params))
+                elif d.startswith(KEYED):               # the callee's value, of its arguments: here, of ours
+                    out.update(keyed_called(d, args, params))
+                else:
+                    out.add(d)
+    for child in n.children(expr):
+        read(child)
 
 
-def player_part(zone: str, who, params) -> str:
+def player_part(zone: str, who: n.Node | None, params) -> str:
     """The part of player zone `zone` read for player `who`: "z:<zone>@<i>"
     when `who` is the function's parameter i (only that player's zone: a
     function of one player stays valid while another player's hand changes:
     a change to that player's slot forgets only its entries, stale.py), else "z:<zone>"
     (every player's)."""
-    if isinstance(who, list) and len(who) == 2 and who[0] == "var" and who[1] in params:
-        return f"z:{zone}@{params.index(who[1])}"
+    match who:
+        case n.Var(name=name) if name in params:
+            return f"z:{zone}@{params.index(name)}"
     return "z:" + zone
 
 
@@ -160,34 +153,25 @@ _EMPTY_TESTS = {("==", 0), ("!=", 0), (">", 0), ("<=", 0), (">=", 1), ("<", 1)}
 _MIRROR = {"==": "==", "!=": "!=", ">": "<", "<": ">", ">=": "<=", "<=": ">="}
 
 
-def emptiness_zone(ir):
+def emptiness_zone(cmp: n.Cmp) -> str | None:
     """For a comparison that asks only whether a shared zone is empty
     (`count(tile_pool) == 0`, `count(market_row) > 0`, `1 <= count(z)`),
     that zone's name: such a read depends on the zone's emptiness, a part
     of its own, so a card drawn from a pile that stays non-empty leaves the
     value as it is (`Table.move`).  Else None."""
-    if len(ir) != 4:
-        return None
-    _, op, left, right = ir
-    for counted, number, test in ((left, right, op), (right, left, _MIRROR.get(op))):
-        zone = _counted_zone(counted)
-        if (zone is not None and isinstance(number, list) and len(number) == 2
-                and number[0] == "lit" and type(number[1]) is int
-                and (test, number[1]) in _EMPTY_TESTS):
-            return zone
+    for counted, number, test in ((cmp.left, cmp.right, cmp.operator),
+                                  (cmp.right, cmp.left, _MIRROR.get(cmp.operator))):
+        match _counted_zone(counted), number:
+            case str(zone), n.Lit(value=value) if type(value) is int and (test, value) in _EMPTY_TESTS:
+                return zone
     return None
 
 
-def _counted_zone(ir):
-    """The shared zone of `count(<zone>)` (["call", "count", [["cards",
-    ["zone", name]]], {}]), else None."""
-    if not (isinstance(ir, list) and len(ir) == 4 and ir[:2] == ["call", "count"] and not ir[3]
-            and isinstance(ir[2], list) and len(ir[2]) == 1):
-        return None
-    cards = ir[2][0]
-    if isinstance(cards, list) and len(cards) == 2 and cards[0] == "cards" and \
-            isinstance(cards[1], list) and len(cards[1]) == 2 and cards[1][0] == "zone":
-        return cards[1][1]
+def _counted_zone(expr: n.Node) -> str | None:
+    """The shared zone of `count(<zone>)`, else None."""
+    match expr:
+        case n.Call(builtin="count", args=[n.Cards(zone=n.Zone(zone=zone))], kwargs=kwargs) if not kwargs:
+            return zone
     return None
 
 
@@ -198,65 +182,74 @@ CELLS = "cells:"
 #: zone or of a zone's cells, so that zone's parts cover it: writes of that
 #: counter bump the card's zone and cell (Table.counter_written; function_deps)
 COVERED = "covered:"
-#: what the cells of a cell part may be made of: each is cheap, and reads
-#: nothing of the state (a card's printed cell, the grid's neighbours)
-_CELL_CALLS = {"neighbors", "cell"}
 
 
-def _cells_ir(ir, params):
-    """`ir` (the cells of a `cards_at`) with each parameter written as its
-    position, ["arg", i], if it is one of the forms a change can find the
-    entries of at once (`Table.forget_cell`): a parameter or a literal cell, the printed cell of a
-    card parameter, or the neighbours of either; else None."""
-    if not isinstance(ir, list) or not ir:
-        return None
-    if ir[0] == "var":
-        return ["arg", params.index(ir[1])] if ir[1] in params else None
-    if ir[0] == "arg":
-        return ir
-    if ir[0] == "lit":
-        return ir if type(ir[1]) is str else None
-    if ir[0] == "call" and ir[1] in _CELL_CALLS and len(ir[2]) == 1 and not ir[3]:
-        inner = _cells_ir(ir[2][0], params)
-        if inner is None or inner[0] == "call" and (ir[1] == "cell" or inner[1] == "neighbors"):
-            return None             # cell(cell(…)) or neighbours of neighbours: not a cell list
-        if ir[1] == "cell" and inner[0] == "lit":
-            return None
-        return ["call", ir[1], [inner], {}]
+def _json(ir: list) -> str:
+    """An IR fragment as a part's key writes it."""
+    return json.dumps(ir, separators=(",", ":"))
+
+
+def _arg(name: str, params) -> list:
+    """The function's parameter `name` as a key writes it: its position, ["arg", i]."""
+    return ["arg", params.index(name)]
+
+
+def _cells_ir(cells: n.Node | None, params) -> list | None:
+    """`cells` (the cells of a `cards_at`) as JSON IR with each parameter
+    written as its position (`_arg`), if it is one of the forms a change can
+    find the entries of at once (`Table.forget_cell`): a parameter or a
+    literal cell, the printed cell of a card parameter, or the neighbours of
+    either; else None.  Each is cheap, and reads nothing of the state (a
+    card's printed cell, the grid's neighbours).  A call is written as
+    `nodes.dump` writes it, around the parameter's position; `_called`
+    reads it back."""
+    match cells:
+        case n.Var(name=name) if name in params:
+            return _arg(name, params)
+        case n.Lit(value=str()):
+            return n.dump(cells)
+        case n.Call(builtin="cell", args=[n.Var(name=card)], kwargs=kwargs) if card in params and not kwargs:
+            return ["call", "cell", [_arg(card, params)], {}]
+        case n.Call(builtin="neighbors", args=[n.Call(builtin="neighbors")]):
+            return None                 # the neighbours of neighbours: not a cell list
+        case n.Call(builtin="neighbors", args=[around], kwargs=kwargs) if not kwargs:
+            inner = _cells_ir(around, params)
+            return None if inner is None else ["call", "neighbors", [inner], {}]
     return None
 
 
-def cell_part(ir, params):
+def _called(where: list, args: list) -> n.Expr:
+    """A callee's cells or value as its part's key writes them (`_cells_ir`,
+    `_value_ir`), for a call with `args`: each of its parameters is the
+    argument passed for it (none when the call passes fewer)."""
+    match where:
+        case ["arg", int(i)]:
+            return args[i] if i < len(args) else n.Lit(None)
+        case ["call", str(builtin), [inner], dict(kwargs)]:
+            return n.Call(builtin, [_called(inner, args)], kwargs)
+    return cast(n.Expr, n.parse(where))     # without `op`, parse makes an expression
+
+
+def cell_part(call: n.Call, params) -> str | None:
     """For `cards_at(zone, cells)` on a whole shared zone, with cells worked
     out from the parameters alone (`_cells_ir`), the part of those cells:
     the function is stale only when a card comes to or leaves one of them,
     or a counter of a card on one of them changes (`Table.forget_cell`), not when
     any card of the zone moves.  Else None (the whole zone, as any read)."""
-    cards, cells = (ir[2] + [None, None])[:2]
-    if not (isinstance(cards, list) and cards[:1] == ["cards"] and isinstance(cards[1], list)
-            and cards[1][:1] == ["zone"]):
-        return None
-    where = _cells_ir(cells, params)
-    if where is None:
-        return None
-    return f"{CELLS}{cards[1][1]}|{json.dumps(where, separators=(',', ':'))}"
+    match call.args:
+        case [n.Cards(zone=n.Zone(zone=zone)), cells, *_] if (where := _cells_ir(cells, params)) is not None:
+            return f"{CELLS}{zone}|{_json(where)}"
+    return None
 
 
-def cells_called(part, args, params):
+def cells_called(part: str, args: list, params) -> str:
     """A callee's cell part, called with `args`: the same cells worked out
     from our own parameters, or the whole zone when they cannot be."""
     zone, where = part[len(CELLS):].split("|", 1)
-
-    def put(x):
-        if isinstance(x, list) and x[:1] == ["arg"]:
-            return args[x[1]] if x[1] < len(args) else ["lit", None]
-        if isinstance(x, list):
-            return [put(y) for y in x]
-        return x
-    mine = _cells_ir(put(json.loads(where)), params)
+    mine = _cells_ir(_called(json.loads(where), args), params)
     if mine is None:
         return "z:" + zone
-    return f"{CELLS}{zone}|{json.dumps(mine, separators=(',', ':'))}"
+    return f"{CELLS}{zone}|{_json(mine)}"
 
 
 #: the part of the cards of a zone whose counter holds one value:
@@ -264,20 +257,19 @@ def cells_called(part, args, params):
 KEYED = "keyed:"
 
 
-def _value_ir(ir, params):
-    """`ir` as a value whose entries a change can find at once: ["arg", i] for the function's
-    parameter i, the literal itself for a literal that can be a key; else None."""
-    if isinstance(ir, list) and len(ir) == 2:
-        if ir[0] == "var" and ir[1] in params:
-            return ["arg", params.index(ir[1])]
-        if ir[0] == "arg":
-            return ir
-        if ir[0] == "lit" and (ir[1] is None or type(ir[1]) in (str, int, bool)):
-            return ir
+def _value_ir(value: n.Node, params) -> list | None:
+    """`value` as JSON IR, if it is a value whose entries a change can find at
+    once: ["arg", i] for the function's parameter i (`_arg`), the literal
+    itself for a literal that can be a key; else None."""
+    match value:
+        case n.Var(name=name) if name in params:
+            return _arg(name, params)
+        case n.Lit(value=v) if v is None or type(v) in (str, int, bool):
+            return n.dump(value)
     return None
 
 
-def keyed_part(ir, params):
+def keyed_part(comp: n.Comp, params) -> str | None:
     """For `[m for m in <zone> if m.<counter> == <value>]`, with the value
     worked out from the parameters alone (`_value_ir`), the part of the
     cards of that zone (every player's, for a player zone) whose counter
@@ -285,33 +277,25 @@ def keyed_part(ir, params):
     goes, or a card of the zone takes or loses that value
     (`Table.forget_keyed`, `Table.key_written`), not whenever any card of the
     zone moves or any card's counter changes.  Else None."""
-    if not (len(ir) == 5 and ir[1] == ["var", ir[2]] and isinstance(ir[3], list)
-            and ir[3][:1] == ["cards"] and isinstance(ir[3][1], list)
-            and ir[3][1][:1] in (["zone"], ["pzone"]) and isinstance(ir[4], list)
-            and ir[4][:2] == ["cmp", "=="]):
-        return None
-    var = ir[2]
-    hidden = tuple(None if p == var else p for p in params)
-    left, right = ir[4][2:4]
-    for ctr, value in ((left, right), (right, left)):
-        if isinstance(ctr, list) and ctr[:1] == ["cctr"] and ctr[2:] == [["var", var]]:
-            where = _value_ir(value, hidden)
-            if where is not None:
-                return f"{KEYED}{ir[3][1][1]}|{ctr[1]}|{json.dumps(where, separators=(',', ':'))}"
+    match comp:
+        case n.Comp(item=n.Var(name=item), var=var, items=n.Cards(zone=n.Zone(zone=zone) | n.Pzone(zone=zone)),
+                    test=n.Cmp(operator="==", left=left, right=right)) if item == var:
+            hidden = tuple(None if p == var else p for p in params)
+            for ctr, value in ((left, right), (right, left)):
+                match ctr, _value_ir(value, hidden):
+                    case n.Cctr(counter=counter, card=n.Var(name=card)), list(where) if card == var:
+                        return f"{KEYED}{zone}|{counter}|{_json(where)}"
     return None
 
 
-def keyed_called(part, args, params) -> set:
+def keyed_called(part: str, args: list, params) -> set:
     """A callee's keyed part, called with `args`: the same value worked out
     from our own parameters, or else the whole zone and counter."""
     zone, ctr, where = part[len(KEYED):].split("|", 2)
-    x = json.loads(where)
-    if x[0] == "arg":
-        x = args[x[1]] if x[1] < len(args) else ["lit", None]
-    mine = _value_ir(x, params)
+    mine = _value_ir(_called(json.loads(where), args), params)
     if mine is None:
         return unkeyed(part)
-    return {f"{KEYED}{zone}|{ctr}|{json.dumps(mine, separators=(',', ':'))}"}
+    return {f"{KEYED}{zone}|{ctr}|{_json(mine)}"}
 
 
 def unkeyed(part) -> set:
@@ -321,35 +305,35 @@ def unkeyed(part) -> set:
     return {"z:" + zone, "c:" + ctr}
 
 
-def cell_origin(it, origins, params):
-    """The zone whose cells the cards of list `it` come from, when `it` is
+def cell_origin(items: n.Node, origins, params) -> str | None:
+    """The zone whose cells the cards of list `items` come from, when it is
     such a `cards_at`, a call of a function that returns such cards
     (`origins`), or a filter of either; else None."""
-    part = _origin_part(it, origins or {}, params)
+    part = _origin_part(items, origins or {}, params)
     return None if part is None else part[len(CELLS):].split("|", 1)[0]
 
 
-def _own_zone_list(it, params) -> bool:
-    """`it` is the list of the cards of a player zone of a parameter
+def _own_zone_list(items: n.Node, params) -> bool:
+    """`items` is the list of the cards of a player zone of a parameter
     (`p.pile`: a part of its own, "z:pile@0"), or a filter of it."""
-    if not isinstance(it, list) or not it:
-        return False
-    if it[0] == "cards":
-        return "@" in player_part(it[1][1], it[1][2], params) if it[1][:1] == ["pzone"] else False
-    return it[0] == "comp" and len(it) == 5 and it[1] == ["var", it[2]] and _own_zone_list(it[3], params)
+    match items:
+        case n.Cards(zone=n.Pzone(zone=zone, player=who)):
+            return "@" in player_part(zone, who, params)
+        case n.Comp(item=n.Var(name=item), var=var, items=inner) if item == var:
+            return _own_zone_list(inner, params)
+    return False
 
 
-def _origin_part(it, origins, params):
-    """The cell part the cards of list `it` come from (see `cell_origin`)."""
-    if not isinstance(it, list) or not it:
-        return None
-    if it[0] == "call" and it[1] == "cards_at":
-        return cell_part(it, params)
-    if it[0] == "fn" and it[1] in origins:
-        part = cells_called(origins[it[1]], it[2] if len(it) > 2 else [], params)
-        return part if part.startswith(CELLS) else None
-    if it[0] == "comp" and len(it) == 5 and it[1] == ["var", it[2]]:
-        return _origin_part(it[3], origins, params)       # some of those cards
+def _origin_part(items: n.Node, origins: dict, params) -> str | None:
+    """The cell part the cards of list `items` come from (see `cell_origin`)."""
+    match items:
+        case n.Call(builtin="cards_at"):
+            return cell_part(items, params)
+        case n.Fn(function=function, args=args) if function in origins:
+            part = cells_called(origins[function], args, params)
+            return part if part.startswith(CELLS) else None
+        case n.Comp(item=n.Var(name=item), var=var, items=inner) if item == var:
+            return _origin_part(inner, origins, params)       # some of those cards
     return None
 
 
@@ -380,15 +364,20 @@ def _whole(deps: set) -> set:
                                                  "c:" + d[len(KEYED):].split("|")[1]} <= deps))}
 
 
+def _function_bodies(code: dict) -> dict[str, n.Node]:
+    """{function: its body, as a typed node} of a bundle's `code`."""
+    return {k[3:]: n.parse(v["expr"]) for k, v in code.items() if k.startswith("fn:")}
+
+
 def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, dict, set]:
     """({function: frozenset of parts}, {modifier: frozenset of parts}, the
     card counters whose reads a zone's parts cover: see `expr_deps`)."""
-    bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
+    bodies = _function_bodies(code)
     params = {k[3:]: tuple(v.get("params") or ()) for k, v in code.items() if k.startswith("fn:")}
-    modifiers: dict = {}
+    modifiers: dict[str, list[n.Node]] = {}
     for card in cards:
         for name, ir in (card.get("modifiers") or {}).items():
-            modifiers.setdefault(name, []).append(ir)
+            modifiers.setdefault(name, []).append(n.parse(ir))
     # a modifier reads which cards are in force, and whose turn it is (the
     # owner of a card in a shared zone)
     base = {"flow:turn_player"} | {"z:" + z for z in active_zones}
@@ -404,10 +393,10 @@ def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, di
             out = _whole(out)
             if out != fn_deps[name]:
                 fn_deps[name], changed = out, True
-        for name, irs in modifiers.items():
+        for name, exprs in modifiers.items():
             out = set(mod_deps[name])
-            for ir in irs:
-                expr_deps(ir, fn_deps, mod_deps, out, origins=origins)
+            for expr in exprs:
+                expr_deps(expr, fn_deps, mod_deps, out, origins=origins)
             if out != mod_deps[name]:
                 mod_deps[name], changed = out, True
     # the marks of covered counter reads are not parts: they say which
@@ -421,36 +410,25 @@ def function_deps(code: dict, cards: list, active_zones: list) -> tuple[dict, di
             {k: parts(v) for k, v in mod_deps.items()}, marks)
 
 
-_SIMPLE = {"lit", "var", "pctr", "gctr", "cctr", "cpp", "field", "gattr", "bin", "cmp", "and",
-           "or", "not", "neg", "if", "pattr", "str", "fmt", "eattr", "cards", "zone", "pzone"}
+#: the kinds of expression a simple body is made of, besides calls
+_SIMPLE = (n.Lit, n.Var, n.Pctr, n.Gctr, n.Cctr, n.Cpp, n.Field, n.Gattr, n.Bin, n.Cmp, n.And,
+           n.Or, n.Not, n.Neg, n.If, n.Pattr, n.Str, n.Eattr, n.Cards, n.Zone, n.Pzone)
 _CHEAP_CALLS = frozenset(b.name for b in BUILTINS.values() if b.cheap)
 
 
 def simple_functions(code: dict) -> dict:
-    """{function: True} for bodies of a few reads and comparisons, calling
-    only other such functions (no lists, no modifiers): cheaper to compute
-    again than to look up in a cache."""
-    bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
-    memo: dict = {}
+    """{function: whether its body is a few reads and comparisons, with calls
+    of cheap builtins and of functions (no comprehension or list written
+    out)}: such a function is cheaper to compute again than to look up in a
+    cache."""
+    def simple(expr: n.Node) -> bool:
+        match expr:
+            case n.Fn(args=args):           # the callee caches itself if it is worth it
+                return all(map(simple, args))
+            case n.Call(builtin="cards_at", args=[n.Cards(), *_] as args):
+                return all(map(simple, args))   # on a whole zone: a lookup in the zone's index
+            case n.Call(builtin=builtin, args=args):
+                return builtin in _CHEAP_CALLS and all(map(simple, args))
+        return isinstance(expr, _SIMPLE) and all(map(simple, n.children(expr)))
 
-    def simple(ir, stack):
-        op = ir[0]
-        if op == "fn":                      # the callee caches itself if it is worth it
-            return all(simple(a, stack) for a in ir[2])
-        if op == "call":
-            # `cards_at` on a whole zone is a lookup in the zone's index
-            indexed = ir[1] == "cards_at" and ir[2] and isinstance(ir[2][0], list) \
-                and ir[2][0][:1] == ["cards"]
-            return (ir[1] in _CHEAP_CALLS or indexed) and all(simple(a, stack) for a in ir[2])
-        if op not in _SIMPLE:
-            return False
-        return all(simple(part, stack) for part in json_children(ir))
-
-    def fn_simple(name, stack):
-        if name not in memo:
-            if name in stack or name not in bodies:
-                return False
-            memo[name] = simple(bodies[name], stack | {name})
-        return memo[name]
-
-    return {name: fn_simple(name, frozenset()) for name in bodies}
+    return {name: simple(body) for name, body in _function_bodies(code).items()}
