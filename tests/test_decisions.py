@@ -175,13 +175,14 @@ def test_a_first_test_that_draws_is_not_shared():
     fewer numbers (the compiler refuses such a condition; a bundle written by
     hand may still hold one)."""
     from cardc.engine.pygen import PyGen
+    from cardc.ir.nodes import parse_menu
     game = Game(load_bundle("startup"))
     px = PyGen(game)
     draws = ["cmp", ">", ["call", "count", [["call", "shuffled_order", [["players"]]]], {}], ["lit", 0]]
     plain = ["cmp", ">", ["lit", 1], ["lit", 0]]
 
     def opt(first, pc):
-        return ["opt", ["lit", "x"], ["and", [first, ["lit", True]]], None, pc]
+        return parse_menu([["opt", ["lit", "x"], ["and", [first, ["lit", True]]], None, pc]])[0]
     assert px._same_first_test([opt(plain, 1), opt(plain, 2), opt(draws, 3)], 0) == 2
     assert px._same_first_test([opt(draws, 1), opt(draws, 2)], 0) == 1
 

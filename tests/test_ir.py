@@ -119,7 +119,7 @@ ENUM = ["lit", ["var", "p"]]
 def test_a_literal_is_a_value_never_an_expression_to_walk():
     e = ["call", "index_of", [ENUM, ["var", "p"]], {}]
     assert [x[0] for x in nodes.json_walk(e)] == ["call", "lit", "var"]
-    assert nodes.json_map(e, lambda x: ["lit", 1] if x == ["var", "p"] else x) == \
+    assert nodes.dump(nodes.transform(nodes.parse(e), lambda x: nodes.Lit(1) if x == nodes.Var("p") else x)) == \
         ["call", "index_of", [ENUM, ["lit", 1]], {}]
 
 

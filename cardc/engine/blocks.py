@@ -744,13 +744,12 @@ class BlockGen:
         return {x for x in out if 0 <= x <= len(ops)}
 
     def _menu_targets(self, items, out):
-        for it in items or ():
-            if it[0] == "opt":
-                out.add(it[4])
-            elif it[0] == "for":
-                self._menu_targets(it[3], out)
-            elif it[0] == "if":
-                self._menu_targets(it[2], out)
+        for item in items or ():
+            match item:
+                case nodes.Option(to=to):
+                    out.add(to)
+                case nodes.OptionsFor(options=options) | nodes.OptionsIf(options=options):
+                    self._menu_targets(options, out)
 
     # ------------------------------------------------------------ ops
     def op(self, o, i):

@@ -20,6 +20,7 @@ designer wrote is ever part of the source, so none can be executed.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import linecache
@@ -142,16 +143,16 @@ def _menu_texts(items, safe=frozenset()):
     """(text, the loop locals never none there) for the label and reason
     expressions of a menu's options: a loop over a zone's cards never
     gives none."""
-    for it in items:
-        if it[0] == "opt":
-            yield it[1], safe
-            if it[3] is not None:
-                yield it[3], safe
-        elif it[0] == "for":
-            over_cards = isinstance(it[2], n.Cards)
-            yield from _menu_texts(it[3], safe | {it[1]} if over_cards else safe - {it[1]})
-        elif it[0] == "if":
-            yield from _menu_texts(it[2], safe)
+    for item in items:
+        match item:
+            case n.Option(label=label, reason=reason):
+                yield label, safe
+                if reason is not None:
+                    yield reason, safe
+            case n.OptionsFor(var=var, items=of, options=options):
+                yield from _menu_texts(options, safe | {var} if isinstance(of, n.Cards) else safe - {var})
+            case n.OptionsIf(options=options):
+                yield from _menu_texts(options, safe)
 
 
 def _plain(v) -> bool:
@@ -291,8 +292,8 @@ class PyGen:
         *args) for the list of those cards, already found (see e_call)."""
         key = ("modifier", name, listed)
         if key not in self.names:
-            n = len(self.game.modifier_args.get(name, ()))
-            params = "".join(f", _a{i}" for i in range(n))
+            count = len(self.game.modifier_args.get(name, ()))
+            params = "".join(f", _a{i}" for i in range(count))
             if listed:
                 fname = self.fresh("_applied_")
                 src = (f"def {fname}(st, mods, value{params}):\n"
@@ -321,7 +322,6 @@ class PyGen:
         each open option records its body's pc and the loop variables it was
         found with, `[pc, name, value, …]`.  Its label is the function `f.labels[pc]`, called only if
         someone reads it (each option has a pc of its own)."""
-        items = n.parse_menu(items) if _json_menu(items) else items
         memo = Memo(self, env_reads=True, pure=True)
         lines: list = ["    " + memo.reset()]
         labels: dict = {}
@@ -367,7 +367,7 @@ class PyGen:
                 # options side by side whose conditions start with the same
                 # test (`can_buy(p, c) and extra_cost(p, c) == 0`, then `… > 0`):
                 # the test once, the rest of each condition inside it
-                first = self._conjuncts(items[k][2])[0]
+                first = self._conjuncts(items[k].test)[0]
                 out.append(f"{pad}if {self.expr(first, scope)}:")
                 rest = [self._without_first(item) for item in items[k:k + group]]
                 self._menu_lines(rest, scope, out, depth + 1, safe, labels, reasons, eager)
@@ -375,8 +375,8 @@ class PyGen:
                 continue
             item = items[k]
             k += 1
-            if item[0] == "opt":
-                _, label, cond, reason, pc = item
+            if isinstance(item, n.Option):
+                label, cond, reason, pc = item.label, item.test, item.reason, item.to
                 if int(pc) in labels:
                     raise BadBundle(f"two options of a menu start at op {int(pc)}: each has a body of its own")
                 labels[int(pc)] = text = self.build_text(label, safe)
@@ -400,8 +400,8 @@ class PyGen:
                     # found again only if someone reads them (ask_menu)
                     out += [f"{pad}elif unavailable is not None:",
                             f"{pad}    unavailable.append(({lab}, {why}, {bindings}))"]
-            elif item[0] == "for":
-                _, var, lst, sub = item
+            elif isinstance(item, n.OptionsFor):
+                var, lst, sub = item.var, item.items, item.options
                 local = self.local()
                 over_cards = isinstance(lst, n.Cards)
                 first = self._loop_invariant_first(sub, var)
@@ -431,15 +431,12 @@ class PyGen:
                 memo.leave()
                 if len(out) == before:
                     out.append(f"{inner}    pass")
-            elif item[0] == "if":
-                _, cond, sub = item
-                out.append(f"{pad}if {self.expr(cond, scope)}:")
+            else:
+                out.append(f"{pad}if {self.expr(item.test, scope)}:")
                 before = len(out)
-                self._menu_lines(sub, scope, out, depth + 1, safe, labels, reasons, eager)
+                self._menu_lines(item.options, scope, out, depth + 1, safe, labels, reasons, eager)
                 if len(out) == before:
                     out.append(f"{pad}    pass")
-            else:
-                raise BadBundle(f"unknown menu item {str(item[0])[:40]!r}")
 
     def _conjuncts(self, cond):
         """The tests of `cond` if it is `a and b and …`, each call of a
@@ -465,20 +462,20 @@ class PyGen:
 
     def _without_first(self, item):
         """Option `item` with the first test of its condition taken off."""
-        _, label, cond, reason, pc = item
-        more = self._conjuncts(cond)[1:]
-        return ["opt", label, more[0] if len(more) == 1 else n.And(more), reason, pc]
+        more = self._conjuncts(item.test)[1:]
+        return dataclasses.replace(item, test=more[0] if len(more) == 1 else n.And(more))
 
     def _loop_invariant_first(self, sub, var):
         """The first test of every option of a menu's loop, if they all start
         with the same one, it does not read the loop's variable, could not
         draw from the random generator, and no option has a reason to show
         when it is not open (so a false test writes nothing); else None."""
-        if not sub or not all(x[0] == "opt" and x[3] is None and self._conjuncts(x[2]) for x in sub):
+        if not sub or not all(isinstance(x, n.Option) and x.reason is None and self._conjuncts(x.test)
+                              for x in sub):
             return None
         if len(sub) > 1 and self._same_first_test(sub, 0) != len(sub):
             return None
-        first = self._conjuncts(sub[0][2])[0]
+        first = self._conjuncts(sub[0].test)[0]
         if _reads_var(first, var) or self._draws(first):
             return None
         return first
@@ -491,17 +488,17 @@ class PyGen:
         second evaluation could not give another value (a draw from the random
         generator would)."""
         def first(item):
-            if not (isinstance(item, list) and len(item) == 5 and item[0] == "opt" and item[3] is None):
+            if not (isinstance(item, n.Option) and item.reason is None):
                 return None
-            tests = self._conjuncts(item[2])
+            tests = self._conjuncts(item.test)
             return tests[0] if tests else None
         a = first(items[k])
         if a is None or self._draws(a):
             return 1
-        n = 1
-        while k + n < len(items) and first(items[k + n]) == a:
-            n += 1
-        return n
+        same = 1
+        while k + same < len(items) and first(items[k + same]) == a:
+            same += 1
+        return same
 
     def _draws(self, ir) -> bool:
         """Could evaluating `ir` draw from the random generator (directly,
@@ -1043,8 +1040,8 @@ class PyGen:
         return f"_index({self.expr(ir.items, scope)}, {self.expr(ir.index, scope)})"
 
     def e_str(self, ir, scope):
-        parts = [self.lit(p) if isinstance(p, str) else f"_fmt({self.expr(p[1], scope)}, {self.lit(str(p[2]))}, st)"
-                 for p in ir.parts]
+        parts = [self.lit(p) if isinstance(p, str) else
+                 f"_fmt({self.expr(p.value, scope)}, {self.lit(str(p.type))}, st)" for p in ir.parts]
         return f"{self.lit('')}.join((" + ", ".join(parts) + ",))"
 
 
@@ -1064,13 +1061,3 @@ def _mentions(ir, builtins, functions, items=False) -> bool:
     return any((isinstance(e, n.Call) and e.builtin in builtins) or (isinstance(e, n.Fn) and e.function in functions)
                for e in (n.menu_nodes(ir) if items else n.walk(ir)))
 
-
-def _json_menu(items) -> bool:
-    """Menu items still in their JSON form (an option's label a list)."""
-    for item in items:
-        if item[0] == "opt":
-            return isinstance(item[1], list)
-        if item[0] == "for":
-            return isinstance(item[2], list)
-        return isinstance(item[1], list)
-    return False

@@ -47,7 +47,7 @@ def _harmless(ir, game, _stack, text, safe) -> bool:
         case n.Lit() | n.Var() | n.Players() | n.Game() | n.Zone() | n.Gctr() | n.Gattr():
             return True
         case n.Str(parts=parts):
-            return each(p[1] for p in parts if not isinstance(p, str))
+            return each(p.value for p in parts if isinstance(p, n.Fmt))
         case n.Not(value=x) | n.Neg(value=x) | n.Pattr(player=x) | n.Cards(zone=x):
             return each([x])
         case n.And(parts=xs) | n.Or(parts=xs) | n.List(items=xs):
@@ -146,7 +146,7 @@ def risky_parts(ir, game, text=True, safe=frozenset()) -> list:
         return []
     match ir:
         case n.Str(parts=parts):
-            return [x for p in parts if not isinstance(p, str) for x in risky_parts(p[1], game, text, safe)]
+            return [x for p in parts if isinstance(p, n.Fmt) for x in risky_parts(p.value, game, text, safe)]
         case n.Not(value=x) | n.Neg(value=x) | n.Cards(zone=x):
             return risky_parts(x, game, text, safe)
         case n.List(items=xs):

@@ -83,8 +83,8 @@ Pc = Annotated[int, PC]
 Flag = Annotated[bool, BOOL]
 TypeName = Annotated[str, TYPE]
 Const = Annotated[Any, LIT]
-Text = Annotated[list, TEXT]
-Menu = Annotated[list, MENU]
+Text = Annotated["list[str | Fmt]", TEXT]
+Menu = Annotated["list[MenuItem]", MENU]
 Builtin = Annotated[str, BUILTIN]
 
 
@@ -283,6 +283,45 @@ class Call(Expr):
 class Str(Expr):
     """Text with values written in."""
     parts: Text
+
+
+# the parts of a text and of a menu: held by a kind's field, not kinds of
+# their own (no op or expression is one)
+
+@dataclass(frozen=True)
+class Fmt:
+    """A value written into a text (`Str.parts`), as its type is written
+    (a card by its name, a list joined with commas)."""
+    value: Expr
+    type: str
+
+
+@dataclass(frozen=True)
+class Option:
+    """A menu's option: its label, the test that opens it (none: always
+    open), the reason shown while it is not, and the op its body starts at."""
+    label: Expr
+    test: Expr | None
+    reason: Expr | None
+    to: int
+
+
+@dataclass(frozen=True)
+class OptionsFor:
+    """A menu's options once for each item of a list, the item in `var`."""
+    var: str
+    items: Expr
+    options: list[MenuItem]
+
+
+@dataclass(frozen=True)
+class OptionsIf:
+    """A menu's options, offered only while a test holds."""
+    test: Expr
+    options: list[MenuItem]
+
+
+MenuItem = Option | OptionsFor | OptionsIf
 
 
 # ---------------------------------------------------------------- ops
@@ -537,24 +576,25 @@ def _parse_field(what, value):
     if what == KWEXPRS:
         return {k: parse(x) for k, x in value.items()}
     if what == TEXT:
-        return [x if isinstance(x, str) else ["fmt", parse(x[1]), x[2]] for x in value]
+        return [x if isinstance(x, str) else Fmt(cast(Expr, parse(x[1])), x[2]) for x in value]
     if what == MENU:
-        return [_parse_item(x) for x in value]
+        return parse_menu(value)
     return value
 
 
-def parse_menu(items: list) -> list:
-    """A menu's items with their expressions as nodes (the items stay lists:
-    `["opt", label, test, reason, pc]`, `["for", var, items, sub]`, `["if", test, sub]`)."""
+def parse_menu(items: list) -> list[MenuItem]:
+    """A menu's items (`["opt", label, test, reason, pc]`, `["for", var,
+    items, sub]`, `["if", test, sub]`) as `Option`, `OptionsFor`, `OptionsIf`."""
     return [_parse_item(x) for x in items]
 
 
-def _parse_item(item):
+def _parse_item(item) -> MenuItem:
     if item[0] == "opt":
-        return ["opt", parse(item[1]), _parse_field(OPT_EXPR, item[2]), _parse_field(OPT_EXPR, item[3]), item[4]]
+        return Option(cast(Expr, parse(item[1])), _parse_field(OPT_EXPR, item[2]), _parse_field(OPT_EXPR, item[3]),
+                      item[4])
     if item[0] == "for":
-        return ["for", item[1], parse(item[2]), [_parse_item(x) for x in item[3]]]
-    return ["if", parse(item[1]), [_parse_item(x) for x in item[2]]]
+        return OptionsFor(item[1], cast(Expr, parse(item[2])), parse_menu(item[3]))
+    return OptionsIf(cast(Expr, parse(item[1])), parse_menu(item[2]))
 
 
 def dump(node: Node) -> list:
@@ -573,31 +613,58 @@ def _dump_field(what, value):
     if what == KWEXPRS:
         return {k: dump(x) for k, x in value.items()}
     if what == TEXT:
-        return [x if isinstance(x, str) else ["fmt", dump(x[1]), x[2]] for x in value]
+        return [x if isinstance(x, str) else ["fmt", dump(x.value), x.type] for x in value]
     if what == MENU:
         return [_dump_item(x) for x in value]
     return value
 
 
-def _dump_item(item):
-    if item[0] == "opt":
-        return ["opt", dump(item[1]), _dump_field(OPT_EXPR, item[2]), _dump_field(OPT_EXPR, item[3]), item[4]]
-    if item[0] == "for":
-        return ["for", item[1], dump(item[2]), [_dump_item(x) for x in item[3]]]
-    return ["if", dump(item[1]), [_dump_item(x) for x in item[2]]]
+def _dump_item(item: MenuItem) -> list:
+    match item:
+        case Option(label=label, test=test, reason=reason, to=to):
+            return ["opt", dump(label), _dump_field(OPT_EXPR, test), _dump_field(OPT_EXPR, reason), to]
+        case OptionsFor(var=var, items=items, options=options):
+            return ["for", var, dump(items), [_dump_item(x) for x in options]]
+    return ["if", dump(item.test), [_dump_item(x) for x in item.options]]
 
 
 # ---------------------------------------------------------------- walking
 
-def children(node: Node):
+def children(node: Node) -> Iterator[Expr]:
     """The nodes directly inside `node`, in field order."""
     kind = (OPS if node.op else EXPRS_)[node.kind]
-    yield from _inside(((what, getattr(node, name)) for name, what in kind.fields))
+    for name, what in kind.fields:
+        value = getattr(node, name)
+        if value is None:
+            continue
+        if what in (EXPR, OPT_EXPR):
+            yield value
+        elif what == EXPRS:
+            yield from value
+        elif what == KWEXPRS:
+            yield from value.values()
+        elif what == TEXT:
+            yield from (x.value for x in value if isinstance(x, Fmt))
+        elif what == MENU:
+            yield from _menu_children(value)
+
+
+def _menu_children(items: list[MenuItem]) -> Iterator[Expr]:
+    for item in items:
+        match item:
+            case Option(label=label, test=test, reason=reason):
+                yield from (x for x in (label, test, reason) if x is not None)
+            case OptionsFor(items=of, options=options):
+                yield of
+                yield from _menu_children(options)
+            case OptionsIf(test=test, options=options):
+                yield test
+                yield from _menu_children(options)
 
 
 def _inside(fields):
-    """The expressions held by (what the field holds, its value) pairs: one
-    reading of the declarations for both the typed and the JSON form."""
+    """The expressions held by (what the field holds, its value) pairs of
+    the JSON form."""
     for what, value in fields:
         if value is None:
             continue
@@ -625,9 +692,9 @@ def _item_nodes(items):
             yield from _item_nodes(item[2])
 
 
-def menu_nodes(items: list) -> Iterator[Node]:
+def menu_nodes(items: list[MenuItem]) -> Iterator[Node]:
     """Every node of a menu's items (`parse_menu`), and inside them."""
-    for node in _item_nodes(items):
+    for node in _menu_children(items):
         yield from walk(node)
 
 
@@ -648,7 +715,32 @@ def transform(node: Node, f) -> Node:
     arguments) is `f` calling `transform` on what it does not change."""
     kind = (OPS if node.op else EXPRS_)[node.kind]
     return dataclasses.replace(node, **{  # type: ignore[type-var]
-        name: _map_field(what, getattr(node, name), f) for name, what in kind.fields})
+        name: _transform_field(what, getattr(node, name), f) for name, what in kind.fields})
+
+
+def _transform_field(what, value, f):
+    if value is None:
+        return None
+    if what in (EXPR, OPT_EXPR):
+        return f(value)
+    if what == EXPRS:
+        return [f(x) for x in value]
+    if what == KWEXPRS:
+        return {k: f(x) for k, x in value.items()}
+    if what == TEXT:
+        return [x if isinstance(x, str) else Fmt(f(x.value), x.type) for x in value]
+    if what == MENU:
+        return [_transform_item(x, f) for x in value]
+    return value
+
+
+def _transform_item(item: MenuItem, f) -> MenuItem:
+    match item:
+        case Option(label=label, test=test, reason=reason, to=to):
+            return Option(f(label), _transform_field(OPT_EXPR, test, f), _transform_field(OPT_EXPR, reason, f), to)
+        case OptionsFor(var=var, items=items, options=options):
+            return OptionsFor(var, f(items), [_transform_item(x, f) for x in options])
+    return OptionsIf(f(item.test), [_transform_item(x, f) for x in item.options])
 
 
 # ---------------------------------------------------------------- the JSON form, walked
@@ -687,46 +779,12 @@ def json_walk(ir: list, op: bool = False) -> Iterator[list]:
         first = False
 
 
-def json_items(items: list) -> Iterator[list]:
-    """Every expression of a menu's items, and inside them."""
-    for e in _item_nodes(items):
-        yield from json_walk(e)
 
 
-def json_map(ir: list, f, op: bool = False) -> list:
-    """A copy of `ir` (an expression; with `op` an op) with each expression
-    directly inside it replaced by `f(expression)`; the rest as it was."""
-    if ir[0] == "fmt":
-        return ["fmt", f(ir[1]), *ir[2:]]
-    kind = (OPS if op else EXPRS_).get(ir[0])
-    if kind is None:
-        return list(ir)
-    return [ir[0]] + [_map_field(what, value, f) for (_, what), value in zip(kind.fields, ir[1:], strict=False)] \
-        + list(ir[1 + len(kind.fields):])
 
 
-def _map_field(what, value, f):
-    if value is None:
-        return None
-    if what in (EXPR, OPT_EXPR):
-        return f(value)
-    if what == EXPRS:
-        return [f(x) for x in value]
-    if what == KWEXPRS:
-        return {k: f(x) for k, x in value.items()}
-    if what == TEXT:
-        return [x if isinstance(x, str) else ["fmt", f(x[1]), *x[2:]] for x in value]
-    if what == MENU:
-        return [_map_item(x, f) for x in value]
-    return value
 
 
-def _map_item(item, f):
-    if item[0] == "opt":
-        return ["opt", f(item[1]), _map_field(OPT_EXPR, item[2], f), _map_field(OPT_EXPR, item[3], f), item[4]]
-    if item[0] == "for":
-        return ["for", item[1], f(item[2]), [_map_item(x, f) for x in item[3]]]
-    return ["if", f(item[1]), [_map_item(x, f) for x in item[2]]]
 
 
 def code_expressions(code: dict) -> Iterator[list]:
@@ -783,9 +841,6 @@ def list_fields(kind: str, op: bool = True) -> tuple[int, ...]:
     return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what == EXPRS)
 
 
-def kw_fields(kind: str, op: bool = True) -> tuple[int, ...]:
-    """The positions of a kind's {name: expression} fields."""
-    return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what == KWEXPRS)
 
 
 def pc_fields(kind: str, op: bool = True) -> tuple[int, ...]:
@@ -793,9 +848,6 @@ def pc_fields(kind: str, op: bool = True) -> tuple[int, ...]:
     return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what == PC)
 
 
-def name_fields(kind: str, op: bool = True) -> tuple[int, ...]:
-    """The positions of a kind's content names."""
-    return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what == NAME)
 
 
 # ---------------------------------------------------------------- the schema
