@@ -178,7 +178,7 @@ def test_a_first_test_that_draws_is_not_shared():
     from cardc.ir.nodes import parse_menu
     game = Game(load_bundle("startup"))
     px = PyGen(game)
-    draws = ["cmp", ">", ["call", "count", [["call", "shuffled_order", [["players"]]]], {}], ["lit", 0]]
+    draws = ["cmp", ">", ["call", "count", [["call", "shuffled_order", [["players"]], {}]], {}], ["lit", 0]]
     plain = ["cmp", ">", ["lit", 1], ["lit", 0]]
 
     def opt(first, pc):
