@@ -107,6 +107,7 @@ def test_the_inline_forms_and_the_proofs_of_harmlessness_are_the_declared_ones()
     (a mismatch fails at import, which this test would show)."""
     from cardc.engine import inline, total
     from cardc.ir.builtins import BUILTINS, NEVER, RULE, WITH_ARGS
+    from cardc.ir.nodes import parse
     assert set(inline.FORMS) == {n for n, b in BUILTINS.items() if b.inline}
     assert set(total.RULES) == {n for n, b in BUILTINS.items() if b.harmless == RULE}
 
@@ -114,10 +115,10 @@ def test_the_inline_forms_and_the_proofs_of_harmlessness_are_the_declared_ones()
         fn_bodies, fn_params = {}, {}
     me = ["var", "me"]
     for name, b in BUILTINS.items():
-        call = ["call", name, [me], {}]
+        call = parse(["call", name, [me], {}])
         if b.harmless == WITH_ARGS:         # of an argument that cannot fail: cannot fail
             assert total.harmless(call, Game()), name
-            assert not total.harmless(["call", name, [["bin", "/", me, me]], {}], Game()), name
+            assert not total.harmless(parse(["call", name, [["bin", "/", me, me]], {}]), Game()), name
         elif b.harmless == NEVER:
             assert not total.harmless(call, Game()), name
 

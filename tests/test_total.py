@@ -20,9 +20,9 @@ def risky_parts(ir, game, **kw):
 
 def game(fn_bodies=None, fn_params=None, modifiers=None):
     """What total.py reads of a game: its functions' and modifiers' bodies, as typed nodes."""
-    return SimpleNamespace(fn_nodes={k: parse(v) for k, v in (fn_bodies or {}).items()},
+    return SimpleNamespace(fn_bodies={k: parse(v) for k, v in (fn_bodies or {}).items()},
                            fn_params=fn_params or {},
-                           modifier_nodes={k: [parse(x) for x in v] for k, v in (modifiers or {}).items()})
+                           modifier_bodies={k: [parse(x) for x in v] for k, v in (modifiers or {}).items()})
 
 
 def modified(name, base, **kwargs):

@@ -376,29 +376,30 @@ class Game:
             name for name, sig in signatures.items() if isinstance(sig, dict)
             and any(isinstance(p, list) and len(p) == 2 and str(p[1]).startswith("list")
                     for p in sig.get("params") or ()))
-        self.fn_bodies = {k[3:]: v["expr"] for k, v in code.items() if k.startswith("fn:")}
+        # each function's body, as typed nodes (cardc/ir/nodes.py): what the
+        # generator and the analyses read
+        self.fn_bodies = {k[3:]: nodes.parse(v["expr"]) for k, v in code.items() if k.startswith("fn:")}
         self.fn_impure = impure_functions(code)
         self.fn_recursive = recursive_functions(code)
         # the declared arguments of each modifier, in order: its cards' functions take them so
         self.modifier_args = {name: list(args) for name, args in (bundle.get("modifiers") or {}).items()}
-        # the bodies of every card's modifier of each name (total.py reads them)
+        # each card's modifiers, {name: body} by card id, and the bodies of
+        # every card's modifier of each name (total.py reads them), as typed nodes
+        self.card_modifiers = {c["id"]: {m: nodes.parse(ir) for m, ir in (c.get("modifiers") or {}).items()}
+                               for c in self.cards}
         self.modifier_bodies: dict = {}
         for c in self.cards:
-            for m, ir in (c.get("modifiers") or {}).items():
-                self.modifier_bodies.setdefault(m, []).append(ir)
-        # the same, as typed nodes (cardc/ir/nodes.py): the analyses that read
-        # names rather than positions take these (the rest move over one by one)
-        self.fn_nodes = {name: nodes.parse(body) for name, body in self.fn_bodies.items()}
-        self.modifier_nodes = {m: [nodes.parse(ir) for ir in bodies] for m, bodies in self.modifier_bodies.items()}
+            for m, body in self.card_modifiers[c["id"]].items():
+                self.modifier_bodies.setdefault(m, []).append(body)
         # {modifier: [(argument, word)]}: the words a card's modifier compares an argument with
-        self.modifier_keys = specialize.keys(self.modifier_nodes, self.modifier_args, code,
-                                             self.fn_nodes, self.fn_params) if not self.reference else \
+        self.modifier_keys = specialize.keys(self.modifier_bodies, self.modifier_args, code,
+                                             self.fn_bodies, self.fn_params) if not self.reference else \
             {m: [] for m in self.modifier_bodies}
         # {modifier: argument}: the player argument some of its cards test
         # against their own zone's owner (`X if player == owner_of(this) else
         # value`): a call site reads the list for its player (seat_modifiers)
         self.modifier_owner = {}
-        for m, bodies in self.modifier_nodes.items():
+        for m, bodies in self.modifier_bodies.items():
             guards = [g for g in (specialize.owner_guard(body, self.modifier_args.get(m, ()))
                                   for body in bodies) if g is not None]
             if guards and not self.reference:
@@ -471,8 +472,8 @@ class Game:
                                  if c.get("requires") is not None else None)
             self.reaction_if.append(build((c.get("reaction") or {}).get("if")))
             self.hooks_of.append({event: f"card:{cid}:hook:{event}" for event in (c.get("hooks") or {})})
-            self.modifiers_of.append({m: pygen.compile_modifier(ir, self.modifier_args.get(m, []))
-                                      for m, ir in (c.get("modifiers") or {}).items()})
+            self.modifiers_of.append({m: pygen.compile_modifier(body, self.modifier_args.get(m, []))
+                                      for m, body in self.card_modifiers[cid].items()})
         # per card instance, for `playable` and `has_effect` written in place
         self.card_requires = [self.requires[d] for d in self.card_def]
         self.card_cell = self.card_field.get("cell")    # each card's printed cell (Table.forget_cell)
@@ -507,8 +508,7 @@ class Game:
         for that word, or the same function where folding changed nothing;
         none where it is then `value` itself (specialize.py)."""
         out = []
-        for m, ir in (card.get("modifiers") or {}).items():
-            body = nodes.parse(ir)
+        for m, body in self.card_modifiers[card["id"]].items():
             for arg, word in self.modifier_keys.get(m, ()):
                 folded = specialize.specialise(body, arg, word)
                 if folded is None:
@@ -522,10 +522,9 @@ class Game:
         """The card's modifiers that modify only for its own zone's owner,
         tested on the argument the call sites' lists are by
         (`modifier_owner`, `seat_modifiers`)."""
-        return frozenset(m for m, ir in (card.get("modifiers") or {}).items()
+        return frozenset(m for m, body in self.card_modifiers[card["id"]].items()
                          if self.modifier_owner.get(m) is not None and
-                         specialize.owner_guard(nodes.parse(ir), self.modifier_args.get(m, ()))
-                         == self.modifier_owner[m])
+                         specialize.owner_guard(body, self.modifier_args.get(m, ())) == self.modifier_owner[m])
 
     def seat_modifiers(self, found, name, who):
         """The cards in force that modify `name` (`found`, the scan's lists)
@@ -565,7 +564,7 @@ class Game:
         """f(st, *args): the body of function `name`, uncached."""
         if name not in self.py_bodies:
             self.py_bodies[name] = lambda st, *args: self.py_bodies[name](st, *args)   # recursion
-            self.py_bodies[name] = self.pygen.compile_body(self.fn_nodes[name], self.fn_params[name],
+            self.py_bodies[name] = self.pygen.compile_body(self.fn_bodies[name], self.fn_params[name],
                                                            name)
         return self.py_bodies[name]
 
@@ -585,7 +584,7 @@ class Game:
                 deps = tuple(sorted(self.fn_deps.get(name, ("*",))))
                 # counted first, then settled cached or not (CacheProbe); a
                 # recursive function, or one kept for one version, stays cached
-                args = (name, self.fn_nodes[name], self.fn_params[name], deps)
+                args = (name, self.fn_bodies[name], self.fn_params[name], deps)
                 fn = self.pygen.compile_cached(*args)
                 if name not in self.fn_recursive and "*" not in deps:
                     probe = CacheProbe(self, name)

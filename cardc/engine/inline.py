@@ -52,7 +52,7 @@ def _count(g, name, args, kwargs, scope):
     inner, names = args[0], []
     while _inlinable(g, inner) and inner.function not in names:
         names.append(inner.function)
-        inner = substitute(g.game.fn_nodes[inner.function],
+        inner = substitute(g.game.fn_bodies[inner.function],
                            dict(zip(g.game.fn_params[inner.function], inner.args, strict=False)))
     g._inlining += names
     try:
@@ -64,7 +64,7 @@ def _count(g, name, args, kwargs, scope):
 def _inlinable(g, ir) -> bool:
     """A call of a function that `PyGen.e_fn` writes in place."""
     game = g.game
-    return (isinstance(ir, n.Fn) and ir.function in game.fn_nodes
+    return (isinstance(ir, n.Fn) and ir.function in game.fn_bodies
             and bool(game.fn_simple.get(ir.function)) and ir.function not in g._inlining
             and all(trivial(a) for a in ir.args))
 

@@ -349,7 +349,7 @@ class PyGen:
         fn.unavailable_later = not fn.risky_reasons and not _mentions(
             items, RANDOM, game.fn_impure, items=True) and not any(
             _mentions(ir, RANDOM, game.fn_impure)
-            for bodies in game.modifier_nodes.values() for ir in bodies)
+            for bodies in game.modifier_bodies.values() for ir in bodies)
         fn.eager_text = eager
         return fn
 
@@ -453,9 +453,9 @@ class PyGen:
         match ir:
             case n.And(parts=parts):
                 return [t for part in parts for t in self._opened(part, depth + 1)]
-            case n.Fn(function=name, args=args) if game.fn_simple.get(name) and name in game.fn_nodes \
+            case n.Fn(function=name, args=args) if game.fn_simple.get(name) and name in game.fn_bodies \
                     and all(trivial(a) for a in args):
-                body = substitute(game.fn_nodes[name], dict(zip(game.fn_params[name], args, strict=False)))
+                body = substitute(game.fn_bodies[name], dict(zip(game.fn_params[name], args, strict=False)))
                 if isinstance(body, n.And):
                     return self._opened(body, depth + 1)
         return [ir]
@@ -506,7 +506,7 @@ class PyGen:
         game = self.game
         if getattr(self, "_mods_draw", None) is None:
             self._mods_draw = any(_mentions(x, RANDOM, game.fn_impure)
-                                  for bodies in game.modifier_nodes.values() for x in bodies)
+                                  for bodies in game.modifier_bodies.values() for x in bodies)
         return self._mods_draw or _mentions(ir, RANDOM, game.fn_impure)
 
     def compile_cached(self, name, body, params, deps, probe=None):
@@ -912,14 +912,14 @@ class PyGen:
     def e_fn(self, ir, scope):
         name, args = ir.function, ir.args
         game = self.game
-        if name not in game.fn_nodes:
+        if name not in game.fn_bodies:
             raise BadBundle(f"unknown function {str(name)[:40]!r}")
         if game.fn_simple.get(name) and name not in self._inlining and all(trivial(a) for a in args):
             # a few reads and comparisons, called with plain arguments: its
             # body in place, the arguments substituted (it is pure: exact)
             self._inlining.append(name)
             try:
-                body = substitute(game.fn_nodes[name], dict(zip(game.fn_params[name], args, strict=False)))
+                body = substitute(game.fn_bodies[name], dict(zip(game.fn_params[name], args, strict=False)))
                 return f"({self.expr(body, scope)})"
             finally:
                 self._inlining.pop()

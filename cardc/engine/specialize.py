@@ -42,29 +42,29 @@ from cardc.ir.nodes import And, Call, Cmp, Expr, Fn, If, Lit, Node, Not, Or, Var
 VALUE = Var("value")
 
 
-def keys(modifier_nodes: dict[str, list[Node]], modifier_args: dict, code: dict | None = None,
-         fn_nodes: dict[str, Node] | None = None, fn_params: dict | None = None) -> dict:
+def keys(modifier_bodies: dict[str, list[Node]], modifier_args: dict, code: dict | None = None,
+         fn_bodies: dict[str, Node] | None = None, fn_params: dict | None = None) -> dict:
     """{modifier: [(argument, word)]}: each argument of each modifier that
-    some card's modifier (`modifier_nodes`, its cards' bodies) compares
+    some card's modifier (`modifier_bodies`, its cards' bodies) compares
     with a word, with each such word, and with each other word a call in
     the bundle's `code` may pass for it (`passed`): there every card's
     comparison is false."""
     out = {}
     roots: list[Node] | None = None         # the code's nodes, parsed once, when a modifier needs them
-    for name, bodies in modifier_nodes.items():
+    for name, bodies in modifier_bodies.items():
         declared = set(modifier_args.get(name, ()))
         found = {pair for body in bodies for pair in _compared(body, declared)}
         if found and code is not None:
             if roots is None:
                 roots = list(n.code_nodes(code))
             compared = {a for a, _ in found}
-            found |= {(a, w) for a, w in passed(name, roots, fn_nodes or {}, fn_params or {})
+            found |= {(a, w) for a, w in passed(name, roots, fn_bodies or {}, fn_params or {})
                       if a in compared}
         out[name] = sorted(found, key=repr)
     return out
 
 
-def passed(modifier: str, roots: Iterable[Node], fn_nodes: dict[str, Node], fn_params: dict) -> set:
+def passed(modifier: str, roots: Iterable[Node], fn_bodies: dict[str, Node], fn_params: dict) -> set:
     """(argument, word) for each word a `modified(modifier, …)` call in
     `roots` (a bundle's code) passes for an argument: written there, or
     passed to a function whose parameter the call passes on (`gain(p,
@@ -72,7 +72,7 @@ def passed(modifier: str, roots: Iterable[Node], fn_nodes: dict[str, Node], fn_p
     found here that no card compares with leaves every card's modifier
     `value` itself."""
     through: dict[str, dict[int, str]] = {}     # function -> {param index: argument}
-    for name, body in fn_nodes.items():
+    for name, body in fn_bodies.items():
         params = list(fn_params.get(name, ()))
         for node in n.walk(body):
             for a, v in _modified_args(node, modifier).items():

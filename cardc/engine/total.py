@@ -73,11 +73,11 @@ def _harmless(ir, game, _stack, text, safe) -> bool:
                 return bool(args) and each(args, text=False)
             return RULES[name](ir, game, _stack, safe)
         case n.Fn(function=name, args=args):
-            if name in _stack or name not in game.fn_nodes:
+            if name in _stack or name not in game.fn_bodies:
                 return False
             # a parameter passed something never none is never none in the body
             inner = frozenset(p for p, a in zip(game.fn_params[name], args, strict=False) if _never_none(a, safe))
-            return each(args) and _harmless(game.fn_nodes[name], game, _stack + (name,), False, inner)
+            return each(args) and _harmless(game.fn_bodies[name], game, _stack + (name,), False, inner)
     return False
 
 
@@ -119,7 +119,7 @@ def _harmless_modifier(ir: n.Call, game, _stack, safe) -> bool:
     if not _harmless(value, game, _stack, False, safe) or \
             not all(_harmless(v, game, _stack, False, safe) for v in ir.kwargs.values()):
         return False
-    bodies = getattr(game, "modifier_nodes", {}).get(name, ())
+    bodies = getattr(game, "modifier_bodies", {}).get(name, ())
     inner = frozenset(k for k, v in ir.kwargs.items() if _never_none(v, safe))
     return all(_harmless(body, game, _stack + (key,), False, inner) for body in bodies)
 
