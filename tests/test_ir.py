@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from cardc.ir import nodes
+from cardc.ir import jsonform, nodes
+from cardc.ir.schema import schema_defs
 from cardc.load.paths import GRAMMAR
 from cardc.project import load_bundle
 
@@ -73,7 +74,7 @@ def test_the_bundle_schema_file_says_what_the_declarations_say():
     from cardc.ir.builtins import CALLABLE
     on_disk = json.loads((GRAMMAR / "bundle.schema.json").read_text())["$defs"]
     made = bundle_schema()["$defs"]
-    for key in nodes.schema_defs(CALLABLE):
+    for key in schema_defs(CALLABLE):
         old = dict(on_disk[key])
         if key == "expr_call":        # the file lists no builtins: they are filled in from the registry
             old["prefixItems"] = [*old["prefixItems"][:1], {"enum": sorted(CALLABLE)}, *old["prefixItems"][2:]]
@@ -105,10 +106,10 @@ def test_the_json_walk_visits_what_the_typed_walk_visits():
         bundle = load_bundle(name)
         for key, block in _blocks(bundle):
             for op in block["ops"]:
-                assert [e[0] for e in nodes.json_walk(op, op=True)] == \
+                assert [e[0] for e in jsonform.json_walk(op, op=True)] == \
                     [n.kind for n in nodes.walk(nodes.parse(op, op=True))], key
         for key, e in _exprs(bundle):
-            assert [x[0] for x in nodes.json_walk(e)] == [n.kind for n in nodes.walk(nodes.parse(e))], key
+            assert [x[0] for x in jsonform.json_walk(e)] == [n.kind for n in nodes.walk(nodes.parse(e))], key
 
 
 # a literal list of two words that looks like a read: an enumeration
@@ -118,7 +119,7 @@ ENUM = ["lit", ["var", "p"]]
 
 def test_a_literal_is_a_value_never_an_expression_to_walk():
     e = ["call", "index_of", [ENUM, ["var", "p"]], {}]
-    assert [x[0] for x in nodes.json_walk(e)] == ["call", "lit", "var"]
+    assert [x[0] for x in jsonform.json_walk(e)] == ["call", "lit", "var"]
     assert nodes.dump(nodes.transform(nodes.parse(e), lambda x: nodes.Lit(1) if x == nodes.Var("p") else x)) == \
         ["call", "index_of", [ENUM, ["lit", 1]], {}]
 
@@ -140,13 +141,13 @@ def test_substituting_replaces_a_parameter_and_leaves_a_literal_alone():
 def test_a_bundle_code_parsed_is_what_its_json_walk_visits(name):
     code = load_bundle(name)["code"]
     assert [n.kind for root in nodes.code_nodes(code) for n in nodes.walk(root)] == \
-        [e[0] for e in nodes.code_expressions(code)]
+        [e[0] for e in jsonform.code_expressions(code)]
 
 def test_every_expression_of_a_bundle_code_is_walked():
     code = load_bundle("unicorn")["code"]
-    kinds = {e[0] for e in nodes.code_expressions(code)}
+    kinds = {e[0] for e in jsonform.code_expressions(code)}
     assert {"fn", "call", "comp", "cmp"} <= kinds       # bodies, ops, eval, constraints
-    fns = {e[1] for e in nodes.code_expressions(code) if e[0] == "fn"}
+    fns = {e[1] for e in jsonform.code_expressions(code) if e[0] == "fn"}
     assert "valuation" in fns                           # from `score` and the invariants
 
 
@@ -159,7 +160,7 @@ def test_every_expression_of_a_compiled_card_is_walked():
             "hooks": {"end_of_turn": {"ops": [["call", "tidy", []]]}},
             "modifiers": {"cost": ["fn", "discount", [["var", "value"]]]},
             "requires": ["fn", "ready", [["var", "me"]]]}
-    named = [e[1] for e in nodes.card_expressions(card) if e[0] in ("call", "fn")]
+    named = [e[1] for e in jsonform.card_expressions(card) if e[0] in ("call", "fn")]
     assert named == ["gain", "blocks", "told", "tidy", "discount", "ready"]
 
 
@@ -180,5 +181,5 @@ def test_the_analyses_read_a_literal_as_a_value():
     assert out == {"g:round"}
     procs: set = set()
     fns: set = set()
-    _referenced(nodes.json_walk(["list", [["lit", ["fn", "f"]], ["fn", "g", []]]]), procs, fns)
+    _referenced(jsonform.json_walk(["list", [["lit", ["fn", "f"]], ["fn", "g", []]]]), procs, fns)
     assert fns == {"g"}

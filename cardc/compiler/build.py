@@ -18,7 +18,7 @@ from cardc.compiler.generate import expand_entry
 from cardc.compiler.stmts import compile_block, compile_expr, compile_fn_body
 from cardc.ir.calls import impure_functions
 from cardc.ir.content_limits import MAX_CARDS
-from cardc.ir.nodes import card_expressions, entry_expressions
+from cardc.ir.jsonform import card_expressions, entry_expressions
 from cardc.load import sandbox
 from cardc.load.diagnostics import Loc, did_you_mean, display_path
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from cardc.compiler import types as T
 from cardc.compiler.decls import CARD_BUILTIN_FIELDS, EVENT_BUILTINS, GAME_BUILTINS, PLAYER_BUILTINS, Decls
 from cardc.ir.builtins import RANDOM
-from cardc.ir.nodes import json_children
+from cardc.ir.jsonform import json_children
 from cardc.load.diagnostics import Loc, did_you_mean
 
 BAD = (["lit", None], T.ANY)

@@ -57,6 +57,7 @@ from cardc.engine.memo import Memo, names_in
 from cardc.engine.total import harmless, risky_parts
 from cardc.engine.writes import PARTS
 from cardc.ir import nodes
+from cardc.ir.jsonform import pc_fields
 from cardc.ir.nodes import (
     CallOp,
     Cards,
@@ -695,7 +696,7 @@ class BlockGen:
             if not isinstance(o, list) or not o or o[0] not in OPS:
                 raise BadBundle(f"{self.where}[{i}]: unknown op {str(o)[:40]!r}")
 
-            for k in nodes.pc_fields(o[0]):
+            for k in pc_fields(o[0]):
                 t = o[k] if k < len(o) else None
                 if type(t) is not int or not 0 <= t <= end:
                     raise BadBundle(f"{self.where}[{i}][{k}]: jump target {t!r} is outside the block "

@@ -26,7 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from cardc.ir.builtins import RANDOM
-from cardc.ir.nodes import EXPR, EXPRS, KWEXPRS, OPT_EXPR, json_fields
+from cardc.ir.jsonform import json_fields
+from cardc.ir.nodes import EXPR, EXPRS, KWEXPRS, OPT_EXPR
 from cardc.load.diagnostics import Loc
 
 #: the ops that end a block's unconditional start

@@ -3,20 +3,20 @@
 A bundle holds a game's rules as ops (`["choose", "victim", <expr>, …]`, one
 statement each, in a block with jumps) and expressions (`["bin", "+", <expr>,
 <expr>]`).  Each kind is declared here once, as a frozen dataclass
-(`Choose`, `Bin`, …): its name, whether it is an op or an expression, and
+(`ChooseOp`, `Bin`, …): its name, whether it is an op or an expression, and
 its fields in order, each annotated with what it holds (`E`: an expression,
 `Name`: a name from the content, `Pc`: a jump target, …).  From the
 declarations come
 
 - the typed nodes: `parse` turns a bundle's positional list into one and
   `dump` back (a round trip of every shipped bundle is tested); the engine
-  reads them by name (`match node: case Call(builtin="count", args=[x])`);
-- the bundle schema's shape of every op and expression (`schema_defs`),
-  which `cardc.ir.schema` validates bundles with: the closed set of
-  kinds and each one's fields are written nowhere else;
-- where the expressions and jump targets of each kind are (`expr_fields`,
-  `pc_fields`), which the bundle's semantic check and other walkers read
-  instead of tables of positions of their own.
+  reads them by name (`match node: case Call(builtin="count", args=[x])`),
+  walks them (`children`, `walk`) and rewrites them (`transform`);
+- the bundle schema's shape of every op and expression
+  (`cardc/ir/schema.py`): the closed set of kinds and each one's fields
+  are written nowhere else;
+- the walks of the JSON form itself (`cardc/ir/jsonform.py`), for the
+  compiler that writes it and the checks of a bundle as it arrives.
 
 Adding an IR kind is one declaration here; the compiler that writes it and
 the generator that runs it are the other two places that change.
@@ -662,36 +662,6 @@ def _menu_children(items: list[MenuItem]) -> Iterator[Expr]:
                 yield from _menu_children(options)
 
 
-def _inside(fields):
-    """The expressions held by (what the field holds, its value) pairs of
-    the JSON form."""
-    for what, value in fields:
-        if value is None:
-            continue
-        if what in (EXPR, OPT_EXPR):
-            yield value
-        elif what == EXPRS:
-            yield from value
-        elif what == KWEXPRS:
-            yield from value.values()
-        elif what == TEXT:
-            yield from (x[1] for x in value if not isinstance(x, str))
-        elif what == MENU:
-            yield from _item_nodes(value)
-
-
-def _item_nodes(items):
-    for item in items:
-        if item[0] == "opt":
-            yield from (x for x in item[1:4] if x is not None)
-        elif item[0] == "for":
-            yield item[2]
-            yield from _item_nodes(item[3])
-        else:
-            yield item[1]
-            yield from _item_nodes(item[2])
-
-
 def menu_nodes(items: list[MenuItem]) -> Iterator[Node]:
     """Every node of a menu's items (`parse_menu`), and inside them."""
     for node in _menu_children(items):
@@ -741,192 +711,6 @@ def _transform_item(item: MenuItem, f) -> MenuItem:
         case OptionsFor(var=var, items=items, options=options):
             return OptionsFor(var, f(items), [_transform_item(x, f) for x in options])
     return OptionsIf(f(item.test), [_transform_item(x, f) for x in item.options])
-
-
-# ---------------------------------------------------------------- the JSON form, walked
-# The engine reads the bundle's positional lists as they are (no Node is
-# made at load); these walk them by the same declarations, so a literal's
-# value, a name or a type is never taken for an expression (a literal list
-# `["var", "p"]`, an enumeration's two members, is not a read of `p`).
-
-def json_children(ir: list, op: bool = False) -> Iterator[list]:
-    """The expressions directly inside the positional list `ir` (an
-    expression; with `op` an op), in field order.  A kind not declared
-    here (the engine's own, `["arg", 0]`) has none."""
-    if ir[0] == "fmt":                  # a text's part: ["fmt", expr, type]
-        yield ir[1]
-        return
-    yield from _inside(json_fields(ir, op))
-
-
-def json_fields(ir: list, op: bool = False) -> Iterator[tuple]:
-    """(what the field holds, its value) for each field of the positional
-    list `ir` (an expression; with `op` an op), in order: for a walker whose
-    meaning differs per field.  A kind not declared here has none."""
-    kind = (OPS if op else EXPRS_).get(ir[0])
-    if kind is not None:
-        yield from zip((what for _, what in kind.fields), ir[1:], strict=False)
-
-
-def json_walk(ir: list, op: bool = False) -> Iterator[list]:
-    """`ir` and every expression inside it, depth first, with a stack."""
-    stack = [ir]
-    first = op
-    while stack:
-        e = stack.pop()
-        yield e
-        stack.extend(reversed(list(json_children(e, first))))
-        first = False
-
-
-
-
-
-
-
-
-
-
-def code_expressions(code: dict) -> Iterator[list]:
-    """Every expression of a bundle's `code`, and inside them: the bodies of
-    functions, the ops of blocks, `eval` and `score`, the checks of
-    `constraints` and `invariants`."""
-    for entry in code.values():
-        yield from entry_expressions(entry)
-
-
-def entry_expressions(entry) -> Iterator[list]:
-    """Every op and expression of one entry of a bundle's `code` (a block's
-    ops, a function's body, an expression, a list of checks), and inside them."""
-    if isinstance(entry, dict) and "expr" in entry:
-        yield from json_walk(entry["expr"])
-    elif isinstance(entry, dict) and "ops" in entry:
-        for o in entry["ops"]:
-            yield from json_walk(o, op=True)
-    elif isinstance(entry, list) and entry and isinstance(entry[0], str):
-        yield from json_walk(entry)
-    elif isinstance(entry, list):
-        for check in entry:
-            yield from json_walk(check["expect"])
-
-
-def card_expressions(card: dict) -> Iterator[list]:
-    """Every op and expression of a compiled card: its effect's, reaction's
-    and hooks' ops, its modifiers, its `requires` and reaction's `if` tests,
-    and inside them."""
-    if card.get("effect"):
-        yield from entry_expressions(card["effect"])
-    reaction = card.get("reaction") or {}
-    if reaction.get("if"):
-        yield from json_walk(reaction["if"])
-    if reaction.get("effect"):
-        yield from entry_expressions(reaction["effect"])
-    for block in (card.get("hooks") or {}).values():
-        yield from entry_expressions(block)
-    for body in (card.get("modifiers") or {}).values():
-        yield from json_walk(body)
-    if card.get("requires"):
-        yield from json_walk(card["requires"])
-
-
-# ---------------------------------------------------------------- positions
-
-def expr_fields(kind: str, op: bool = True) -> tuple[int, ...]:
-    """The positions (in the JSON list) of a kind's expression fields."""
-    return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what in (EXPR, OPT_EXPR))
-
-
-def list_fields(kind: str, op: bool = True) -> tuple[int, ...]:
-    """The positions of a kind's lists of expressions."""
-    return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what == EXPRS)
-
-
-
-
-def pc_fields(kind: str, op: bool = True) -> tuple[int, ...]:
-    """The positions of a kind's jump targets."""
-    return tuple(i + 1 for i, (_, what) in enumerate((OPS if op else EXPRS_)[kind].fields) if what == PC)
-
-
-
-
-# ---------------------------------------------------------------- the schema
-
-_REF = {EXPR: {"$ref": "#/$defs/expr"}, NAME: {"$ref": "#/$defs/name"}, PC: {"$ref": "#/$defs/pc"},
-        TYPE: {"$ref": "#/$defs/type"}, BOOL: {"type": "boolean"}}
-_PLAIN = ["integer", "string", "boolean", "null"]
-_LIT = {"anyOf": [{"type": _PLAIN}, {
-    "type": "array", "maxItems": 100000,
-    "description": "A constant list: a list param, an enumeration's members, a table of the game's cards.",
-    "items": {"anyOf": [{"type": _PLAIN}, {"type": "array", "maxItems": 16, "items": {"type": _PLAIN}}]}}]}
-
-
-def _field_schema(what, callable_names) -> dict:
-    if what in _REF:
-        return _REF[what]
-    if what == OPT_EXPR:
-        return {"anyOf": [_REF[EXPR], {"type": "null"}]}
-    if what == EXPRS:
-        return {"type": "array", "items": _REF[EXPR]}
-    if what == KWEXPRS:
-        return {"type": "object", "propertyNames": _REF[NAME], "additionalProperties": _REF[EXPR]}
-    if what == LIT:
-        return _LIT
-    if what == TEXT:
-        return {"type": "array", "items": {"anyOf": [{"type": "string"}, {
-            "type": "array", "prefixItems": [{"const": "fmt"}, _REF[EXPR], _REF[TYPE]],
-            "minItems": 3, "maxItems": 3}]}}
-    if what == MENU:
-        return {"type": "array", "items": {"$ref": "#/$defs/menu_item"}}
-    if what == BUILTIN:
-        return {"enum": sorted(callable_names)}
-    if isinstance(what, tuple) and what[0] == "enum":
-        return {"enum": list(what[1])}
-    raise ValueError(f"unknown field kind {what!r}")
-
-
-def _kind_schema(kind: Kind, callable_names) -> dict:
-    items = [{"const": kind.name}] + [_field_schema(what, callable_names) for _, what in kind.fields]
-    return {"type": "array", "description": kind.doc, "prefixItems": items,
-            "minItems": len(items), "maxItems": len(items)}
-
-
-def _tree(names: list, prefix: str) -> dict:
-    """Which shape a list must fit, by its first item: a binary tree of
-    if/then/else on the kind, so a validator tests a few sets of names
-    rather than every kind in turn."""
-    if len(names) == 1:
-        return {"$ref": f"#/$defs/{prefix}_{names[0]}"}
-    half = len(names) // 2
-    return {"if": {"prefixItems": [{"enum": names[:half]}]},
-            "then": _tree(names[:half], prefix), "else": _tree(names[half:], prefix)}
-
-
-def schema_defs(callable_names) -> dict:
-    """The bundle schema's definitions of every op and expression: `op`,
-    `expr` (the closed set of kinds, then the kind's own shape), `op_<kind>`,
-    `expr_<kind>` and `menu_item`."""
-    out: dict[str, Any] = {}
-    for group, prefix in ((True, "op"), (False, "expr")):
-        kinds = OPS if group else EXPRS_
-        names = sorted(kinds)
-        out[prefix] = {"type": "array", "minItems": 1,
-                       "prefixItems": [{"enum": names, "description": f"the {prefix} kind: one of a closed set"}],
-                       "description": f"One {prefix}: its first item names its kind, from a closed set; the rest "
-                                      f"must fit that kind's shape (`{prefix}_<kind>`, cardc/ir/nodes.py).",
-                       **_tree(names, prefix)}
-        for name in names:
-            out[f"{prefix}_{name}"] = _kind_schema(kinds[name], callable_names)
-    out["menu_item"] = {"anyOf": [
-        {"type": "array", "prefixItems": [{"const": "opt"}, _REF[EXPR], _field_schema(OPT_EXPR, ()),
-                                          _field_schema(OPT_EXPR, ()), _REF[PC]], "minItems": 5, "maxItems": 5},
-        {"type": "array", "prefixItems": [{"const": "for"}, _REF[NAME], _REF[EXPR],
-                                          {"type": "array", "items": {"$ref": "#/$defs/menu_item"}}],
-         "minItems": 4, "maxItems": 4},
-        {"type": "array", "prefixItems": [{"const": "if"}, _REF[EXPR],
-                                          {"type": "array", "items": {"$ref": "#/$defs/menu_item"}}],
-         "minItems": 3, "maxItems": 3}]}
-    return out
 
 
 # ---------------------------------------------------------------- the typed form, rewritten

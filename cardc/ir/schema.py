@@ -17,8 +17,11 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from typing import Any
 
 from cardc.ir import nodes
+from cardc.ir.jsonform import expr_fields, list_fields, pc_fields
+from cardc.ir.nodes import BOOL, BUILTIN, EXPR, EXPRS, KWEXPRS, LIT, MENU, NAME, OPT_EXPR, PC, TEXT, TYPE, Kind
 from cardc.load.paths import GRAMMAR
 
 
@@ -29,10 +32,90 @@ def bundle_schema() -> dict:
     that, written out (`python -m cardc.ir.schema --write`, checked by
     tests/test_ir.py), and these are the declarations it is made of."""
     from cardc.ir.builtins import CALLABLE
-    from cardc.ir.nodes import schema_defs
     schema = json.loads((GRAMMAR / "bundle.schema.json").read_text())
     schema["$defs"].update(schema_defs(CALLABLE))
     return schema
+
+
+# ---------------------------------------------------------------- the shapes of the kinds
+# made from the declarations of cardc/ir/nodes.py: the closed set of kinds
+# and each one's fields are written nowhere else
+
+_REF = {EXPR: {"$ref": "#/$defs/expr"}, NAME: {"$ref": "#/$defs/name"}, PC: {"$ref": "#/$defs/pc"},
+        TYPE: {"$ref": "#/$defs/type"}, BOOL: {"type": "boolean"}}
+_PLAIN = ["integer", "string", "boolean", "null"]
+_LIT = {"anyOf": [{"type": _PLAIN}, {
+    "type": "array", "maxItems": 100000,
+    "description": "A constant list: a list param, an enumeration's members, a table of the game's cards.",
+    "items": {"anyOf": [{"type": _PLAIN}, {"type": "array", "maxItems": 16, "items": {"type": _PLAIN}}]}}]}
+
+
+def _field_schema(what, callable_names) -> dict:
+    if what in _REF:
+        return _REF[what]
+    if what == OPT_EXPR:
+        return {"anyOf": [_REF[EXPR], {"type": "null"}]}
+    if what == EXPRS:
+        return {"type": "array", "items": _REF[EXPR]}
+    if what == KWEXPRS:
+        return {"type": "object", "propertyNames": _REF[NAME], "additionalProperties": _REF[EXPR]}
+    if what == LIT:
+        return _LIT
+    if what == TEXT:
+        return {"type": "array", "items": {"anyOf": [{"type": "string"}, {
+            "type": "array", "prefixItems": [{"const": "fmt"}, _REF[EXPR], _REF[TYPE]],
+            "minItems": 3, "maxItems": 3}]}}
+    if what == MENU:
+        return {"type": "array", "items": {"$ref": "#/$defs/menu_item"}}
+    if what == BUILTIN:
+        return {"enum": sorted(callable_names)}
+    if isinstance(what, tuple) and what[0] == "enum":
+        return {"enum": list(what[1])}
+    raise ValueError(f"unknown field kind {what!r}")
+
+
+def _kind_schema(kind: Kind, callable_names) -> dict:
+    items = [{"const": kind.name}] + [_field_schema(what, callable_names) for _, what in kind.fields]
+    return {"type": "array", "description": kind.doc, "prefixItems": items,
+            "minItems": len(items), "maxItems": len(items)}
+
+
+def _tree(names: list, prefix: str) -> dict:
+    """Which shape a list must fit, by its first item: a binary tree of
+    if/then/else on the kind, so a validator tests a few sets of names
+    rather than every kind in turn."""
+    if len(names) == 1:
+        return {"$ref": f"#/$defs/{prefix}_{names[0]}"}
+    half = len(names) // 2
+    return {"if": {"prefixItems": [{"enum": names[:half]}]},
+            "then": _tree(names[:half], prefix), "else": _tree(names[half:], prefix)}
+
+
+def schema_defs(callable_names) -> dict:
+    """The bundle schema's definitions of every op and expression: `op`,
+    `expr` (the closed set of kinds, then the kind's own shape), `op_<kind>`,
+    `expr_<kind>` and `menu_item`."""
+    out: dict[str, Any] = {}
+    for group, prefix in ((True, "op"), (False, "expr")):
+        kinds = nodes.OPS if group else nodes.EXPRS_
+        names = sorted(kinds)
+        out[prefix] = {"type": "array", "minItems": 1,
+                       "prefixItems": [{"enum": names, "description": f"the {prefix} kind: one of a closed set"}],
+                       "description": f"One {prefix}: its first item names its kind, from a closed set; the rest "
+                                      f"must fit that kind's shape (`{prefix}_<kind>`, cardc/ir/nodes.py).",
+                       **_tree(names, prefix)}
+        for name in names:
+            out[f"{prefix}_{name}"] = _kind_schema(kinds[name], callable_names)
+    out["menu_item"] = {"anyOf": [
+        {"type": "array", "prefixItems": [{"const": "opt"}, _REF[EXPR], _field_schema(OPT_EXPR, ()),
+                                          _field_schema(OPT_EXPR, ()), _REF[PC]], "minItems": 5, "maxItems": 5},
+        {"type": "array", "prefixItems": [{"const": "for"}, _REF[NAME], _REF[EXPR],
+                                          {"type": "array", "items": {"$ref": "#/$defs/menu_item"}}],
+         "minItems": 4, "maxItems": 4},
+        {"type": "array", "prefixItems": [{"const": "if"}, _REF[EXPR],
+                                          {"type": "array", "items": {"$ref": "#/$defs/menu_item"}}],
+         "minItems": 3, "maxItems": 3}]}
+    return out
 
 
 @functools.cache
@@ -112,10 +195,10 @@ def check_bundle(bundle, name: str = "the bundle") -> None:
 
 # which items of each op and expression node are expressions, jumps, lists
 # of expressions: from their declarations (cardc/ir/nodes.py)
-_OP_EXPRS = {k: list(nodes.expr_fields(k)) for k in nodes.OPS if nodes.expr_fields(k)}
-_OP_JUMPS = {k: nodes.pc_fields(k)[0] for k in nodes.OPS if nodes.pc_fields(k)}
-_EXPR_KIDS = {k: list(nodes.expr_fields(k, op=False)) for k in nodes.EXPRS_ if nodes.expr_fields(k, op=False)}
-_EXPR_LISTS = {k: nodes.list_fields(k, op=False)[0] for k in nodes.EXPRS_ if nodes.list_fields(k, op=False)}
+_OP_EXPRS = {k: list(expr_fields(k)) for k in nodes.OPS if expr_fields(k)}
+_OP_JUMPS = {k: pc_fields(k)[0] for k in nodes.OPS if pc_fields(k)}
+_EXPR_KIDS = {k: list(expr_fields(k, op=False)) for k in nodes.EXPRS_ if expr_fields(k, op=False)}
+_EXPR_LISTS = {k: list_fields(k, op=False)[0] for k in nodes.EXPRS_ if list_fields(k, op=False)}
 
 
 class _Checker:
