@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).parent.parent
-TYPED = ["cardc/ir", "cardc/engine", "cardc/compiler", "cardc/dsl", "cardc/load", "cardc/render/atomic.py",
+TYPED = ["cardc/ir", "cardc/engine", "cardc/compiler", "cardc/dsl", "cardc/load", "cardc/render",
          "cardc/serve/guard.py", "cardc/project", "cardc/commands", "cardc/testing", "cardc/sim/intervals.py",
          "cardc/agents", "cardc/sim/tune_agent.py", "cardc/sim/fit_value.py"]
 

@@ -201,8 +201,8 @@ def prepare(face: Face, layout: Layout, fonts: Fonts, params: Mapping[str, Any],
     if deck.style == "tile":
         box = Box(deck.width * 0.1, deck.height * 0.1, deck.width * 0.8, deck.height * 0.8)
         style = dataclasses.replace(deck.styles["name"], align="center")
-        fitted = _fit(face.name, box, style, layout, fonts, f"{where}, box name")
-        return Prepared(face, {"name": box}, {"name": fitted})
+        name_fitted = _fit(face.name, box, style, layout, fonts, f"{where}, box name")
+        return Prepared(face, {"name": box}, {"name": name_fitted})
     context = _context(face, layout, params)
     texts = {
         "name": face.name,

@@ -58,6 +58,8 @@ def find_family() -> tuple[str, dict[str, Path]]:
         ("DejaVu Sans", SYSTEM_DEJAVU, _DEJAVU),
     ]
     for family, folder, files in candidates:
+        if folder is None:      # not installed here
+            continue
         paths = {face: folder / name for face, name in files.items()}
         if all(path.is_file() for path in paths.values()):
             return family, paths

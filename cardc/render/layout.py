@@ -205,8 +205,8 @@ def _frame_levels(*levels: Mapping[str, Any]) -> dict[str, Any]:
     are taken from the last level that sets them and scaled from the card
     size in force at that level to the final size."""
     merged: dict[str, Any] = {"styles": {}, "back": {}}
-    size = None
-    boxes: dict[str, tuple[dict, dict]] = {}  # name -> (box, size it was drawn for)
+    size: dict[str, float] | None = None
+    boxes: dict[str, tuple[dict, dict[str, float] | None]] = {}  # name -> (box, size it was drawn for)
     for level in levels:
         size = resolve_size(level["size"]) if "size" in level else size
         for name, box in (level.get("boxes") or {}).items():
@@ -218,8 +218,11 @@ def _frame_levels(*levels: Mapping[str, Any]) -> dict[str, Any]:
             if key in level:
                 merged[key] = level[key]
     merged["size"] = size
+    # the defaults give a size first (print/defaults.yaml); a box drawn for
+    # no size is drawn for the final one
     merged["boxes"] = {
         name: Box(**box).scaled(size["width"] / drawn["width"], size["height"] / drawn["height"])
+        if size is not None and drawn is not None else Box(**box)
         for name, (box, drawn) in boxes.items()
     }
     return merged

@@ -486,6 +486,8 @@ class _Converter:
     def __init__(self, fonts: Fonts, styles: Styles, width: float, template: str) -> None:
         self.fonts, self.styles, self.width, self.template = fonts, styles, width, template
         self.keys = 0
+        # the game's bundle: the setup picture and the worked examples are drawn from it
+        self.bundle: Mapping[str, Any] | None = None
 
     def where(self, line: int | None) -> str:
         """A place in the rendered Markdown, for glyph errors."""
@@ -582,7 +584,7 @@ class _Converter:
             content = node.content.strip()
             if content == PAGEBREAK:
                 return [PageBreak()]
-            if content == SETUP_PICTURE and getattr(self, "bundle", None) is not None:
+            if content == SETUP_PICTURE and self.bundle is not None:
                 from .setup_picture import SetupPicture, pile_pictures, setup_piles
                 piles, players = setup_piles(self.bundle)
                 faces, backs = pile_pictures(self.bundle, piles, self.fonts)
@@ -604,16 +606,19 @@ class _Converter:
         from .layout import load_layout
         from .setup_picture import pile_pictures
 
+        bundle = self.bundle
+        if bundle is None:
+            raise self.error("a worked example is drawn from the game's bundle, and there is none here", line)
         try:
-            shown = replay_example(self.bundle, file, number)
+            shown = replay_example(bundle, file, number)
         except RenderError as exc:
             raise self.error(str(exc), line) from None
-        if self.bundle.get("grid"):
-            colours = marker_colours(self.bundle, load_layout(self.bundle))
-            picture: Flowable = BoardPicture(shown, self.bundle["grid"], self.fonts, self.width, colours)
+        if bundle.get("grid"):
+            colours = marker_colours(bundle, load_layout(bundle))
+            picture: Flowable = BoardPicture(shown, bundle["grid"], self.fonts, self.width, colours)
         else:
             piles = [p for change in shown.zones for p in (change.before, change.after) if p is not None]
-            faces, backs = pile_pictures(self.bundle, piles, self.fonts)
+            faces, backs = pile_pictures(bundle, piles, self.fonts)
             picture = ZonesPicture(shown, self.fonts, self.width, faces, backs)
         return [Spacer(1, 4), picture, Spacer(1, 6)]
 
@@ -691,9 +696,9 @@ class _Converter:
         data = []
         for r, row in enumerate(rows):
             cells = []
-            for markup, _, align in row + [("", "", "left")] * (columns - len(row)):
+            for markup, _, side in row + [("", "", "left")] * (columns - len(row)):
                 base = self.styles.head if r < header_rows else self.styles.cell
-                style = ParagraphStyle(f"{base.name}-{align}", parent=base, alignment=alignments.get(align, TA_LEFT))
+                style = ParagraphStyle(f"{base.name}-{side}", parent=base, alignment=alignments.get(side, TA_LEFT))
                 cells.append(Paragraph(markup, style))
             data.append(cells)
         accent = self.styles.accent

@@ -175,7 +175,7 @@ def draw_pile(canvas: Any, centre: float, y: float, pile: Pile, faces: Mapping[s
     below, then the top card's face or its deck's back as they print."""
     from .cards import draw_back, draw_front
 
-    face = faces.get(pile.card_id) if pile.face_up else None
+    face = faces.get(pile.card_id) if pile.face_up and pile.card_id is not None else None
     back = backs.get(pile.deck_id or "")
     deck = face.face.deck if face is not None else back.deck if back is not None else None
     if deck is None:  # nothing to draw it with: a plain block in its colour
@@ -196,7 +196,7 @@ def draw_pile(canvas: Any, centre: float, y: float, pile: Pile, faces: Mapping[s
     canvas.scale(scale, scale)
     if face is not None:
         draw_front(canvas, face, fonts, 0, 0)
-    else:
+    elif back is not None:
         draw_back(canvas, back, fonts, 0, 0)
     canvas.restoreState()
     canvas.setStrokeColor(HexColor("#9a9a9a"))

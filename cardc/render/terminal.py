@@ -80,7 +80,7 @@ def value_text(v, typ=None, game=None):
 def board_cards(obs: dict, game) -> dict:
     """{cell: card view} of each visible card that has a `cell` on the board
     (the `display.board` zone, else every shared zone)."""
-    cells = {}
+    cells: dict = {}
     cell_field = game.card_field.get("cell")
     if cell_field is None:
         return cells

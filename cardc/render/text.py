@@ -151,8 +151,9 @@ def fit(text: str, width_mm: float, height_mm: float, style: TextStyle, icons: M
     size = style.size
     while size >= style.min - 1e-9:
         lines = [_wrap(p, fonts, style.face, size, width) for p in paragraphs]
-        if all(ls is not None for ls in lines):
-            fitted = Fitted(size, tuple(tuple(ls) for ls in lines))
+        wrapped = [ls for ls in lines if ls is not None]
+        if len(wrapped) == len(lines):
+            fitted = Fitted(size, tuple(tuple(ls) for ls in wrapped))
             limit_ok = style.lines is None or fitted.line_count <= style.lines
             if limit_ok and fitted.height() <= height + 1e-6:
                 return fitted

@@ -34,6 +34,7 @@ Files (in out_dir, normally generated/<game>/):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 import json
 import math
@@ -117,12 +118,13 @@ def rasterise(cards: Sequence[Prepared], backs: Mapping[str, Any], fonts: Fonts,
         pages.append(("back", deck_id, back.deck))
     canvas.save()
     document = pdfium.PdfDocument(buffer.getvalue())
-    fronts, back_images = {}, {}
+    fronts: dict = {}
+    back_images: dict = {}
     for index, (side, key, deck) in enumerate(pages):
         size = card_pixels(deck, width)
         image = document[index].render(scale=size[0] / (deck.width * mm)).to_pil().convert("RGB")
         if image.size != size:
-            image = image.resize(size, Image.LANCZOS)
+            image = image.resize(size, Image.Resampling.LANCZOS)
         (fronts if side == "front" else back_images)[key] = image
     document.close()
     return fronts, back_images
@@ -318,7 +320,12 @@ def export_tts(bundle: Mapping[str, Any], out_dir: Path, card_px: int | None = N
              "XmlUI": "", "LuaScript": "", "LuaScriptState": "", "ObjectStates": objects, "TabStates": {},
              "VersionNumber": ""}
 
-    written = [write_atomic(path, lambda tmp, im=image: im.save(tmp, format="PNG")) for path, image in images.items()]
+    written = [write_atomic(path, functools.partial(_save_png, image)) for path, image in images.items()]
     written.append(write_atomic(out / "tts" / "manifest.json", json.dumps({"sheets": manifest}, indent=1) + "\n"))
     written.append(write_atomic(out / "tts" / f"{bundle.get('game', 'game')}.json", json.dumps(saved, indent=1) + "\n"))
     return written
+
+
+def _save_png(image: Image.Image, path) -> None:
+    """Write `image` as a PNG to `path` (what write_atomic calls with its temporary file)."""
+    image.save(path, format="PNG")
